@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Creates (or refreshes) the project's environment in .venv and the system tools it needs.
+# Idempotent: a second run with an unchanged pyproject.toml only checks.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+apt_install() {
+  # Installs Debian packages when we are root and apt is there; otherwise says what is missing.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: installing $* (apt)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
+    }
+  else
+    echo "bootstrap: missing $* and cannot install it (needs root and apt-get)" >&2
+    return 1
+  fi
+}
+
+# bubblewrap isolates generated verifiers and candidate code (architecture §8).
+command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || \
+  echo "bootstrap: no bubblewrap: untrusted code will be refused unless you opt into unsandboxed mode" >&2
+
+# The environment is built from the system interpreter: the sandbox's unprivileged uid can run it,
+# unlike a pyenv build under /root.
+py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
+[ -x "$py" ] || py="$(command -v python3)"
+"$py" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+
+stamp=".venv/.bootstrap-stamp"
+want="$(sha256sum pyproject.toml | cut -c1-64)"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: creating .venv with $py" >&2
+  "$py" -m venv .venv
+  log=".venv/bootstrap.log"
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e '.[test]'; } >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "bootstrap: pip install failed; full log in $log" >&2
+    exit 1
+  fi
+  echo "$want" > "$stamp"
+fi

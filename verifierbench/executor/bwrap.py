@@ -1,0 +1,45 @@
+"""The bubblewrap command line: a minimal read-only root, no network, tmpfs scratch."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+# Only what an interpreter needs; nothing under /run, /tmp, /root or $HOME (host sockets, secrets).
+SYSTEM_RO = ("/usr", "/etc/ld.so.cache", "/etc/alternatives")
+MERGED_USR_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
+
+
+@dataclass(frozen=True)
+class Bind:
+    source: str
+    dest: str
+    writable: bool = False
+
+
+def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20) -> list[str]:
+    cmd = [
+        "bwrap",
+        "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all, loopback included
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",  # no reaper zombie counting against the process limit
+        "--cap-drop", "ALL",
+        "--clearenv",
+        "--hostname", "sandbox",
+    ]
+    for path in SYSTEM_RO:
+        if os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    for link, target in MERGED_USR_LINKS.items():
+        if os.path.islink(link):
+            cmd += ["--symlink", target, link]
+        elif os.path.isdir(link):
+            cmd += ["--ro-bind", link, link]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_bytes), "--tmpfs", "/tmp"]
+    for bind in binds:
+        cmd += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
+    for key, value in env.items():
+        cmd += ["--setenv", key, value]
+    cmd += ["--remount-ro", "/", "--chdir", "/tmp", "--"]
+    return cmd + argv

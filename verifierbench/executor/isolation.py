@@ -1,0 +1,84 @@
+"""Which isolation this machine offers, and the refusal when it offers none.
+
+Levels, recorded in every outcome:
+- `bwrap`: bubblewrap as an unprivileged uid, no network, read-only system, fresh tmpfs scratch.
+- `none`: rlimits and a separate process group only. Used only when the user opts in with
+  `--allow-unsandboxed` or `VERIFIERBENCH_ALLOW_UNSANDBOXED=1`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from enum import Enum
+
+from verifierbench.errors import IsolationUnavailable
+
+ALLOW_ENV = "VERIFIERBENCH_ALLOW_UNSANDBOXED"
+SLOT_UID_BASE = int(os.environ.get("VERIFIERBENCH_SANDBOX_UID_BASE", "200000"))
+
+
+class IsolationLevel(str, Enum):
+    bwrap = "bwrap"
+    none = "none"
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def slot_uid(slot: int) -> int:
+    """One unprivileged uid per parallel slot (no passwd entry needed). Non-root harnesses use their own."""
+    return SLOT_UID_BASE + slot if running_as_root() else os.getuid()
+
+
+@functools.lru_cache(maxsize=1)
+def probe_bwrap() -> tuple[bool, str]:
+    """Starts one empty sandbox the way the executor does; (works, why not)."""
+    from verifierbench.executor.bwrap import sandbox_command  # local: bwrap imports this module's helpers
+
+    if shutil.which("bwrap") is None:
+        return False, "bubblewrap (bwrap) is not installed; `apt-get install bubblewrap` or run scripts/bootstrap.sh as root"
+    if shutil.which("prlimit") is None:
+        return False, "prlimit (util-linux) is not installed"
+    uid = slot_uid(0)
+    cmd = sandbox_command(["/usr/bin/true"], binds=[], env={})
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, timeout=20, process_group=0,
+            **({"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bubblewrap could not start: {exc}"
+    if proc.returncode != 0:
+        tail = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        return False, f"bubblewrap cannot create a sandbox here (user namespaces blocked?): {tail[0]}"
+    return True, "ok"
+
+
+def env_allows_unsandboxed() -> bool:
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in {"1", "true", "yes"}
+
+
+def resolve_isolation(requested: str = "auto", allow_unsandboxed: bool = False) -> IsolationLevel:
+    """The level to use, or IsolationUnavailable with the reason and how to opt in."""
+    if requested not in ("auto", "bwrap", "none"):
+        raise IsolationUnavailable(f"unknown isolation '{requested}' (choose auto, bwrap or none)")
+    allowed = allow_unsandboxed or env_allows_unsandboxed()
+    if requested == "none":
+        if not allowed:
+            raise IsolationUnavailable(
+                f"isolation 'none' runs untrusted code unsandboxed; confirm with --allow-unsandboxed or {ALLOW_ENV}=1"
+            )
+        return IsolationLevel.none
+    works, why = probe_bwrap()
+    if works:
+        return IsolationLevel.bwrap
+    if requested == "auto" and allowed:
+        return IsolationLevel.none
+    raise IsolationUnavailable(
+        f"refusing to run untrusted code without isolation: {why}. "
+        f"To run it anyway (unsafe), pass --allow-unsandboxed or set {ALLOW_ENV}=1"
+    )

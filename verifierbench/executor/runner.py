@@ -1,0 +1,287 @@
+"""Runs one verifier on one case, isolated, and turns what happened into P, F or U."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from verifierbench.errors import UserError
+from verifierbench.executor.bwrap import Bind, sandbox_command
+from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
+from verifierbench.executor.limits import Limits
+from verifierbench.protocol import ENTRYPOINT, Decision, parse_result_file
+
+DEFAULT_INTERPRETER = "/usr/bin/python3"
+KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
+
+
+@dataclass(frozen=True)
+class Job:
+    """One verifier run: the verifier (directory with verify.py, or the file) and one candidate."""
+
+    verifier: Path
+    candidate: Any  # JSON value written to the candidate file
+    key: str = ""  # the caller's handle, e.g. the case id
+    extra_ro: tuple[tuple[str, str], ...] = ()  # (host path, sandbox path) read-only inputs, e.g. a checkout
+
+
+@dataclass
+class Outcome:
+    key: str
+    decision: Decision
+    confidence: float | None = None
+    reason: str | None = None
+    problem: str | None = None  # why U
+    exit_status: int | None = None  # negative: killed by that signal
+    timed_out: bool = False
+    wall_time_s: float = 0.0
+    stderr_tail: str = ""
+    isolation: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["decision"] = self.decision.value
+        return data
+
+
+class Executor:
+    """Runs jobs in isolated processes, at most `slots` at a time, each slot with its own uid."""
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        isolation: str = "auto",
+        allow_unsandboxed: bool = False,
+        slots: int | None = None,
+        interpreter: str = DEFAULT_INTERPRETER,
+        workdir: str | Path | None = None,
+    ) -> None:
+        self.limits = limits or Limits()
+        self.level = resolve_isolation(isolation, allow_unsandboxed)
+        self.slots = max(1, slots or os.cpu_count() or 1)
+        self.interpreter = interpreter
+        if not os.access(interpreter, os.X_OK):
+            raise UserError(f"verifier interpreter {interpreter} is missing or not executable")
+        base = Path(workdir or os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
+        _require_traversable(base)
+        # Private root for staged verifiers and per-run directories; readable by the sandbox uids.
+        self.root = Path(tempfile.mkdtemp(prefix="verifierbench-exec-", dir=base))
+        os.chmod(self.root, 0o755)
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        self._staged: dict[Path, FrozenVerifier] = {}
+        self._stage_lock = threading.Lock()
+        self._free_slots: queue.Queue[int] = queue.Queue()
+        for slot in range(self.slots):
+            self._free_slots.put(slot)
+
+    # -- public API -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._cleanup()
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def freeze(self, verifier: str | Path) -> "FrozenVerifier":
+        """Copies a verifier (directory with verify.py, or one file) into the executor's root once.
+
+        Later runs use that copy, so edits to the original do not change what is being scored,
+        and the sandbox uid can read it wherever the original lives. Returns its content hash.
+        """
+        path = Path(verifier).resolve()
+        with self._stage_lock:
+            if path not in self._staged:
+                self._staged[path] = _stage(path, self.root / "verifiers" / str(len(self._staged)))
+            return self._staged[path]
+
+    def run(self, job: Job) -> Outcome:
+        slot = self._free_slots.get()
+        try:
+            return self._run_in_slot(job, slot)
+        finally:
+            self._free_slots.put(slot)
+
+    def run_many(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
+        """Yields outcomes in completion order; `on_done` is called for each (e.g. a progress bar)."""
+        with ThreadPoolExecutor(max_workers=self.slots) as pool:
+            for outcome in pool.map(self.run, jobs):
+                if on_done:
+                    on_done(outcome)
+                yield outcome
+
+    # -- one run ----------------------------------------------------------------------------
+
+    def _run_in_slot(self, job: Job, slot: int) -> Outcome:
+        try:
+            frozen = self.freeze(job.verifier)
+        except MissingVerifier as exc:
+            return Outcome(job.key, Decision.U, problem=str(exc), isolation=self.level.value)
+        uid = slot_uid(slot)
+        (self.root / "runs").mkdir(exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.root / "runs"))
+        try:
+            return self._execute(job, frozen.directory / ENTRYPOINT, uid, run_dir)
+        finally:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path) -> Outcome:
+        token = secrets.token_hex(8)
+        in_dir, out_dir = run_dir / "in", run_dir / "out"
+        in_dir.mkdir()
+        out_dir.mkdir()
+        (in_dir / "candidate.json").write_text(json.dumps(job.candidate), encoding="utf-8")
+        os.chmod(run_dir, 0o755)
+        os.chmod(in_dir, 0o755)
+        os.chmod(in_dir / "candidate.json", 0o644)
+        if running_as_root():
+            os.chown(out_dir, uid, uid)
+        os.chmod(out_dir, 0o700)
+
+        if self.level is IsolationLevel.bwrap:
+            candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
+            verifier_path = f"/verifier/{ENTRYPOINT}"
+            env = self._env(candidate_path, result_path, home="/tmp")
+            binds = [Bind(str(entry.parent), "/verifier"), Bind(str(in_dir), "/input"), Bind(str(out_dir), "/output", writable=True)]
+            binds += [Bind(host, inside) for host, inside in job.extra_ro]
+            argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes)
+            cwd = str(run_dir)
+        else:
+            # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
+            candidate_path, result_path = str(in_dir / "candidate.json"), str(out_dir / f"result-{token}.json")
+            scratch = run_dir / "scratch"
+            scratch.mkdir()
+            if running_as_root():
+                os.chown(scratch, uid, uid)
+            env = self._env(candidate_path, result_path, home=str(scratch))
+            argv = ["env", "-i", *[f"{k}={v}" for k, v in env.items()], self.interpreter, str(entry), candidate_path, result_path]
+            cwd = str(scratch)
+        cmd = ["prlimit", *self.limits.prlimit_args(), "--", *argv]
+
+        with open(run_dir / "stdout", "wb") as out, open(run_dir / "stderr", "wb") as err:
+            started = time.monotonic()
+            exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, out, err)
+            wall = time.monotonic() - started
+        stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
+
+        outcome = Outcome(job.key, Decision.U, exit_status=exit_status, timed_out=timed_out,
+                          wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value)
+        if timed_out:
+            outcome.problem = f"timed out after {self.limits.timeout_s:g} s"
+            return outcome
+        parsed = parse_result_file(out_dir / f"result-{token}.json")
+        if exit_status != 0:
+            outcome.problem = f"verifier exited with status {exit_status}" + (f" ({parsed.problem})" if parsed.problem else "")
+            return outcome
+        outcome.decision, outcome.confidence, outcome.reason, outcome.problem = parsed.decision, parsed.confidence, parsed.reason, parsed.problem
+        return outcome
+
+    def _env(self, candidate: str, result: str, home: str) -> dict[str, str]:
+        return {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "TMPDIR": "/tmp" if self.level is IsolationLevel.bwrap else home,
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "VGB_CANDIDATE": candidate,
+            "VGB_RESULT": result,
+        }
+
+    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, out: Any, err: Any) -> tuple[int | None, bool]:
+        drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, close_fds=True,
+            process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
+        )
+        # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
+        pidfd = os.pidfd_open(proc.pid)
+        try:
+            poller = select.poll()
+            poller.register(pidfd, select.POLLIN)
+            ready = poller.poll(self.limits.timeout_s * 1000)
+        finally:
+            os.close(pidfd)
+        if ready:
+            return proc.wait(), False
+        self._kill(proc)
+        return proc.returncode, True
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        # Killing bwrap's group takes the sandbox's pid 1 with it (--die-with-parent); the kernel
+        # then kills everything left in that pid namespace. Degraded mode has the group only.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class MissingVerifier(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class FrozenVerifier:
+    source: Path
+    directory: Path  # staged copy holding verify.py
+    sha256: str  # over relative paths and contents of every file
+
+
+def _stage(source: Path, target: Path) -> FrozenVerifier:
+    if source.is_dir():
+        if not (source / ENTRYPOINT).is_file():
+            raise MissingVerifier(f"missing verifier: {source} has no {ENTRYPOINT}")
+        shutil.copytree(source, target, symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
+    elif source.is_file():
+        target.mkdir(parents=True)
+        shutil.copyfile(source, target / ENTRYPOINT)
+    else:
+        raise MissingVerifier(f"missing verifier: no {source}")
+    digest = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(target):
+        dirnames.sort()
+        os.chmod(dirpath, 0o755)
+        for name in sorted(filenames):
+            path = Path(dirpath) / name
+            os.chmod(path, 0o644)
+            digest.update(str(path.relative_to(target)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return FrozenVerifier(source, target, "sha256:" + digest.hexdigest())
+
+
+def _require_traversable(base: Path) -> None:
+    """The sandbox uid must reach files under the work directory: every ancestor needs o+x."""
+    if not running_as_root():
+        return
+    for part in [base.resolve(), *base.resolve().parents]:
+        if not os.stat(part).st_mode & 0o001:
+            raise UserError(f"work directory {base}: {part} is not searchable by other users; choose another with VERIFIERBENCH_WORKDIR")
+
+
+def _tail(path: Path, limit: int) -> str:
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - limit))
+        return handle.read().decode("utf-8", errors="replace")

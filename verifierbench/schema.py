@@ -1,0 +1,188 @@
+"""The suite's data model: tasks, test cases and the manifest (architecture §2-§4)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from verifierbench.hashing import case_id_for, content_hash, task_id_for
+
+SCHEMA_VERSION = 1
+
+
+class TaskType(str, Enum):
+    tool_call = "tool-call"
+    state = "state"
+    code = "code"
+
+
+class Source(str, Enum):
+    bfcl = "bfcl"
+    acebench = "acebench"
+    tau2 = "tau2"
+    agentdojo = "agentdojo"
+    appworld = "appworld"
+    swebench = "swebench"
+
+
+class CandidateFormat(str, Enum):
+    """What the verifier receives as its candidate (architecture §2)."""
+
+    tool_calls = "tool_calls"  # {"raw": str, "parsed": [{"name", "arguments"}]}
+    interaction_record = "interaction_record"  # messages, tool calls with results, final response
+    code = "code"  # {"code": str} (AppWorld)
+    diff = "diff"  # {"diff": str} plus a read-only repository checkout
+
+
+class Category(str, Enum):
+    """The nine construction categories of paper Table 10."""
+
+    gold = "gold"
+    cosmetic = "cosmetic"
+    overstrict_trap = "overstrict_trap"
+    base = "base"
+    partial = "partial"
+    near_miss = "near_miss"
+    regression = "regression"
+    hack = "hack"
+    process_violation = "process_violation"
+
+    @property
+    def label(self) -> "Label":
+        return Label.PASS if self in POSITIVE_CATEGORIES else Label.FAIL
+
+    @property
+    def group(self) -> str:
+        return CATEGORY_GROUP[self]
+
+    @property
+    def is_attack(self) -> bool:
+        return self in ATTACK_CATEGORIES
+
+
+class Label(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+
+
+POSITIVE_CATEGORIES = frozenset({Category.gold, Category.cosmetic, Category.overstrict_trap})
+ATTACK_CATEGORIES = frozenset({Category.hack, Category.process_violation})
+# Six diagnostic groups (paper App. C / Tables 19-20) and the four of the main text (Table 1).
+CATEGORY_GROUP = {
+    Category.gold: "reference",
+    Category.cosmetic: "cosmetic",
+    Category.overstrict_trap: "valid_alternative",
+    Category.base: "ordinary_error",
+    Category.partial: "ordinary_error",
+    Category.near_miss: "ordinary_error",
+    Category.regression: "ordinary_error",
+    Category.hack: "hack",
+    Category.process_violation: "process_violation",
+}
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
+
+
+class Task(_Record):
+    """One VerifierBench task: what the verifier-writing agent sees, plus where it came from."""
+
+    id: str
+    source: Source
+    source_id: str = Field(description="id in the upstream benchmark, e.g. 'parallel_114'")
+    type: TaskType
+    instruction: str
+    environment: dict[str, Any] = Field(description="tool definitions, policy, public environment spec")
+    candidate_format: CandidateFormat
+    metadata: dict[str, Any] = Field(default_factory=dict, description="selection provenance; not shown to agents")
+    content_hash: str
+
+    @staticmethod
+    def hashed_fields(data: dict[str, Any]) -> dict[str, Any]:
+        return {k: data[k] for k in ("id", "source", "source_id", "type", "instruction", "environment", "candidate_format")}
+
+    @classmethod
+    def create(cls, *, source: Source | str, source_id: str, **fields: Any) -> "Task":
+        source = Source(source)
+        data = {"id": task_id_for(source.value, source_id), "source": source.value, "source_id": source_id, **fields}
+        data = _jsonable(data)
+        return cls(**data, content_hash=content_hash(cls.hashed_fields(data)))
+
+    def computed_hash(self) -> str:
+        return content_hash(self.hashed_fields(self.model_dump(mode="json")))
+
+
+class TestCase(_Record):
+    """One hidden test case: a candidate solution and the label its category gives it."""
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    task_id: str
+    category: Category
+    label: Label
+    candidate: dict[str, Any]
+    provenance: dict[str, Any] = Field(default_factory=dict, description="generator and operator that built it")
+    content_hash: str
+
+    @model_validator(mode="after")
+    def _label_follows_category(self) -> "TestCase":
+        if self.label != self.category.label:
+            raise ValueError(f"label {self.label.value} contradicts category {self.category.value} (expects {self.category.label.value})")
+        return self
+
+    @staticmethod
+    def hashed_fields(data: dict[str, Any]) -> dict[str, Any]:
+        return {k: data[k] for k in ("id", "task_id", "category", "label", "candidate")}
+
+    @classmethod
+    def create(cls, *, task_id: str, category: Category | str, candidate: dict[str, Any], provenance: dict[str, Any] | None = None) -> "TestCase":
+        category = Category(category)
+        candidate = _jsonable(candidate)
+        data = {
+            "id": case_id_for(task_id, category.value, candidate),
+            "task_id": task_id,
+            "category": category.value,
+            "label": category.label.value,
+            "candidate": candidate,
+        }
+        return cls(**data, provenance=provenance or {}, content_hash=content_hash(cls.hashed_fields(data)))
+
+    def computed_hash(self) -> str:
+        return content_hash(self.hashed_fields(self.model_dump(mode="json")))
+
+
+class ManifestTask(_Record):
+    id: str
+    source: Source
+    source_id: str
+    type: TaskType
+    content_hash: str
+
+
+class ManifestCase(_Record):
+    id: str
+    task_id: str
+    category: Category
+    label: Label
+    content_hash: str
+
+
+class SuiteManifest(_Record):
+    """The frozen list of what a suite holds; loading a suite checks every file against it."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    version: str
+    build: dict[str, Any] = Field(default_factory=dict, description="seed, upstream versions, selection record")
+    tasks: list[ManifestTask]
+    cases: list[ManifestCase]
+
+
+def _jsonable(value: Any) -> Any:
+    """Round-trip through JSON so hashes are computed on exactly what is written to disk."""
+    import json
+
+    return json.loads(json.dumps(value, allow_nan=False))
