@@ -34,7 +34,7 @@ KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to 
 class Job:
     """One verifier run: the verifier (directory with verify.py, or the file) and one candidate."""
 
-    verifier: Path
+    verifier: "Path | str | FrozenVerifier"
     candidate: Any  # JSON value written to the candidate file
     key: str = ""  # the caller's handle, e.g. the case id
     extra_ro: tuple[tuple[str, str], ...] = ()  # (host path, sandbox path) read-only inputs, e.g. a checkout
@@ -83,7 +83,7 @@ class Executor:
         self.root = Path(tempfile.mkdtemp(prefix="verifierbench-exec-", dir=base))
         os.chmod(self.root, 0o755)
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
-        self._staged: dict[Path, FrozenVerifier] = {}
+        self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._free_slots: queue.Queue[int] = queue.Queue()
         for slot in range(self.slots):
@@ -100,17 +100,21 @@ class Executor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def freeze(self, verifier: str | Path) -> "FrozenVerifier":
-        """Copies a verifier (directory with verify.py, or one file) into the executor's root once.
+    def freeze(self, verifier: "str | Path | FrozenVerifier") -> "FrozenVerifier":
+        """Copies a verifier (directory with verify.py, or one file) into the executor's root.
 
-        Later runs use that copy, so edits to the original do not change what is being scored,
-        and the sandbox uid can read it wherever the original lives. Returns its content hash.
+        Runs of a frozen verifier use that copy, so later edits to the original change nothing,
+        and the sandbox uid can read it wherever the original lives. A plain path is re-frozen
+        only when its files change (their sizes and mtimes).
         """
+        if isinstance(verifier, FrozenVerifier):
+            return verifier
         path = Path(verifier).resolve()
+        signature = (path, _tree_signature(path))
         with self._stage_lock:
-            if path not in self._staged:
-                self._staged[path] = _stage(path, self.root / "verifiers" / str(len(self._staged)))
-            return self._staged[path]
+            if signature not in self._staged:
+                self._staged[signature] = _stage(path, self.root / "verifiers" / str(len(self._staged)))
+            return self._staged[signature]
 
     def run(self, job: Job) -> Outcome:
         slot = self._free_slots.get()
@@ -225,17 +229,32 @@ class Executor:
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
-        # Killing bwrap's group takes the sandbox's pid 1 with it (--die-with-parent); the kernel
-        # then kills everything left in that pid namespace. Degraded mode has the group only.
+        # Kill the sandbox's pid 1 first: the kernel then kills the rest of its pid namespace and
+        # bwrap reaps it, so no zombie is left for the machine's init to collect late (zombies
+        # count against the slot's process limit). Then the process group, for degraded mode and
+        # for a bwrap that has not started its child yet.
+        for child in _children(proc.pid):
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            proc.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            pass
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        try:
-            proc.wait(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        proc.wait()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 class MissingVerifier(Exception):
@@ -268,6 +287,22 @@ def _stage(source: Path, target: Path) -> FrozenVerifier:
             os.chmod(path, 0o644)
             digest.update(str(path.relative_to(target)).encode() + b"\0" + path.read_bytes() + b"\0")
     return FrozenVerifier(source, target, "sha256:" + digest.hexdigest())
+
+
+def _tree_signature(path: Path) -> tuple:
+    try:
+        if path.is_file():
+            stat = path.stat()
+            return ((path.name, stat.st_size, stat.st_mtime_ns),)
+        entries = []
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames.sort()
+            for name in sorted(filenames):
+                stat = os.stat(os.path.join(dirpath, name))
+                entries.append((os.path.relpath(os.path.join(dirpath, name), path), stat.st_size, stat.st_mtime_ns))
+        return tuple(entries)
+    except OSError:
+        return ()
 
 
 def _require_traversable(base: Path) -> None:

@@ -1,0 +1,232 @@
+"""Hostile verifiers through the executor (issue 2): each must end as U or be contained."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from verifierbench.executor import Job
+from verifierbench.executor.isolation import slot_uid
+from verifierbench.protocol import Decision
+from tests.conftest import write_verifier
+
+pytestmark = pytest.mark.sandbox
+
+WRITE_PASS = 'import json, sys; json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n'
+
+
+def processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    pids.append(int(entry))
+            except FileNotFoundError:
+                pass
+    return pids
+
+
+def run(sandbox, tmp_path: Path, source: str, candidate=None):
+    verifier = write_verifier(tmp_path / "v", source)
+    return sandbox.run(Job(verifier, candidate if candidate is not None else {"x": 1}, key="case"))
+
+
+def test_well_behaved_verifier_gives_a_valid_decision(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, """
+        import json, os, sys
+        cand = json.load(open(os.environ["VGB_CANDIDATE"]))
+        json.dump({"decision": "PASS" if cand["x"] == 1 else "FAIL", "confidence": 0.7, "reason": "x is 1"},
+                  open(os.environ["VGB_RESULT"], "w"))
+    """)
+    assert (outcome.decision, outcome.confidence, outcome.reason, outcome.isolation) == (Decision.P, 0.7, "x is 1", "bwrap")
+    assert run(sandbox, tmp_path, WRITE_PASS.replace("PASS", "FAIL")).decision is Decision.F
+
+
+def test_infinite_loop_is_U_within_the_limit_and_leaves_no_process(sandbox, tmp_path):
+    started = time.monotonic()
+    outcome = run(sandbox, tmp_path, """
+        import os, subprocess
+        subprocess.Popen(["sleep", "1000"])  # a child that would outlive a careless kill
+        while True:
+            pass
+    """)
+    elapsed = time.monotonic() - started
+    assert outcome.decision is Decision.U and outcome.timed_out
+    assert elapsed <= sandbox.limits.timeout_s + 2
+    assert processes_of(slot_uid(0)) == [] and processes_of(slot_uid(1)) == []
+
+
+def test_fork_bomb_is_contained(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, """
+        import os
+        children = 0
+        while True:
+            try:
+                if os.fork() == 0:
+                    while True:
+                        pass
+                children += 1
+            except OSError:
+                break
+        open("/tmp/count", "w").write(str(children))
+        raise SystemExit(3)
+    """)
+    assert outcome.decision is Decision.U
+    assert outcome.exit_status == 3, outcome  # fork failed at the process limit instead of taking the machine
+    assert processes_of(slot_uid(0)) == [] and processes_of(slot_uid(1)) == []
+
+
+def test_allocating_4_gib_gives_U(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, "block = bytearray(4 * 1024**3)\n" + WRITE_PASS)
+    assert outcome.decision is Decision.U
+    assert "MemoryError" in outcome.stderr_tail
+
+
+def test_loopback_port_outside_the_sandbox_is_unreachable(sandbox, tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    with server:
+        # Sanity: the port accepts connections from the host.
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        server.accept()[0].close()
+        outcome = run(sandbox, tmp_path, f"""
+            import json, socket, sys
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+                decision = "PASS"
+            except OSError as exc:
+                decision = "FAIL"
+            json.dump({{"decision": decision}}, open(sys.argv[2], "w"))
+        """)
+        assert outcome.decision is Decision.F, outcome.stderr_tail
+        server.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nothing from the sandbox arrived
+
+
+@pytest.mark.parametrize("target", ["/etc/vgb-escape", "/usr/vgb-escape", "/vgb-escape", "/verifier/vgb-escape", "/input/candidate.json"])
+def test_writing_outside_scratch_fails(sandbox, tmp_path, target):
+    outcome = run(sandbox, tmp_path, f"""
+        import json, sys
+        try:
+            open({target!r}, "w").write("x")
+            decision = "PASS"
+        except OSError:
+            decision = "FAIL"
+        open("/tmp/scratch-works", "w").write("scratch is writable")
+        json.dump({{"decision": decision}}, open(sys.argv[2], "w"))
+    """)
+    assert outcome.decision is Decision.F, outcome.stderr_tail
+    assert not Path(target).exists() or target == "/input/candidate.json"
+
+
+@pytest.mark.parametrize("target", ["/etc/shadow", "/etc/passwd", "/root", "/home", "/run", "/var", f"/proc/{os.getpid()}/environ"])
+def test_reading_outside_allowed_inputs_fails(sandbox, tmp_path, target):
+    outcome = run(sandbox, tmp_path, f"""
+        import json, os, sys
+        try:
+            if os.path.isdir({target!r}):
+                os.listdir({target!r})
+            else:
+                open({target!r}).read()
+            decision = "PASS"
+        except OSError:
+            decision = "FAIL"
+        json.dump({{"decision": decision}}, open(sys.argv[2], "w"))
+    """)
+    assert outcome.decision is Decision.F, f"{target} was readable"
+
+
+def test_host_secret_under_tmp_is_invisible(sandbox, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("hidden labels")
+    os.chmod(tmp_path, 0o755)
+    os.chmod(secret, 0o644)
+    outcome = run(sandbox, tmp_path, f"""
+        import json, sys
+        try:
+            open({str(secret)!r}).read()
+            decision = "PASS"
+        except OSError:
+            decision = "FAIL"
+        json.dump({{"decision": decision}}, open(sys.argv[2], "w"))
+    """)
+    assert outcome.decision is Decision.F
+
+
+def test_decision_on_stdout_without_result_file_is_U(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, 'print(\'{"decision": "PASS"}\')\n')
+    assert outcome.decision is Decision.U
+    assert outcome.problem == "no result file written"
+
+
+def test_huge_output_does_not_exhaust_memory(sandbox, tmp_path):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    outcome = run(sandbox, tmp_path, """
+        import sys
+        chunk = "x" * (1 << 20)
+        while True:
+            sys.stdout.write(chunk)
+            sys.stderr.write(chunk)
+    """)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert outcome.decision is Decision.U
+    assert len(outcome.stderr_tail) <= sandbox.limits.stderr_tail_bytes
+    assert (after - before) * 1024 < 64 << 20  # the harness did not buffer the stream
+
+
+@pytest.mark.parametrize("body,problem", [
+    ('open(sys.argv[2], "w").write("PASS")', "not JSON"),
+    ('json.dump({"decision": "pass"}, open(sys.argv[2], "w"))', "decision must be"),
+    ('json.dump(["PASS"], open(sys.argv[2], "w"))', "not a JSON object"),
+    ('json.dump({"decision": "PASS"}, open(sys.argv[2], "w")); raise SystemExit(1)', "exited with status 1"),
+])
+def test_malformed_results_and_crashes_are_U(sandbox, tmp_path, body, problem):
+    outcome = run(sandbox, tmp_path, "import json, sys\n" + body + "\n")
+    assert outcome.decision is Decision.U
+    assert problem in outcome.problem
+
+
+def test_caught_internal_error_returning_FAIL_is_F(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, """
+        import json, sys
+        try:
+            1 / 0
+        except ZeroDivisionError as exc:
+            json.dump({"decision": "FAIL", "reason": f"internal error: {exc}", "confidence": "high"}, open(sys.argv[2], "w"))
+    """)
+    assert outcome.decision is Decision.F and outcome.confidence is None
+
+
+def test_missing_verifier_is_U(sandbox, tmp_path):
+    outcome = sandbox.run(Job(tmp_path / "absent", {}, key="k"))
+    assert outcome.decision is Decision.U and "missing verifier" in outcome.problem
+
+
+def test_frozen_verifier_ignores_later_edits(sandbox, tmp_path):
+    verifier = write_verifier(tmp_path / "v", WRITE_PASS)
+    frozen = sandbox.freeze(verifier)
+    verifier.write_text(WRITE_PASS.replace("PASS", "FAIL"))
+    assert sandbox.run(Job(frozen, {}, key="k")).decision is Decision.P
+    # The edited path is a different verifier: it is frozen anew, with another hash.
+    assert sandbox.run(Job(verifier, {}, key="k")).decision is Decision.F
+    assert sandbox.freeze(verifier).sha256 != frozen.sha256
+
+
+def test_parallel_runs_keep_their_results_apart(sandbox, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        cand = json.load(open(sys.argv[1]))
+        json.dump({"decision": "PASS" if cand["n"] % 3 == 0 else "FAIL"}, open(sys.argv[2], "w"))
+    """)
+    outcomes = list(sandbox.run_many(Job(verifier, {"n": n}, key=str(n)) for n in range(30)))
+    assert {o.key: o.decision for o in outcomes} == {str(n): Decision.P if n % 3 == 0 else Decision.F for n in range(30)}
