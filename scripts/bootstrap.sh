@@ -30,7 +30,8 @@ py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
 
 stamp=".venv/.bootstrap-stamp"
 want="$(sha256sum pyproject.toml | cut -c1-64)"
-if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
+   || ! .venv/bin/python -c 'import verifierbench.cli.main' 2>/dev/null; then
   echo "bootstrap: creating .venv with $py" >&2
   "$py" -m venv .venv
   log=".venv/bootstrap.log"

@@ -1,0 +1,5 @@
+import sys
+
+from verifierbench.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,33 @@
+"""`verifierbench doctor`: what isolation this machine gives untrusted code."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from verifierbench.cli.options import add_executor_options, executor_from
+from verifierbench.executor import Job, probe_bwrap
+from verifierbench.executor.isolation import running_as_root, slot_uid
+
+PROBE = 'import json, sys; json.dump({"decision": "PASS", "reason": "sandbox works"}, open(sys.argv[2], "w"))\n'
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("doctor", help="check the sandbox on this machine",
+                       description="Reports whether bubblewrap isolation works here and runs one trivial verifier through the executor.")
+    add_executor_options(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    works, why = probe_bwrap()
+    print(f"bubblewrap: {'works' if works else 'unavailable: ' + why}")
+    print(f"sandbox uid: {slot_uid(0)}{' (one per slot, dropped from root)' if running_as_root() else ' (the current user)'}")
+    with executor_from(args) as executor, tempfile.TemporaryDirectory() as tmp:
+        verifier = Path(tmp) / "verify.py"
+        verifier.write_text(PROBE)
+        outcome = executor.run(Job(verifier, {}, key="doctor"))
+    print(f"isolation level: {executor.level.value}; limits: {executor.limits}")
+    print(f"probe verifier: {outcome.decision.value} in {outcome.wall_time_s:.3f} s" + (f" ({outcome.problem})" if outcome.problem else ""))
+    return 0 if outcome.decision.value == "P" else 1

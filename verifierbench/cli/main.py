@@ -1,0 +1,41 @@
+"""`verifierbench` command line: one module per command, registered here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from verifierbench import __version__
+from verifierbench.cli import doctor_cmd, metrics_cmd, run_cmd, suite_cmd
+from verifierbench.errors import UserError
+
+COMMANDS = (metrics_cmd, run_cmd, suite_cmd, doctor_cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="verifierbench",
+        description="VerifierBench: score agent-written verifiers on hidden test cases.",
+    )
+    parser.add_argument("--version", action="version", version=f"verifierbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 with a one-line usage error on bad options
+    try:
+        return args.handler(args) or 0
+    except UserError as exc:
+        print(f"verifierbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"verifierbench {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""`verifierbench metrics DECISIONS.jsonl [--tasks INVENTORY.jsonl] [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from verifierbench.decisions import read_decisions, read_inventory
+from verifierbench.errors import UserError
+from verifierbench.metrics import compute, display
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "metrics",
+        help="TPR, TNR, BA_norm, FPR_h and diagnostics from a decisions file",
+        description="Computes the task-weighted metrics and pooled diagnostics from per-case decisions. "
+        "Each line: {task_id, case_id, category, label, decision (P|F|U), task_type, source[, submitted]}.",
+    )
+    p.add_argument("decisions", metavar="DECISIONS.jsonl")
+    p.add_argument("--tasks", metavar="INVENTORY.jsonl", help="every task of the run, one {task_id, task_type, source} per line; "
+                   "tasks absent from the decisions count as missing verifiers")
+    p.add_argument("--json", action="store_true", help="print unrounded values as JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    records = read_decisions(args.decisions)
+    inventory = read_inventory(args.tasks) if args.tasks else []
+    if not records and not inventory:
+        raise UserError(f"{args.decisions}: no decisions")
+    try:
+        result = compute(records, inventory)
+    except ValueError as exc:
+        raise UserError(f"{args.decisions}: {exc}") from None
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print_report(result, Console())
+    return 0
+
+
+def print_report(result: dict[str, Any], console: Console) -> None:
+    table = Table(title="VerifierBench metrics (task-weighted, %)")
+    for column in ("slice", "tasks", "BA_norm", "TPR", "TNR", "FPR_h", "submitted", "valid outputs", "rejection share"):
+        table.add_column(column, justify="left" if column == "slice" else "right")
+
+    def row(name: str, r: dict[str, Any]) -> None:
+        table.add_row(name, str(r["n_tasks"]), display(r["ba_norm"]), display(r["tpr"]), display(r["tnr"]), display(r["fpr_h"]),
+                      f"{r['n_submitted']}/{r['n_tasks']}", display(r["valid_output_rate"]), display(r["rejection_share"]))
+
+    row("all", result)
+    for key in ("by_type", "by_source"):
+        for name, r in result[key].items():
+            row(f"{key[3:]}: {name}", r)
+    console.print(table)
+
+    cats = Table(title="Decisions per category (P / F / U)")
+    for column in ("category", "P", "F", "U"):
+        cats.add_column(column, justify="left" if column == "category" else "right")
+    for name, counts in result["by_category"].items():
+        cats.add_row(name, str(counts["P"]), str(counts["F"]), str(counts["U"]))
+    console.print(cats)
+    ar, acc = result["all_reject"], result["positive_acceptance"]
+    console.print(
+        f"all-reject verifiers: {ar['tasks']} tasks, {display(ar['share_cases'])}% of positive FAILs "
+        f"({display(ar['share_tasks'])}% task-weighted); positive acceptance none/some/all: {acc['none']}/{acc['some']}/{acc['all']}"
+    )

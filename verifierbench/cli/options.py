@@ -1,0 +1,36 @@
+"""Options shared by commands that run untrusted code."""
+
+from __future__ import annotations
+
+import argparse
+
+from verifierbench.executor import Executor, Limits
+from verifierbench.executor.isolation import ALLOW_ENV
+
+
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("sandbox")
+    g.add_argument("--timeout", type=_positive(float), default=Limits.timeout_s, metavar="S", help="wall-clock limit per case (default %(default)s)")
+    g.add_argument("--memory-mb", type=_positive(int), default=Limits.memory_bytes >> 20, metavar="MB", help="address-space limit (default %(default)s)")
+    g.add_argument("--max-processes", type=_positive(int), default=Limits.max_processes, metavar="N", help="process limit per run (default %(default)s)")
+    g.add_argument("--slots", type=_positive(int), default=None, metavar="N", help="parallel runs (default: CPU count)")
+    g.add_argument("--isolation", choices=("auto", "bwrap", "none"), default="auto", help="auto uses bubblewrap and refuses without it")
+    g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
+
+
+def executor_from(args: argparse.Namespace) -> Executor:
+    limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
+    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots)
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse

@@ -1,0 +1,83 @@
+"""Decisions files (JSONL, one line per verifier run on a hidden case) and task inventories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from verifierbench.errors import UserError
+from verifierbench.metrics import DecisionRecord, TaskInfo
+from verifierbench.protocol import Decision
+from verifierbench.schema import Category, Label
+
+DECISION_FIELDS = ("task_id", "case_id", "category", "label", "decision", "task_type", "source")
+
+
+def read_decisions(path: str | Path) -> list[DecisionRecord]:
+    records = []
+    for where, data in _jsonl(path):
+        missing = [name for name in DECISION_FIELDS if name not in data]
+        if missing:
+            raise UserError(f"{where}: field '{missing[0]}' is missing")
+        try:
+            category = Category(data["category"])
+        except ValueError:
+            raise UserError(f"{where}: field 'category': unknown category {data['category']!r} (expected one of {', '.join(c.value for c in Category)})") from None
+        try:
+            label = Label(data["label"])
+        except ValueError:
+            raise UserError(f"{where}: field 'label': must be PASS or FAIL, got {data['label']!r}") from None
+        try:
+            decision = Decision(data["decision"])
+        except ValueError:
+            raise UserError(f"{where}: field 'decision': must be P, F or U, got {data['decision']!r}") from None
+        if label != category.label:
+            raise UserError(f"{where}: field 'label': {label.value} contradicts category {category.value}")
+        submitted = data.get("submitted", True)
+        if not isinstance(submitted, bool):
+            raise UserError(f"{where}: field 'submitted': must be true or false")
+        records.append(DecisionRecord(
+            task_id=_text(data, "task_id", where), case_id=_text(data, "case_id", where), category=category, label=label,
+            decision=decision, task_type=_text(data, "task_type", where), source=_text(data, "source", where), submitted=submitted,
+        ))
+    return records
+
+
+def read_inventory(path: str | Path) -> list[TaskInfo]:
+    tasks = []
+    for where, data in _jsonl(path):
+        tasks.append(TaskInfo(_text(data, "task_id", where), _text(data, "task_type", where), _text(data, "source", where)))
+    return tasks
+
+
+def _text(data: dict[str, Any], name: str, where: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{where}: field '{name}' must be a non-empty string")
+    return value
+
+
+def _jsonl(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    path = Path(path)
+    try:
+        handle = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, expected a JSONL file") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path} line {number}"
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
+                if not isinstance(data, dict):
+                    raise UserError(f"{where}: expected a JSON object")
+                yield where, data
+        except UnicodeDecodeError:
+            raise UserError(f"{path}: not UTF-8 text") from None
