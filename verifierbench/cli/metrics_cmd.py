@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from rich.console import Console
@@ -40,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=1))
     else:
-        print_report(result, Console())
+        # Piped output keeps whole rows instead of wrapping at 80 columns.
+        print_report(result, Console(width=None if sys.stdout.isatty() else 160))
     return 0
 
 
