@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -44,7 +46,11 @@ class ParsedResult:
 def parse_result_file(path: Path) -> ParsedResult:
     """Reads a verifier's result file; anything non-conforming is U with the problem named."""
     try:
-        with open(path, "rb") as handle:
+        # O_NOFOLLOW: a result planted as a symlink must not make the harness read a host file.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return ParsedResult(Decision.U, problem="result is not a regular file")
             raw = handle.read(RESULT_MAX_BYTES + 1)
     except FileNotFoundError:
         return ParsedResult(Decision.U, problem="no result file written")

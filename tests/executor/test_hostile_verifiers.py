@@ -230,3 +230,28 @@ def test_parallel_runs_keep_their_results_apart(sandbox, tmp_path):
     """)
     outcomes = list(sandbox.run_many(Job(verifier, {"n": n}, key=str(n)) for n in range(30)))
     assert {o.key: o.decision for o in outcomes} == {str(n): Decision.P if n % 3 == 0 else Decision.F for n in range(30)}
+
+
+def test_result_planted_as_symlink_to_a_host_file_is_U(sandbox, tmp_path):
+    # Inside the sandbox /etc/passwd does not exist, but the link is followed by whoever opens it:
+    # the harness must not open it as root on the host.
+    outcome = run(sandbox, tmp_path, """
+        import os, sys
+        os.symlink("/etc/passwd", sys.argv[2])
+    """)
+    assert outcome.decision is Decision.U and "not JSON" not in (outcome.problem or "")
+
+
+def test_nothing_carries_over_between_runs_of_a_slot(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, """
+        import glob, json, os, sys
+        leftovers = glob.glob("/output/*") + glob.glob("/tmp/*")
+        for i in range(3):
+            open(f"/output/junk{i}", "w").write("x")
+            open(f"/tmp/junk{i}", "w").write("x")
+        json.dump({"decision": "FAIL" if [p for p in leftovers if p != sys.argv[2]] else "PASS"}, open(sys.argv[2], "w"))
+    """)
+    assert outcome.decision is Decision.P
+    for _ in range(sandbox.slots * 2):
+        again = sandbox.run(Job(tmp_path / "v" / "verify.py", {}, key="again"))
+        assert again.decision is Decision.P

@@ -138,26 +138,34 @@ class Executor:
             frozen = self.freeze(job.verifier)
         except MissingVerifier as exc:
             return Outcome(job.key, Decision.U, problem=str(exc), isolation=self.level.value)
-        uid = slot_uid(slot)
-        (self.root / "runs").mkdir(exist_ok=True)
-        run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.root / "runs"))
+        run_dir = self._slot_dir(slot)
         try:
-            return self._execute(job, frozen.directory / ENTRYPOINT, uid, run_dir)
+            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir)
         finally:
-            shutil.rmtree(run_dir, ignore_errors=True)
+            # Each run starts from empty output and scratch directories (bwrap's /tmp is a fresh tmpfs).
+            _clear(run_dir / "out")
+            _clear(run_dir / "scratch")
+
+    def _slot_dir(self, slot: int) -> Path:
+        """A slot's directories, made once: in/ (read-only inside), out/ and scratch/ (the slot uid's)."""
+        run_dir = self.root / "slots" / str(slot)
+        if not run_dir.exists():
+            uid = slot_uid(slot)
+            for name, mode in (("in", 0o755), ("out", 0o700), ("scratch", 0o700)):
+                (run_dir / name).mkdir(parents=True)
+                if name != "in" and running_as_root():
+                    os.chown(run_dir / name, uid, uid)
+                os.chmod(run_dir / name, mode)
+            os.chmod(run_dir, 0o755)
+            os.chmod(run_dir.parent, 0o755)
+        return run_dir
 
     def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path) -> Outcome:
-        token = secrets.token_hex(8)
+        token = secrets.token_hex(8)  # a fresh result name per run: a stale file never counts
         in_dir, out_dir = run_dir / "in", run_dir / "out"
-        in_dir.mkdir()
-        out_dir.mkdir()
-        (in_dir / "candidate.json").write_text(json.dumps(job.candidate), encoding="utf-8")
-        os.chmod(run_dir, 0o755)
-        os.chmod(in_dir, 0o755)
-        os.chmod(in_dir / "candidate.json", 0o644)
-        if running_as_root():
-            os.chown(out_dir, uid, uid)
-        os.chmod(out_dir, 0o700)
+        candidate_file = in_dir / "candidate.json"
+        candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
+        os.chmod(candidate_file, 0o644)
 
         if self.level is IsolationLevel.bwrap:
             candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
@@ -171,17 +179,15 @@ class Executor:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
             candidate_path, result_path = str(in_dir / "candidate.json"), str(out_dir / f"result-{token}.json")
             scratch = run_dir / "scratch"
-            scratch.mkdir()
-            if running_as_root():
-                os.chown(scratch, uid, uid)
             env = self._env(candidate_path, result_path, home=str(scratch))
             argv = ["env", "-i", *[f"{k}={v}" for k, v in env.items()], self.interpreter, str(entry), candidate_path, result_path]
             cwd = str(scratch)
         cmd = ["prlimit", *self.limits.prlimit_args(), "--", *argv]
 
-        with open(run_dir / "stdout", "wb") as out, open(run_dir / "stderr", "wb") as err:
+        # stdout is discarded (the protocol ignores it); stderr goes to a file capped by RLIMIT_FSIZE.
+        with open(run_dir / "stderr", "wb") as err:
             started = time.monotonic()
-            exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, out, err)
+            exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err)
             wall = time.monotonic() - started
         stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
 
@@ -208,10 +214,10 @@ class Executor:
             "VGB_RESULT": result,
         }
 
-    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, out: Any, err: Any) -> tuple[int | None, bool]:
+    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd, close_fds=True,
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True,
             process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
         )
         # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
@@ -312,6 +318,16 @@ def _require_traversable(base: Path) -> None:
     for part in [base.resolve(), *base.resolve().parents]:
         if not os.stat(part).st_mode & 0o001:
             raise UserError(f"work directory {base}: {part} is not searchable by other users; choose another with VERIFIERBENCH_WORKDIR")
+
+
+def _clear(directory: Path) -> None:
+    """Empties a directory without following links the sandbox may have planted."""
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
 
 
 def _tail(path: Path, limit: int) -> str:
