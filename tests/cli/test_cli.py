@@ -29,7 +29,7 @@ def line(task, case, category, label, decision, task_type="tool-call", source="b
     return {"task_id": task, "case_id": case, "category": category, "label": label, "decision": decision, "task_type": task_type, "source": source}
 
 
-@pytest.mark.parametrize("command", [[], ["metrics"], ["run-verifier"], ["suite"], ["suite", "check"], ["suite", "inventory"], ["doctor"]])
+@pytest.mark.parametrize("command", [[], ["judge"], ["metrics"], ["run-verifier"], ["suite"], ["suite", "check"], ["suite", "inventory"], ["doctor"]])
 def test_every_command_has_help(command):
     result = cli(*command, "--help")
     assert result.returncode == 0 and "usage: verifierbench" in result.stdout

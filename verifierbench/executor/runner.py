@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -126,10 +126,16 @@ class Executor:
     def run_many(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
         """Yields outcomes in completion order; `on_done` is called for each (e.g. a progress bar)."""
         with ThreadPoolExecutor(max_workers=self.slots) as pool:
-            for outcome in pool.map(self.run, jobs):
-                if on_done:
-                    on_done(outcome)
-                yield outcome
+            futures = [pool.submit(self.run, job) for job in jobs]
+            try:
+                for future in as_completed(futures):
+                    outcome = future.result()
+                    if on_done:
+                        on_done(outcome)
+                    yield outcome
+            finally:
+                for future in futures:  # on an early exit, do not start the rest
+                    future.cancel()
 
     # -- one run ----------------------------------------------------------------------------
 

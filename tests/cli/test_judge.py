@@ -1,0 +1,106 @@
+"""`verifierbench judge`: frozen verifiers on hidden cases, decisions written as they finish, resumable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.test_suite import make_suite
+from verifierbench.schema import Task, TestCase
+from verifierbench.suite import Suite, save_suite
+
+pytestmark = pytest.mark.sandbox
+
+CHECKS_PEOPLE = """
+import json, sys
+cand = json.load(open(sys.argv[1]))
+calls = cand.get("parsed", [])
+ok = len(calls) == 1 and calls[0]["name"] == "book" and calls[0]["arguments"].get("people") == 2
+json.dump({"decision": "PASS" if ok else "FAIL"}, open(sys.argv[2], "w"))
+"""
+
+
+def two_task_suite() -> Suite:
+    base = make_suite()
+    other = Task.create(source="bfcl", source_id="simple_python_0", type="tool-call", instruction="Area of a circle r=3.",
+                        environment={"tools": []}, candidate_format="tool_calls")
+    cases = [
+        TestCase.create(task_id=other.id, category="gold", candidate={"raw": "[area(r=3)]", "parsed": [{"name": "area", "arguments": {"r": 3}}]}),
+        TestCase.create(task_id=other.id, category="base", candidate={"raw": "", "parsed": []}),
+    ]
+    return Suite.from_records("test-2", [*base.tasks.values(), other], [*base.cases.values(), *cases])
+
+
+@pytest.fixture()
+def setup(tmp_path, bwrap_available):
+    suite = two_task_suite()
+    save_suite(suite, tmp_path / "suite")
+    booking = next(t for t in suite.tasks.values() if t.source.value == "acebench")
+    (tmp_path / "verifiers" / booking.id).mkdir(parents=True)
+    (tmp_path / "verifiers" / booking.id / "verify.py").write_text(CHECKS_PEOPLE)
+    return suite, booking, tmp_path
+
+
+def lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_judge_writes_decisions_and_reports(setup):
+    suite, booking, tmp = setup
+    out = tmp / "decisions.jsonl"
+    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    decided = {d["case_id"]: d for d in lines(out)}
+    assert set(decided) == set(suite.cases)
+    for case in suite.cases.values():
+        d = decided[case.id]
+        assert d["case_hash"] == case.content_hash
+        if case.task_id == booking.id:
+            assert d["decision"] == ("P" if case.category.value == "gold" else "F") and d["isolation"] == "bwrap"
+            assert d["verifier_hash"].startswith("sha256:") and d["submitted"]
+        else:
+            assert d["decision"] == "U" and d["submitted"] is False and d["problem"] == "missing verifier"
+    metrics = json.loads(cli("metrics", str(out), "--json").stdout)
+    assert (metrics["ba_norm"], metrics["submission_rate"]) == (0.0, 50.0)  # one perfect task, one missing
+    assert "BA_norm" in result.stdout
+
+    again = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out))
+    assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_resume_keeps_finished_lines_and_redoes_torn_ones(setup):
+    suite, booking, tmp = setup
+    out = tmp / "decisions.jsonl"
+    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--quiet")
+    full = out.read_text().splitlines()
+    out.write_text(full[0] + "\n" + full[1][: len(full[1]) // 2])  # a crash mid-write
+    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--resume", "--quiet")
+    assert result.returncode == 0, result.stderr
+    resumed = out.read_text().splitlines()
+    assert resumed[0] == full[0]
+    assert sorted(json.loads(l)["case_id"] for l in resumed) == sorted(suite.cases)
+
+
+def test_resume_redoes_cases_of_a_changed_verifier(setup):
+    suite, booking, tmp = setup
+    out = tmp / "decisions.jsonl"
+    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--quiet")
+    (tmp / "verifiers" / booking.id / "verify.py").write_text(
+        'import json, sys\njson.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n')
+    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--resume", "--quiet")
+    booking_lines = [d for d in lines(out) if d["task_id"] == booking.id]
+    assert len(booking_lines) == len(suite.cases_by_task[booking.id])
+    assert {d["decision"] for d in booking_lines} == {"P"}
+
+
+def test_judge_one_task_by_source_id_and_unknown_task(setup):
+    suite, booking, tmp = setup
+    out = tmp / "one.jsonl"
+    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out),
+                 "--task", f"acebench/{booking.source_id}", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert {d["task_id"] for d in lines(out)} == {booking.id}
+    bad = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(tmp / "x.jsonl"), "--task", "nope/1")
+    assert bad.returncode == 2 and "'nope/1' is not in suite" in bad.stderr

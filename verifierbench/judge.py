@@ -1,0 +1,128 @@
+"""Runs frozen verifiers on a suite's hidden cases and appends one decision line per case.
+
+Lines are written and flushed as runs finish, so a crash loses at most the runs in flight;
+`resume` skips cases already decided for the same case hash and verifier hash.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from verifierbench.errors import UserError
+from verifierbench.executor import Executor, Job
+from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
+from verifierbench.protocol import ENTRYPOINT, Decision
+from verifierbench.schema import Task, TestCase
+from verifierbench.suite import Suite
+
+
+@dataclass(frozen=True)
+class Assignment:
+    task: Task
+    verifier: FrozenVerifier | None  # None: no verifier delivered for this task
+
+
+def verifier_for(directory: Path, task: Task) -> Path | None:
+    """`DIR/<task id>/verify.py`, or `DIR/<task id>.py`; None when the task has neither."""
+    for candidate in (directory / task.id / ENTRYPOINT, directory / f"{task.id}.py"):
+        if candidate.is_file():
+            return candidate.parent if candidate.name == ENTRYPOINT else candidate
+    return None
+
+
+def decision_line(task: Task, case: TestCase, verifier_hash: str | None, decision: Decision, **details) -> dict:
+    return {
+        "task_id": task.id, "case_id": case.id, "category": case.category.value, "label": case.label.value,
+        "decision": decision.value, "task_type": task.type.value, "source": task.source.value,
+        "submitted": verifier_hash is not None, "case_hash": case.content_hash, "verifier_hash": verifier_hash, **details,
+    }
+
+
+def judge(
+    suite: Suite,
+    verifiers_dir: Path,
+    executor: Executor,
+    out_path: Path,
+    task_ids: Iterable[str] | None = None,
+    resume: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Decides every selected case; returns how many runs were made (resumed lines excluded)."""
+    if out_path.exists() and not resume:
+        raise UserError(f"{out_path}: already exists; pass --resume to continue it, or remove it")
+    tasks = _select(suite, task_ids)
+    assignments = []
+    for task in tasks:
+        path = verifier_for(verifiers_dir, task)
+        try:
+            assignments.append(Assignment(task, executor.freeze(path) if path else None))
+        except MissingVerifier:
+            assignments.append(Assignment(task, None))
+    wanted = {
+        (case.id, case.content_hash, a.verifier.sha256 if a.verifier else None): (a, case)
+        for a in assignments for case in suite.cases_by_task.get(a.task.id, [])
+    }
+    done = _keep_decided(out_path, set(wanted)) if resume else set()
+    pending = [pair for key, pair in wanted.items() if key not in done]
+    total, finished = len(pending), 0
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "a", encoding="utf-8") as out:
+        def write(line: dict) -> None:
+            nonlocal finished
+            out.write(json.dumps(line) + "\n")
+            out.flush()
+            finished += 1
+            if on_progress:
+                on_progress(finished, total)
+
+        runnable = []
+        for a, case in pending:
+            if a.verifier is None:
+                write(decision_line(a.task, case, None, Decision.U, problem="missing verifier"))
+            else:
+                runnable.append((a, case))
+        by_key = {case.id: (a, case) for a, case in runnable}
+        jobs = (Job(a.verifier, case.candidate, key=case.id) for a, case in runnable)
+        for outcome in executor.run_many(jobs):
+            a, case = by_key[outcome.key]
+            write(decision_line(a.task, case, a.verifier.sha256, outcome.decision, problem=outcome.problem,
+                                isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
+                                timed_out=outcome.timed_out))
+    return total
+
+
+def _select(suite: Suite, task_ids: Iterable[str] | None) -> list[Task]:
+    if not task_ids:
+        return list(suite.tasks.values())
+    selected = []
+    for wanted in task_ids:
+        match = suite.tasks.get(wanted) or next((t for t in suite.tasks.values() if f"{t.source.value}/{t.source_id}" == wanted), None)
+        if match is None:
+            raise UserError(f"task '{wanted}' is not in suite {suite.manifest.version} (give a vgb-t- id or source/source_id)")
+        selected.append(match)
+    return selected
+
+
+def _keep_decided(path: Path, wanted: set[tuple[str, str, str | None]]) -> set[tuple[str, str, str | None]]:
+    """Keeps the lines still valid for this run (same case and verifier hashes) and drops the rest:
+    torn last lines from a crash, and decisions of a verifier or case that has since changed."""
+    if not path.exists():
+        return set()
+    kept, done = [], set()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                data = json.loads(line)
+                key = (data["case_id"], data["case_hash"], data["verifier_hash"])
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue
+            if key in wanted and key not in done and line.endswith("\n"):
+                kept.append(line)
+                done.add(key)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(kept), encoding="utf-8")
+    tmp.replace(path)
+    return done
