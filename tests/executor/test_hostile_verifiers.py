@@ -255,3 +255,22 @@ def test_nothing_carries_over_between_runs_of_a_slot(sandbox, tmp_path):
     for _ in range(sandbox.slots * 2):
         again = sandbox.run(Job(tmp_path / "v" / "verify.py", {}, key="again"))
         assert again.decision is Decision.P
+
+
+def test_symlink_in_a_verifier_directory_does_not_expose_host_files(sandbox, tmp_path):
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("reference labels")
+    os.chmod(secret, 0o600)
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        try:
+            open("/verifier/leak.txt").read()
+            decision = "PASS"
+        except OSError:
+            decision = "FAIL"
+        json.dump({"decision": decision}, open(sys.argv[2], "w"))
+    """)
+    (verifier.parent / "leak.txt").symlink_to(secret)
+    outcome = sandbox.run(Job(verifier.parent, {}, key="k"))
+    assert outcome.decision is Decision.F
+    assert secret.stat().st_mode & 0o777 == 0o600  # staging did not chmod through the link

@@ -284,7 +284,8 @@ def _stage(source: Path, target: Path) -> FrozenVerifier:
     if source.is_dir():
         if not (source / ENTRYPOINT).is_file():
             raise MissingVerifier(f"missing verifier: {source} has no {ENTRYPOINT}")
-        shutil.copytree(source, target, symlinks=False, ignore=shutil.ignore_patterns("__pycache__"))
+        # Links stay links: following them would copy host files into the sandbox's view.
+        shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
     elif source.is_file():
         target.mkdir(parents=True)
         shutil.copyfile(source, target / ENTRYPOINT)
@@ -294,10 +295,16 @@ def _stage(source: Path, target: Path) -> FrozenVerifier:
     for dirpath, dirnames, filenames in os.walk(target):
         dirnames.sort()
         os.chmod(dirpath, 0o755)
-        for name in sorted(filenames):
+        for name in sorted(dirnames + filenames):
             path = Path(dirpath) / name
-            os.chmod(path, 0o644)
-            digest.update(str(path.relative_to(target)).encode() + b"\0" + path.read_bytes() + b"\0")
+            if path.is_symlink():  # never chmod or read through a link (it may name a host file)
+                content = b"link:" + os.readlink(path).encode()
+            elif path.is_dir():
+                continue
+            else:
+                os.chmod(path, 0o644)
+                content = path.read_bytes()
+            digest.update(str(path.relative_to(target)).encode() + b"\0" + content + b"\0")
     return FrozenVerifier(source, target, "sha256:" + digest.hexdigest())
 
 
