@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verifierbench.executor import Job
-from verifierbench.executor.isolation import slot_uid
+from verifierbench.executor.isolation import running_as_root, slot_uid
 from verifierbench.protocol import Decision
 from tests.conftest import write_verifier
 
@@ -19,15 +19,20 @@ pytestmark = pytest.mark.sandbox
 WRITE_PASS = 'import json, sys; json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n'
 
 
-def processes_of(uid: int) -> list[int]:
+def leftover_processes(marker: str) -> list[int]:
+    """Processes left by a run: any of the sandbox uids (as root), or any carrying the run's marker."""
+    uids = {slot_uid(0), slot_uid(1)} if running_as_root() else set()
     pids = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    pids.append(int(entry))
-            except FileNotFoundError:
-                pass
+        if not entry.isdigit():
+            continue
+        try:
+            owner = os.stat(f"/proc/{entry}").st_uid
+            cmdline = open(f"/proc/{entry}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if owner in uids or marker.encode() in cmdline:
+            pids.append(int(entry))
     return pids
 
 
@@ -51,14 +56,14 @@ def test_infinite_loop_is_U_within_the_limit_and_leaves_no_process(sandbox, tmp_
     started = time.monotonic()
     outcome = run(sandbox, tmp_path, """
         import os, subprocess
-        subprocess.Popen(["sleep", "1000"])  # a child that would outlive a careless kill
+        subprocess.Popen(["sleep", "1000.123"])  # a child that would outlive a careless kill
         while True:
             pass
     """)
     elapsed = time.monotonic() - started
     assert outcome.decision is Decision.U and outcome.timed_out
     assert elapsed <= sandbox.limits.timeout_s + 2
-    assert processes_of(slot_uid(0)) == [] and processes_of(slot_uid(1)) == []
+    assert leftover_processes("1000.123") == [] and leftover_processes("/verifier/verify.py") == []
 
 
 def test_fork_bomb_is_contained(sandbox, tmp_path):
@@ -78,7 +83,7 @@ def test_fork_bomb_is_contained(sandbox, tmp_path):
     """)
     assert outcome.decision is Decision.U
     assert outcome.exit_status == 3, outcome  # fork failed at the process limit instead of taking the machine
-    assert processes_of(slot_uid(0)) == [] and processes_of(slot_uid(1)) == []
+    assert leftover_processes("/verifier/verify.py") == []
 
 
 def test_allocating_4_gib_gives_U(sandbox, tmp_path):
