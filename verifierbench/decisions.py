@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from verifierbench.errors import UserError
+from verifierbench.jsonl import read_jsonl
 from verifierbench.metrics import DecisionRecord, TaskInfo
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label
@@ -16,7 +16,7 @@ DECISION_FIELDS = ("task_id", "case_id", "category", "label", "decision", "task_
 
 def read_decisions(path: str | Path) -> list[DecisionRecord]:
     records = []
-    for where, data in _jsonl(path):
+    for where, data in read_jsonl(path):
         missing = [name for name in DECISION_FIELDS if name not in data]
         if missing:
             raise UserError(f"{where}: field '{missing[0]}' is missing")
@@ -46,7 +46,7 @@ def read_decisions(path: str | Path) -> list[DecisionRecord]:
 
 def read_inventory(path: str | Path) -> list[TaskInfo]:
     tasks = []
-    for where, data in _jsonl(path):
+    for where, data in read_jsonl(path):
         tasks.append(TaskInfo(_text(data, "task_id", where), _text(data, "task_type", where), _text(data, "source", where)))
     return tasks
 
@@ -56,28 +56,3 @@ def _text(data: dict[str, Any], name: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise UserError(f"{where}: field '{name}' must be a non-empty string")
     return value
-
-
-def _jsonl(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    path = Path(path)
-    try:
-        handle = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a directory, expected a JSONL file") from None
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path} line {number}"
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
-                if not isinstance(data, dict):
-                    raise UserError(f"{where}: expected a JSON object")
-                yield where, data
-        except UnicodeDecodeError:
-            raise UserError(f"{path}: not UTF-8 text") from None

@@ -16,6 +16,7 @@ from typing import Any, Iterable, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from verifierbench.errors import SuiteIntegrityError
+from verifierbench.jsonl import read_jsonl
 from verifierbench.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
 
 MANIFEST = "manifest.json"
@@ -96,22 +97,9 @@ def _load_manifest(path: Path) -> SuiteManifest:
 
 
 def _load_records(path: Path, model: type[M], kind: str) -> list[M]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise SuiteIntegrityError(f"{path}: missing") from None
-    except UnicodeDecodeError as exc:
-        raise SuiteIntegrityError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     records: list[M] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path} line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SuiteIntegrityError(f"{where}: not valid JSON ({exc.msg})") from None
+    for where, data in read_jsonl(path, SuiteIntegrityError, missing="missing"):
         record = _validate(model, data, where)
         computed = record.computed_hash()  # type: ignore[attr-defined]
         if computed != record.content_hash:  # type: ignore[attr-defined]

@@ -1,0 +1,33 @@
+"""Reading JSON-lines files with one-line errors that name the file and the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from verifierbench.errors import UserError
+
+
+def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: str = "no such file") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yields (`<path> line N`, object) for every non-blank line; raises `error` on the first bad one."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: {missing}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, expected a JSONL file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise error(f"{where}: expected a JSON object")
+        yield where, data
