@@ -97,12 +97,14 @@ class Task(_Record):
     instruction: str
     environment: dict[str, Any] = Field(description="tool definitions, policy, public environment spec")
     candidate_format: CandidateFormat
+    reference: dict[str, Any] = Field(default_factory=dict, description="answer key and checker of the reference verifier; never shown to agents")
     metadata: dict[str, Any] = Field(default_factory=dict, description="selection provenance; not shown to agents")
     content_hash: str
 
     @staticmethod
     def hashed_fields(data: dict[str, Any]) -> dict[str, Any]:
-        return {k: data[k] for k in ("id", "source", "source_id", "type", "instruction", "environment", "candidate_format")}
+        fields = ("id", "source", "source_id", "type", "instruction", "environment", "candidate_format", "reference")
+        return {k: data.get(k, {}) for k in fields}
 
     @classmethod
     def create(cls, *, source: Source | str, source_id: str, **fields: Any) -> "Task":

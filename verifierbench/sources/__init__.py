@@ -1,0 +1,1 @@
+"""One folder per upstream benchmark; `toolcall` holds what BFCL and ACEBench share."""

@@ -1,0 +1,1 @@
+"""BFCL v4 (simple, multiple, parallel, parallel_multiple) from the installed `bfcl-eval` package."""

@@ -1,0 +1,1 @@
+"""What the tool-call sources (BFCL, ACEBench) share: the candidate format, case generators and the reference wrapper."""

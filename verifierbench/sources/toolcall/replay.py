@@ -1,0 +1,50 @@
+"""C1 replay for a tool-call task under construction: the reference decides every draft.
+
+A draft whose reference decision differs from its construction label is dropped with the reason.
+Two disagreements condemn the task instead (paper §2.3, App. B.1):
+- on a draft built from a documented default (omitting an argument whose default is, or is not,
+  what the request asks for): the answer key conflicts with default-argument rules, code D;
+- on the gold answer: the answer key rejects its own gold, code G.
+A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verifierbench.schema import Category, Label, Task, TestCase
+from verifierbench.sources.toolcall.cases import Draft
+from verifierbench.sources.toolcall.reference import decide
+
+
+@dataclass
+class Replayed:
+    task: Task
+    cases: list[TestCase] = field(default_factory=list)
+    dropped: list[dict] = field(default_factory=list)
+    exclusion: dict | None = None
+
+
+def replay(task: Task, drafts: list[Draft]) -> Replayed:
+    out = Replayed(task)
+    for draft in drafts:
+        category = Category(draft.category)
+        accepted, reason = decide(task.reference, draft.candidate)
+        decided = Label.PASS if accepted else Label.FAIL
+        if decided == category.label:
+            out.cases.append(TestCase.create(task_id=task.id, category=category, candidate=draft.candidate, provenance=draft.provenance()))
+            continue
+        evidence = {"category": category.value, "label": category.label.value, "reference": decided.value,
+                    "reason": reason, **draft.provenance()}
+        if draft.default_rule or category is Category.gold:
+            code = "D" if draft.default_rule else "G"
+            out.exclusion = {"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, "code": code, "evidence": evidence}
+            out.cases = []
+            return out
+        out.dropped.append({"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, **evidence})
+    labels = {c.label for c in out.cases}
+    if Label.PASS not in labels or Label.FAIL not in labels or not any(c.category.is_attack for c in out.cases):
+        out.exclusion = {"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, "code": "E",
+                         "evidence": {"reason": "after C1 the task lacks a positive, a negative or an attack case"}}
+        out.cases = []
+    return out
