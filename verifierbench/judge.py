@@ -41,22 +41,38 @@ def decision_line(task: Task, case: TestCase, verifier_hash: str | None, decisio
     }
 
 
+def per_task_verifiers(directory: Path) -> Callable[[Task], Path | None]:
+    return lambda task: verifier_for(directory, task)
+
+
+def one_verifier(path: Path) -> Callable[[Task], Path | None]:
+    """The same verifier (a file, or a directory holding verify.py) for every task."""
+    return lambda task: path
+
+
 def judge(
     suite: Suite,
-    verifiers_dir: Path,
+    verifiers: Path | Callable[[Task], Path | None],
     executor: Executor,
     out_path: Path,
     task_ids: Iterable[str] | None = None,
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
+    tasks: list[Task] | None = None,
+    on_line: Callable[[dict], None] | None = None,
 ) -> int:
-    """Decides every selected case; returns how many runs were made (resumed lines excluded)."""
+    """Decides every selected case; returns how many runs were made (resumed lines excluded).
+
+    `verifiers` is a directory of per-task verifiers or a function from task to verifier path;
+    `tasks` (or `task_ids`) selects the tasks, all by default; `on_line` sees each decision line.
+    """
     if out_path.exists() and not resume:
         raise UserError(f"{out_path}: already exists; pass --resume to continue it, or remove it")
-    tasks = _select(suite, task_ids)
+    locate = per_task_verifiers(verifiers) if isinstance(verifiers, Path) else verifiers
+    tasks = tasks if tasks is not None else select_tasks(suite, task_ids)
     assignments = []
     for task in tasks:
-        path = verifier_for(verifiers_dir, task)
+        path = locate(task)
         try:
             assignments.append(Assignment(task, executor.freeze(path) if path else None))
         except MissingVerifier:
@@ -74,6 +90,8 @@ def judge(
             nonlocal finished
             out.write(json.dumps(line) + "\n")
             out.flush()
+            if on_line:
+                on_line(line)
             finished += 1
             if on_progress:
                 on_progress(finished, total)
@@ -94,7 +112,14 @@ def judge(
     return total
 
 
-def _select(suite: Suite, task_ids: Iterable[str] | None) -> list[Task]:
+def select_tasks(suite: Suite, task_ids: Iterable[str] | None = None, source: str | None = None,
+                 task_type: str | None = None) -> list[Task]:
+    """Tasks by id (vgb-t- id or source/source_id), by source or by type; all when nothing is given."""
+    if source or task_type:
+        chosen = [t for t in suite.tasks.values() if (not source or t.source.value == source) and (not task_type or t.type.value == task_type)]
+        if not chosen:
+            raise UserError(f"no task in suite {suite.manifest.version} has " + (f"source {source}" if source else f"type {task_type}"))
+        return chosen
     if not task_ids:
         return list(suite.tasks.values())
     selected = []

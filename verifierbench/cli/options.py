@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
+
+
+DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
+
+
+def add_suite_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR",
+                   help=f"suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -15,12 +24,19 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-processes", type=_positive(int), default=Limits.max_processes, metavar="N", help="process limit per run (default %(default)s)")
     g.add_argument("--slots", type=_positive(int), default=None, metavar="N", help="parallel runs (default: CPU count)")
     g.add_argument("--isolation", choices=("auto", "bwrap", "none"), default="auto", help="auto uses bubblewrap and refuses without it")
+    g.add_argument("--reference-libs", action="store_true",
+                   help="mount verifierbench and the sources' checkers read-only in the sandbox (for exported reference verifiers only)")
     g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
 
 
 def executor_from(args: argparse.Namespace) -> Executor:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
-    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots)
+    libraries = ()
+    if getattr(args, "reference_libs", False):
+        from verifierbench.export import reference_libraries
+
+        libraries = reference_libraries()
+    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots, libraries=libraries)
 
 
 def _positive(kind):

@@ -6,6 +6,8 @@ import argparse
 import json
 from collections import Counter
 
+from verifierbench.cli.options import DEFAULT_SUITE
+from verifierbench.stats import suite_stats
 from verifierbench.suite import load_suite
 
 
@@ -15,12 +17,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="verify every hash and the manifest; print counts",
                                description="Loads the suite, verifying content hashes and the manifest; exits 2 on the first problem.")
-    check.add_argument("directory", metavar="DIR")
+    check.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE)
     check.set_defaults(handler=run_check)
     inventory = actions.add_parser("inventory", help="print the task inventory as JSONL (for `metrics --tasks`)",
                                    description="Prints one {task_id, task_type, source} line per task.")
-    inventory.add_argument("directory", metavar="DIR")
+    inventory.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE)
     inventory.set_defaults(handler=run_inventory)
+    stats = actions.add_parser("stats", help="tasks by source and type, cases by label and category (paper Tables 1, 6, 10)",
+                               description="Counts what the suite holds. --json prints the counts as one JSON object.")
+    stats.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE, help=f"suite directory (default {DEFAULT_SUITE})")
+    stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    stats.set_defaults(handler=run_stats)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -37,4 +44,28 @@ def run_inventory(args: argparse.Namespace) -> int:
     suite = load_suite(args.directory)
     for task in suite.tasks.values():
         print(json.dumps({"task_id": task.id, "task_type": task.type.value, "source": task.source.value}))
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    stats = suite_stats(load_suite(args.directory))
+    if args.json:
+        print(json.dumps(stats))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    t = stats["tasks"]
+    console.print(f"{t['total']} tasks: " + ", ".join(f"{k} {v}" for k, v in t["by_source"].items())
+                  + " | by type: " + ", ".join(f"{k} {v}" for k, v in t["by_type"].items()))
+    by_source = stats["cases"]["by_source_and_category"]
+    table = Table("category", "label", *by_source, "total", title=f"{stats['cases']['total']} cases")
+    for category, total in stats["cases"]["by_category"].items():
+        label = "PASS" if category in ("gold", "cosmetic", "overstrict_trap") else "FAIL"
+        table.add_row(category, label, *(str(counts.get(category, 0)) for counts in by_source.values()), str(total))
+    per = stats["per_task_by_source"]
+    table.add_row("cases per task", "", *(f"{per[s]['cases']:.1f}" for s in by_source), "")
+    table.add_row("positives per task", "", *(f"{per[s]['positives']:.1f}" for s in by_source), "")
+    console.print(table)
     return 0

@@ -59,6 +59,9 @@ class Outcome:
         return data
 
 
+LIBRARY_ROOT = "/opt/vgb/lib"
+
+
 class Executor:
     """Runs jobs in isolated processes, at most `slots` at a time, each slot with its own uid."""
 
@@ -70,11 +73,15 @@ class Executor:
         slots: int | None = None,
         interpreter: str = DEFAULT_INTERPRETER,
         workdir: str | Path | None = None,
+        libraries: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
         self.slots = max(1, slots or os.cpu_count() or 1)
         self.interpreter = interpreter
+        # (host package directory, package name): mounted read-only under LIBRARY_ROOT and put on PYTHONPATH.
+        # Only trusted verifiers get these (the exported reference verifiers); generated ones never do.
+        self.libraries = tuple(libraries)
         if not os.access(interpreter, os.X_OK):
             raise UserError(f"verifier interpreter {interpreter} is missing or not executable")
         base = Path(workdir or os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
@@ -179,6 +186,7 @@ class Executor:
             env = self._env(candidate_path, result_path, home="/tmp")
             binds = [Bind(str(entry.parent), "/verifier"), Bind(str(in_dir), "/input"), Bind(str(out_dir), "/output", writable=True)]
             binds += [Bind(host, inside) for host, inside in job.extra_ro]
+            binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes)
             cwd = str(run_dir)
         else:
@@ -218,7 +226,13 @@ class Executor:
             "PYTHONDONTWRITEBYTECODE": "1",
             "VGB_CANDIDATE": candidate,
             "VGB_RESULT": result,
+            **({"PYTHONPATH": self._python_path()} if self.libraries else {}),
         }
+
+    def _python_path(self) -> str:
+        if self.level is IsolationLevel.bwrap:
+            return LIBRARY_ROOT
+        return os.pathsep.join(sorted({str(Path(host).parent) for host, _ in self.libraries}))
 
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}

@@ -1,0 +1,76 @@
+"""`verifierbench build`: constructs the suite from the upstream sources available on this machine.
+
+Each source selects and screens its own tasks (seeded); a source whose data is missing is reported in
+one line and skipped. The suite directory gets the three suite files plus `screening.json`, which lists
+every excluded task (code and evidence) and every case dropped by C1 replay.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from verifierbench import __version__
+from verifierbench.errors import UserError
+from verifierbench.suite import Suite, save_suite
+from verifierbench.sources.toolcall.select import Selection
+
+SCREENING = "screening.json"
+SOURCES = ("bfcl", "acebench")
+EXCLUSION_CODES = {
+    "D": "answer key conflicts with default-argument rules",
+    "G": "the reference rejects the answer key's own gold answer",
+    "E": "after C1 replay the task lacks a positive, a negative or an attack case",
+}
+
+
+@dataclass
+class BuildResult:
+    suite: Suite
+    unavailable: dict[str, str] = field(default_factory=dict)
+    excluded: list[dict] = field(default_factory=list)
+    dropped: list[dict] = field(default_factory=list)
+
+
+def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
+    if name == "bfcl":
+        from verifierbench.sources.bfcl.build import build
+
+        return build(seed)
+    if name == "acebench":
+        from verifierbench.sources.acebench.build import build
+        from verifierbench.sources.acebench.data import resolve_dir
+
+        return build(seed, resolve_dir(acebench_dir))
+    raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
+
+
+def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, acebench_dir: str | None = None,
+                say: Callable[[str], None] = print) -> BuildResult:
+    tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
+    for name in sources or SOURCES:
+        try:
+            selection = _build_source(name, seed, acebench_dir)
+        except UserError as e:
+            unavailable[name] = str(e)
+            say(f"build: {name} unavailable, skipped: {e}")
+            continue
+        for replayed in selection.retained:
+            tasks.append(replayed.task)
+            cases += replayed.cases
+        excluded += selection.excluded
+        dropped += selection.dropped
+        records[name] = {**selection.record, "retained": len(selection.retained), "excluded": len(selection.excluded),
+                         "dropped_cases": len(selection.dropped)}
+        say(f"build: {name}: {len(selection.retained)} tasks, {sum(len(r.cases) for r in selection.retained)} cases "
+            f"({len(selection.excluded)} tasks excluded, {len(selection.dropped)} cases dropped by C1)")
+    if not tasks:
+        raise UserError("no source could be built: " + "; ".join(f"{k}: {v}" for k, v in unavailable.items()))
+    build_record = {"seed": seed, "builder": f"verifierbench {__version__}", "sources": records, "unavailable": unavailable,
+                    "exclusion_codes": EXCLUSION_CODES, "excluded": [{k: e[k] for k in ("task", "task_id", "code")} for e in excluded]}
+    suite = Suite.from_records(f"{__version__}+seed{seed}", tasks, cases, build_record)
+    save_suite(suite, out)
+    (out / SCREENING).write_text(json.dumps({"excluded": excluded, "dropped": dropped}, indent=1) + "\n", encoding="utf-8")
+    return BuildResult(suite, unavailable, excluded, dropped)

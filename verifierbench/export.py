@@ -1,0 +1,81 @@
+"""Writes ready-made verifiers, one directory per task, for `judge --verifiers DIR`.
+
+Kinds:
+- `reference`: the task's reference verifier (its answer key in `reference.json`, our code and the
+  source's checker imported from the installed packages; judge it with `--reference-libs`);
+- `exact-match`: PASS only when `raw` is exactly the gold case's text (paper §2.3, C5);
+- `always-accept`, `always-reject`: constant decisions (score BA_norm 0 by construction).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import util
+from pathlib import Path
+
+from verifierbench.errors import UserError
+from verifierbench.protocol import ENTRYPOINT
+from verifierbench.schema import Category, Task
+from verifierbench.suite import Suite
+
+KINDS = ("reference", "exact-match", "always-accept", "always-reject")
+
+_WRITE = '''
+def write(decision, reason=""):
+    with open(sys.argv[2], "w") as out:
+        json.dump({"decision": decision, "reason": reason[:300]}, out)
+'''
+
+TEMPLATES = {
+    "always-accept": 'import json, sys\n' + _WRITE + '\nwrite("PASS")\n',
+    "always-reject": 'import json, sys\n' + _WRITE + '\nwrite("FAIL")\n',
+    "exact-match": '''import json, os, sys
+''' + _WRITE + '''
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "gold.json")) as f:
+    gold = json.load(f)
+with open(sys.argv[1]) as f:
+    candidate = json.load(f)
+write("PASS" if isinstance(candidate, dict) and candidate.get("raw") == gold["raw"] else "FAIL")
+''',
+    "reference": '''import json, os, sys
+''' + _WRITE + '''
+from verifierbench.sources.toolcall.reference import decide
+
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "reference.json")) as f:
+    reference = json.load(f)
+with open(sys.argv[1]) as f:
+    candidate = json.load(f)
+accepted, reason = decide(reference, candidate)
+write("PASS" if accepted else "FAIL", reason)
+''',
+}
+
+
+def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
+    if kind not in KINDS:
+        raise UserError(f"unknown verifier kind {kind!r} (choose from {', '.join(KINDS)})")
+    for task in tasks:
+        directory = out / task.id
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / ENTRYPOINT).write_text(TEMPLATES[kind], encoding="utf-8")
+        if kind == "reference":
+            if not task.reference:
+                raise UserError(f"task {task.source.value}/{task.source_id} has no reference record")
+            (directory / "reference.json").write_text(json.dumps(task.reference), encoding="utf-8")
+        elif kind == "exact-match":
+            gold = next((c for c in suite.cases_by_task.get(task.id, []) if c.category is Category.gold), None)
+            if gold is None:
+                raise UserError(f"task {task.source.value}/{task.source_id} has no gold case")
+            (directory / "gold.json").write_text(json.dumps(gold.candidate), encoding="utf-8")
+    return len(tasks)
+
+
+def reference_libraries() -> tuple[tuple[str, str], ...]:
+    """The packages an exported reference verifier imports: ours, and BFCL's checker when installed."""
+    libraries = [(str(Path(__file__).resolve().parent), "verifierbench")]
+    spec = util.find_spec("bfcl_eval")
+    if spec is not None and spec.submodule_search_locations:
+        libraries.append((str(Path(list(spec.submodule_search_locations)[0]).resolve()), "bfcl_eval"))
+    return tuple(libraries)

@@ -1,0 +1,51 @@
+"""Builds ACEBench tool-call tasks and their cases: seeded selection, case generation, C1 replay."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.sources.acebench import data
+from verifierbench.sources.acebench.spec import spec_for
+from verifierbench.sources.toolcall import task as toolcall_task
+from verifierbench.sources.toolcall.cases import generate
+from verifierbench.sources.toolcall.replay import Replayed, replay
+from verifierbench.sources.toolcall.select import Selection, select
+
+QUOTAS = {"single": 10, "parallel": 10, "similar_api": 8, "preference": 8, "atom_bool": 2, "atom_enum": 2,
+          "atom_list": 2, "atom_number": 3, "atom_object_deep": 3, "atom_object_short": 2}
+# Named in the paper: the preference task of App. I and a booking-cancellation task (five cancelBooking calls).
+FORCED = ["normal_preference_17", "normal_atom_object_deep_38"]
+
+
+def make_task(record: data.Record) -> Task:
+    request = record.question.strip()
+    return Task.create(
+        source="acebench",
+        source_id=record.id,
+        type=TaskType.tool_call,
+        instruction=toolcall_task.instruction(request, record.functions, record.context),
+        environment=toolcall_task.environment(record.functions, record.context),
+        candidate_format=CandidateFormat.tool_calls,
+        reference={"checker": "acebench", "functions": record.functions, "ground_truth": record.ground_truth},
+        metadata={"upstream_category": data.CATEGORIES[record.category]},
+    )
+
+
+def construct(record: data.Record, seed: int) -> Replayed:
+    task = make_task(record)
+    drafts = generate(spec_for(record), random.Random(f"{seed}:acebench:{record.id}"))
+    return replay(task, drafts)
+
+
+def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:
+    quotas = quotas or QUOTAS
+    # A list ground truth holds alternatives upstream; we keep to single-answer tasks so labels stay unambiguous.
+    records = {cat: {i: r for i, r in data.load(directory, cat).items() if isinstance(r.ground_truth, dict)} for cat in quotas}
+    result = select(
+        {cat: list(recs) for cat, recs in records.items()}, quotas, FORCED if forced is None else forced, seed, "acebench",
+        lambda cat, upstream_id: construct(records[cat][upstream_id], seed),
+    )
+    result.record["data_commit"] = data.source_commit(directory)
+    return result
