@@ -28,14 +28,19 @@ py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
 [ -x "$py" ] || py="$(command -v python3)"
 "$py" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
 
+# BFCL's data and AST checker come from bfcl-eval, installed without its dependencies: the checker
+# needs none of them (verifierbench.sources.bfcl.checker), and with them the install pulls torch (6 GB).
+bfcl_pin="bfcl-eval==2026.3.23"
+
 stamp=".venv/.bootstrap-stamp"
-want="$(sha256sum pyproject.toml | cut -c1-64)"
+want="$( (cat pyproject.toml; echo "$bfcl_pin") | sha256sum | cut -c1-64)"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
    || ! .venv/bin/python -c 'import verifierbench.cli.main' 2>/dev/null; then
   echo "bootstrap: creating .venv with $py" >&2
   "$py" -m venv .venv
   log=".venv/bootstrap.log"
-  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e '.[test]'; } >"$log" 2>&1; then
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e '.[test]' \
+         && .venv/bin/python -m pip install --no-deps "$bfcl_pin"; } >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "bootstrap: pip install failed; full log in $log" >&2
     exit 1

@@ -50,7 +50,7 @@ def lines(path):
 def test_judge_writes_decisions_and_reports(setup):
     suite, booking, tmp = setup
     out = tmp / "decisions.jsonl"
-    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out))
+    result = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out))
     assert result.returncode == 0, result.stderr
     decided = {d["case_id"]: d for d in lines(out)}
     assert set(decided) == set(suite.cases)
@@ -66,17 +66,17 @@ def test_judge_writes_decisions_and_reports(setup):
     assert (metrics["ba_norm"], metrics["submission_rate"]) == (0.0, 50.0)  # one perfect task, one missing
     assert "BA_norm" in result.stdout
 
-    again = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out))
+    again = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out))
     assert again.returncode == 2 and "--resume" in again.stderr
 
 
 def test_resume_keeps_finished_lines_and_redoes_torn_ones(setup):
     suite, booking, tmp = setup
     out = tmp / "decisions.jsonl"
-    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--quiet")
+    cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out), "--quiet")
     full = out.read_text().splitlines()
     out.write_text(full[0] + "\n" + full[1][: len(full[1]) // 2])  # a crash mid-write
-    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--resume", "--quiet")
+    result = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out), "--resume", "--quiet")
     assert result.returncode == 0, result.stderr
     resumed = out.read_text().splitlines()
     assert resumed[0] == full[0]
@@ -86,10 +86,10 @@ def test_resume_keeps_finished_lines_and_redoes_torn_ones(setup):
 def test_resume_redoes_cases_of_a_changed_verifier(setup):
     suite, booking, tmp = setup
     out = tmp / "decisions.jsonl"
-    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--quiet")
+    cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out), "--quiet")
     (tmp / "verifiers" / booking.id / "verify.py").write_text(
         'import json, sys\njson.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n')
-    cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out), "--resume", "--quiet")
+    cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out), "--resume", "--quiet")
     booking_lines = [d for d in lines(out) if d["task_id"] == booking.id]
     assert len(booking_lines) == len(suite.cases_by_task[booking.id])
     assert {d["decision"] for d in booking_lines} == {"P"}
@@ -98,9 +98,9 @@ def test_resume_redoes_cases_of_a_changed_verifier(setup):
 def test_judge_one_task_by_source_id_and_unknown_task(setup):
     suite, booking, tmp = setup
     out = tmp / "one.jsonl"
-    result = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out),
+    result = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(out),
                  "--task", f"acebench/{booking.source_id}", "--quiet")
     assert result.returncode == 0, result.stderr
     assert {d["task_id"] for d in lines(out)} == {booking.id}
-    bad = cli("judge", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(tmp / "x.jsonl"), "--task", "nope/1")
+    bad = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(tmp / "x.jsonl"), "--task", "nope/1")
     assert bad.returncode == 2 and "'nope/1' is not in suite" in bad.stderr

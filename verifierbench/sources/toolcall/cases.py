@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from verifierbench.sources.toolcall.candidate import candidate, render_json, render_python
 from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec, same_value
@@ -107,7 +107,8 @@ def _partial(spec, gold, rng, caps) -> list[Draft]:
     if len(gold) > 1:
         for ci in range(min(len(gold), caps["drop_calls"])):
             out.append(Draft("partial", candidate(gold[:ci] + gold[ci + 1:]), "call_missing", {"call": ci}))
-    needed = [(ci, arg) for ci, _, arg in _args(spec) if arg.values and (arg.required or not arg.omittable)]
+    # Optional arguments with a documented default are left to the default-argument cases.
+    needed = [(ci, arg) for ci, _, arg in _args(spec) if arg.values and (arg.required or not (arg.omittable or arg.has_default))]
     rng.shuffle(needed)
     for ci, arg in needed[: caps["drop_args"]]:
         out.append(_without(gold, ci, arg.name, "partial", "required_argument_missing" if arg.required else "needed_argument_missing"))
