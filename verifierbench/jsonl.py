@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -10,20 +11,15 @@ from verifierbench.errors import UserError
 
 
 def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: str = "no such file") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yields (`<path> line N`, object) for every non-blank line; raises `error` on the first bad one."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error(f"{path}: {missing}") from None
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory, expected a JSONL file") from None
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    """Yields (`<path> line N`, object) for every non-blank line; raises `error` on the first bad one. `-` is stdin."""
+    if str(path) == "-":
+        name, text = "<stdin>", sys.stdin.read()
+    else:
+        name, text = str(path), _read(Path(path), error, missing)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        where = f"{path} line {number}"
+        where = f"{name} line {number}"
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -31,3 +27,14 @@ def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: st
         if not isinstance(data, dict):
             raise error(f"{where}: expected a JSON object")
         yield where, data
+
+
+def _read(path: Path, error: type[UserError], missing: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: {missing}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, expected a JSONL file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Computes the task-weighted metrics and pooled diagnostics from per-case decisions. "
         "Each line: {task_id, case_id, category, label, decision (P|F|U), task_type, source[, submitted]}.",
     )
-    p.add_argument("decisions", metavar="DECISIONS.jsonl")
+    p.add_argument("decisions", metavar="DECISIONS.jsonl", help="decision lines, or - for stdin (e.g. `judge ... --json | verifierbench metrics -`)")
     p.add_argument("--tasks", metavar="INVENTORY.jsonl", help="every task of the run, one {task_id, task_type, source} per line; "
                    "tasks absent from the decisions count as missing verifiers")
     p.add_argument("--json", action="store_true", help="print unrounded values as JSON")

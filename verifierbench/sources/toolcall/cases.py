@@ -89,6 +89,15 @@ def _overstrict(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: 
         if arg.schema.get("type") in ("float", "number") and arg.values and isinstance(arg.values[0], float) and arg.values[0].is_integer():
             out.append(_with(gold, ci, arg.name, int(arg.values[0]), "overstrict_trap", "float_written_as_int", "gold"))
             break
+    if spec.integral_float_is_integer:
+        for ci, ai, arg in _args(spec):
+            if arg.schema.get("type") == "integer" and arg.values and _is_int(arg.values[0]):
+                out.append(_with(gold, ci, arg.name, float(arg.values[0]), "overstrict_trap", "integer_written_as_float", "gold"))
+                break
+    if len(gold) > 1 and any(len(c["arguments"]) > 1 for c in gold):
+        shuffled = [{"name": c["name"], "arguments": dict(rng.sample(list(c["arguments"].items()), len(c["arguments"])))} for c in gold]
+        rng.shuffle(shuffled)
+        out.append(Draft("cosmetic", candidate(shuffled, raw=render_json(shuffled)), "json_raw_calls_and_keywords_shuffled"))
     return out
 
 

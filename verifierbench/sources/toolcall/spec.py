@@ -44,6 +44,8 @@ class CallSpec:
 class ToolCallSpec:
     functions: list
     calls: tuple[CallSpec, ...]
+    # Whether the source's rules take an integral float (5.0) for an integer argument, as JSON does (ACEBench).
+    integral_float_is_integer: bool = False
 
     def gold_calls(self) -> list[dict]:
         return [{"name": c.name, "arguments": c.gold_arguments()} for c in self.calls]

@@ -1,0 +1,87 @@
+"""`verifierbench build` and `suite stats` as users run them: the tool-call suite from the installed sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.conftest import SHARED
+from verifierbench.schema import Category, Label
+from verifierbench.suite import load_suite
+
+ACEBENCH = SHARED / "upstream/acebench/data_all/data_en"
+TOOL_CALL_CATEGORIES = {c.value for c in Category} - {"process_violation"}  # injections belong to state tasks
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    if not ACEBENCH.is_dir():
+        pytest.skip(f"ACEBench data not found at {ACEBENCH}")
+    out = tmp_path_factory.mktemp("suite") / "suite"
+    result = cli("build", "--out", str(out), "--acebench-dir", str(ACEBENCH))
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_stats_meet_the_tool_call_acceptance(built):
+    result = cli("suite", "stats", str(built), "--json")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["tasks"]["total"] >= 90
+    assert stats["tasks"]["by_source"]["bfcl"] >= 40 and stats["tasks"]["by_source"]["acebench"] >= 45
+    assert stats["tasks"]["by_type"] == {"tool-call": stats["tasks"]["total"]}
+    for source in ("bfcl", "acebench"):
+        assert set(stats["cases"]["by_source_and_category"][source]) == TOOL_CALL_CATEGORIES, source
+    assert sum(stats["cases"]["by_label"].values()) == stats["cases"]["total"]
+
+
+def test_every_task_has_a_positive_a_negative_and_an_attack(built):
+    suite = load_suite(built)
+    for task_id, cases in suite.cases_by_task.items():
+        labels = {c.label for c in cases}
+        assert Label.PASS in labels and Label.FAIL in labels and any(c.category.is_attack for c in cases), task_id
+    assert set(suite.cases_by_task) == set(suite.tasks)
+
+
+def test_paper_named_tasks_are_in_and_conflicting_ones_recorded_out(built):
+    suite = load_suite(built)
+    names = {f"{t.source.value}/{t.source_id}" for t in suite.tasks.values()}
+    assert {"bfcl/parallel_114", "acebench/normal_preference_17", "acebench/normal_atom_object_deep_38"} <= names
+    excluded = {e["task"]: e["code"] for e in suite.manifest.build["excluded"]}
+    for upstream_id in ("parallel_65", "parallel_70", "parallel_135", "parallel_180", "parallel_multiple_137"):
+        assert excluded[f"bfcl/{upstream_id}"] == "D"
+        assert f"bfcl/{upstream_id}" not in names
+    screening = json.loads((built / "screening.json").read_text())
+    assert {e["task"] for e in screening["excluded"]} == set(excluded)
+    assert suite.manifest.build["seed"] == 0 and suite.manifest.build["sources"]["bfcl"]["selected"]
+
+
+def test_what_the_agent_sees_holds_no_answer_key(built):
+    suite = load_suite(built)
+    for task in suite.tasks.values():
+        assert set(task.environment) <= {"tools", "candidate_format", "context"}
+        visible = task.instruction + json.dumps(task.environment)
+        assert "ground_truth" not in visible and "possible_answer" not in visible
+        assert task.reference["ground_truth"] and json.dumps(task.reference["ground_truth"]) not in visible
+        assert "`raw`" in task.instruction and "`parsed`" in task.instruction
+
+
+def test_two_builds_are_identical(built, tmp_path):
+    again = tmp_path / "again"
+    assert cli("build", "--out", str(again), "--acebench-dir", str(ACEBENCH)).returncode == 0
+    for name in ("manifest.json", "tasks.jsonl", "cases.jsonl", "screening.json"):
+        assert (again / name).read_bytes() == (built / name).read_bytes(), name
+
+
+def test_a_missing_source_is_named_in_one_line_and_the_rest_is_built(tmp_path):
+    out = tmp_path / "suite"
+    result = cli("build", "--out", str(out), "--acebench-dir", str(tmp_path / "nowhere"))
+    assert result.returncode == 0, result.stderr
+    missing = [line for line in result.stdout.splitlines() if "acebench unavailable" in line]
+    assert len(missing) == 1 and str(tmp_path / "nowhere") in missing[0]
+    stats = json.loads(cli("suite", "stats", str(out), "--json").stdout)
+    assert stats["tasks"]["by_source"] == {"bfcl": 45}
+    assert load_suite(out).manifest.build["unavailable"]["acebench"]

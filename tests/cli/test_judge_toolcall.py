@@ -1,0 +1,71 @@
+"""`judge` on the built tool-call suite: the reference scores 100, constant verifiers 0, exact match misses valid variants."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_build import built  # noqa: F401  (session fixture)
+from tests.cli.test_cli import BIN, cli
+
+pytestmark = pytest.mark.sandbox
+
+
+def judged(suite: Path, *args: str) -> list[dict]:
+    result = subprocess.run([str(BIN), "judge", "--suite", str(suite), *args, "--json"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def metrics_of(lines: list[dict]) -> dict:
+    result = subprocess.run([str(BIN), "metrics", "-", "--json"], input="".join(json.dumps(l) + "\n" for l in lines),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def per_task_tpr(lines: list[dict]) -> dict[str, float]:
+    positives = defaultdict(list)
+    for line in lines:
+        if line["label"] == "PASS":
+            positives[line["task_id"]].append(line["decision"] == "P")
+    return {task: 100 * sum(v) / len(v) for task, v in positives.items()}
+
+
+def test_exported_reference_scores_ba_norm_100_on_every_task(built, bwrap_available, tmp_path):
+    assert cli("export-verifiers", "reference", "--suite", str(built), "--out", str(tmp_path / "ref")).returncode == 0
+    lines = judged(built, "--verifiers", str(tmp_path / "ref"), "--all", "--reference-libs")
+    assert {line["isolation"] for line in lines} == {"bwrap"}
+    wrong = [(l["task_id"], l["case_id"], l["category"], l["decision"], l.get("problem")) for l in lines
+             if l["decision"] != ("P" if l["label"] == "PASS" else "F")]
+    assert wrong == []
+    report = metrics_of(lines)
+    assert report["ba_norm"] == 100 and report["n_tasks"] >= 90
+
+
+def test_reference_libraries_are_not_mounted_by_default(built, bwrap_available, tmp_path):
+    cli("export-verifiers", "reference", "--suite", str(built), "--out", str(tmp_path / "ref"), "--task", "bfcl/parallel_114")
+    lines = judged(built, "--verifiers", str(tmp_path / "ref"), "--task", "bfcl/parallel_114")
+    assert {line["decision"] for line in lines} == {"U"}  # the checker is not importable by verifiers by default
+
+
+@pytest.mark.parametrize("kind,source", [("always-accept", "acebench"), ("always-reject", "bfcl")])
+def test_constant_verifiers_score_zero(built, bwrap_available, tmp_path, kind, source):
+    cli("export-verifiers", kind, "--suite", str(built), "--out", str(tmp_path / kind), "--task", "bfcl/parallel_114")
+    single = next((tmp_path / kind).iterdir()) / "verify.py"
+    report = metrics_of(judged(built, "--verifier", str(single), "--source", source))
+    assert report["ba_norm"] == 0
+    assert report["fpr_h"] == (100 if kind == "always-accept" else 0)
+
+
+def test_exact_match_misses_valid_variants_on_every_task(built, bwrap_available, tmp_path):
+    cli("export-verifiers", "exact-match", "--suite", str(built), "--out", str(tmp_path / "exact"))
+    lines = judged(built, "--verifiers", str(tmp_path / "exact"), "--all")
+    with_variants = {l["task_id"] for l in lines if l["category"] in ("cosmetic", "overstrict_trap")}
+    tpr = per_task_tpr(lines)
+    assert with_variants and all(tpr[task] < 100 for task in with_variants)
+    assert all(l["decision"] == "F" for l in lines if l["label"] == "FAIL" and l["category"] != "hack")
