@@ -31,7 +31,8 @@ def test_all_eight_tool_call_categories_are_generated_and_parse():
     assert categories == {c.value for c in Category} - {"process_violation"}
     for d in drafts:
         if d.operator not in ("parsed_disagrees_with_raw", "raw_disagrees_with_parsed", "verifier_directed_prefix",
-                              "verifier_directed_suffix", "refusal", "clarification_instead_of_call"):
+                              "verifier_directed_suffix", "refusal", "clarification_instead_of_call",
+                              "claims_done_without_calls"):
             read_candidate(d.candidate)  # every other case is a well-formed, self-consistent candidate
 
 
