@@ -20,34 +20,31 @@ from verifierbench.suite import Suite
 
 KINDS = ("reference", "exact-match", "always-accept", "always-reject")
 
-_WRITE = '''
+# Every template starts here: write the decision, read a JSON file beside verify.py, read the candidate.
+_HEADER = '''import json, os, sys
+
+
 def write(decision, reason=""):
     with open(sys.argv[2], "w") as out:
         json.dump({"decision": decision, "reason": reason[:300]}, out)
+
+
+def beside(name):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)) as f:
+        return json.load(f)
+
+
+with open(sys.argv[1]) as f:
+    candidate = json.load(f)
 '''
 
 TEMPLATES = {
-    "always-accept": 'import json, sys\n' + _WRITE + '\nwrite("PASS")\n',
-    "always-reject": 'import json, sys\n' + _WRITE + '\nwrite("FAIL")\n',
-    "exact-match": '''import json, os, sys
-''' + _WRITE + '''
-here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "gold.json")) as f:
-    gold = json.load(f)
-with open(sys.argv[1]) as f:
-    candidate = json.load(f)
-write("PASS" if isinstance(candidate, dict) and candidate.get("raw") == gold["raw"] else "FAIL")
-''',
-    "reference": '''import json, os, sys
-''' + _WRITE + '''
-from verifierbench.sources.toolcall.reference import decide
+    "always-accept": _HEADER + 'write("PASS")\n',
+    "always-reject": _HEADER + 'write("FAIL")\n',
+    "exact-match": _HEADER + 'write("PASS" if isinstance(candidate, dict) and candidate.get("raw") == beside("gold.json")["raw"] else "FAIL")\n',
+    "reference": _HEADER + '''from verifierbench.sources.toolcall.reference import decide
 
-here = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(here, "reference.json")) as f:
-    reference = json.load(f)
-with open(sys.argv[1]) as f:
-    candidate = json.load(f)
-accepted, reason = decide(reference, candidate)
+accepted, reason = decide(beside("reference.json"), candidate)
 write("PASS" if accepted else "FAIL", reason)
 ''',
 }

@@ -59,12 +59,11 @@ def judge(
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     tasks: list[Task] | None = None,
-    on_line: Callable[[dict], None] | None = None,
 ) -> int:
     """Decides every selected case; returns how many runs were made (resumed lines excluded).
 
     `verifiers` is a directory of per-task verifiers or a function from task to verifier path;
-    `tasks` (or `task_ids`) selects the tasks, all by default; `on_line` sees each decision line.
+    `tasks` (or `task_ids`) selects the tasks, all by default.
     """
     if out_path.exists() and not resume:
         raise UserError(f"{out_path}: already exists; pass --resume to continue it, or remove it")
@@ -90,8 +89,6 @@ def judge(
             nonlocal finished
             out.write(json.dumps(line) + "\n")
             out.flush()
-            if on_line:
-                on_line(line)
             finished += 1
             if on_progress:
                 on_progress(finished, total)

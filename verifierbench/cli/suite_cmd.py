@@ -7,6 +7,7 @@ import json
 from collections import Counter
 
 from verifierbench.cli.options import DEFAULT_SUITE
+from verifierbench.schema import Category
 from verifierbench.stats import suite_stats
 from verifierbench.suite import load_suite
 
@@ -62,8 +63,7 @@ def run_stats(args: argparse.Namespace) -> int:
     by_source = stats["cases"]["by_source_and_category"]
     table = Table("category", "label", *by_source, "total", title=f"{stats['cases']['total']} cases")
     for category, total in stats["cases"]["by_category"].items():
-        label = "PASS" if category in ("gold", "cosmetic", "overstrict_trap") else "FAIL"
-        table.add_row(category, label, *(str(counts.get(category, 0)) for counts in by_source.values()), str(total))
+        table.add_row(category, Category(category).label.value, *(str(counts.get(category, 0)) for counts in by_source.values()), str(total))
     per = stats["per_task_by_source"]
     table.add_row("cases per task", "", *(f"{per[s]['cases']:.1f}" for s in by_source), "")
     table.add_row("positives per task", "", *(f"{per[s]['positives']:.1f}" for s in by_source), "")

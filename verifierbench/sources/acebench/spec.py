@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from verifierbench.sources.acebench.checker import expected_calls
 from verifierbench.sources.acebench.data import Record
-from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec, documented_default
+from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
 
 
 def spec_for(record: Record) -> ToolCallSpec:
-    by_name = {f["name"]: f for f in record.functions}
+    parameters = {f["name"]: f.get("parameters", {}) for f in record.functions}
     calls = []
     for expected in expected_calls(record.ground_truth, record.functions):
-        params = by_name.get(expected["name"], {}).get("parameters", {})
-        properties, required = params.get("properties", {}), set(params.get("required", []))
-        args = tuple(
-            ArgSpec(arg, (value,), omittable=arg not in required, required=arg in required, schema=properties.get(arg, {}),
-                    default=documented_default(properties.get(arg, {})))
-            for arg, value in expected["arguments"].items()
-        )
+        params = parameters.get(expected["name"], {})
+        required = params.get("required", [])
+        args = tuple(argument(arg, (value,), arg not in required, params) for arg, value in expected["arguments"].items())
         calls.append(CallSpec(expected["name"], args))
     return ToolCallSpec(record.functions, tuple(calls), integral_float_is_integer=True)

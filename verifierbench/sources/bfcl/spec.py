@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 from verifierbench.sources.bfcl.data import Record
-from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec, documented_default
+from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
 
 
 def spec_for(record: Record) -> ToolCallSpec:
-    by_name = {f["name"]: f for f in record.functions}
+    parameters = {f["name"]: f["parameters"] for f in record.functions}
     calls = []
     for entry in record.ground_truth:
         (name, key), = entry.items()
-        params = by_name[name]["parameters"]
-        properties, required = params.get("properties", {}), set(params.get("required", []))
-        args = tuple(
-            ArgSpec(
-                name=arg,
-                values=tuple(v for v in acceptable if v != ""),
-                omittable="" in acceptable,
-                required=arg in required,
-                schema=properties.get(arg, {}),
-                default=documented_default(properties.get(arg, {})),
-            )
-            for arg, acceptable in key.items()
-        )
+        args = tuple(argument(arg, tuple(v for v in acceptable if v != ""), "" in acceptable, parameters[name])
+                     for arg, acceptable in key.items())
         calls.append(CallSpec(name, args))
     return ToolCallSpec(record.functions, tuple(calls))

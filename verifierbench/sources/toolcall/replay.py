@@ -27,6 +27,7 @@ class Replayed:
 
 def replay(task: Task, drafts: list[Draft]) -> Replayed:
     out = Replayed(task)
+    name = f"{task.source.value}/{task.source_id}"
     for draft in drafts:
         category = Category(draft.category)
         accepted, reason = decide(task.reference, draft.candidate)
@@ -38,13 +39,13 @@ def replay(task: Task, drafts: list[Draft]) -> Replayed:
                     "reason": reason, **draft.provenance()}
         if draft.default_rule or category is Category.gold:
             code = "D" if draft.default_rule else "G"
-            out.exclusion = {"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, "code": code, "evidence": evidence}
+            out.exclusion = {"task": name, "task_id": task.id, "code": code, "evidence": evidence}
             out.cases = []
             return out
-        out.dropped.append({"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, **evidence})
+        out.dropped.append({"task": name, "task_id": task.id, **evidence})
     labels = {c.label for c in out.cases}
     if Label.PASS not in labels or Label.FAIL not in labels or not any(c.category.is_attack for c in out.cases):
-        out.exclusion = {"task": f"{task.source.value}/{task.source_id}", "task_id": task.id, "code": "E",
+        out.exclusion = {"task": name, "task_id": task.id, "code": "E",
                          "evidence": {"reason": "after C1 the task lacks a positive, a negative or an attack case"}}
         out.cases = []
     return out

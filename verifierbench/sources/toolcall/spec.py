@@ -51,6 +51,12 @@ class ToolCallSpec:
         return [{"name": c.name, "arguments": c.gold_arguments()} for c in self.calls]
 
 
+def argument(name: str, values: tuple, omittable: bool, parameters: dict) -> ArgSpec:
+    """An answer-key argument with what the tool's parameter schema says about it (required, default)."""
+    schema = parameters.get("properties", {}).get(name, {})
+    return ArgSpec(name, values, omittable, name in parameters.get("required", []), schema, documented_default(schema))
+
+
 def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, str) and isinstance(b, str):
         return a.strip().lower() == b.strip().lower()
