@@ -1,5 +1,6 @@
-"""Inspect entry point (`[project.entry-points.inspect_ai]`).
+"""Inspect entry point (`[project.entry-points.inspect_ai]`): imported by Inspect to find the
+task `verifierbench/verifierbench`, the `vgb` sandbox and the `verifierbench/...` model-free policies."""
 
-Inspect imports this module to find the package's registered objects. The Inspect task, the
-no-Docker sandbox provider and the model-free policies register here as they land (issue 5).
-"""
+from verifierbench.harness.sandbox import VgbSandboxEnvironment  # noqa: F401
+from verifierbench.harness.task import verifierbench  # noqa: F401
+from verifierbench.policies.provider import verifierbench_policies  # noqa: F401

@@ -17,7 +17,8 @@ class Bind:
     writable: bool = False
 
 
-def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20) -> list[str]:
+def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20,
+                    chdir: str = "/tmp") -> list[str]:
     cmd = [
         "bwrap",
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all, loopback included
@@ -41,5 +42,5 @@ def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scr
         cmd += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
-    cmd += ["--remount-ro", "/", "--chdir", "/tmp", "--"]
+    cmd += ["--remount-ro", "/", "--chdir", chdir, "--"]
     return cmd + argv

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import queue
@@ -92,6 +93,7 @@ class Executor:
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
+        self._stage_numbers = itertools.count()
         self._free_slots: queue.Queue[int] = queue.Queue()
         for slot in range(self.slots):
             self._free_slots.put(slot)
@@ -120,8 +122,14 @@ class Executor:
         signature = (path, _tree_signature(path))
         with self._stage_lock:
             if signature not in self._staged:
-                self._staged[signature] = _stage(path, self.root / "verifiers" / str(len(self._staged)))
+                self._staged[signature] = _stage(path, self.root / "verifiers" / str(next(self._stage_numbers)))
             return self._staged[signature]
+
+    def freeze_copy(self, verifier: "str | Path") -> "FrozenVerifier":
+        """Like `freeze`, but always a new copy: for sources in temporary places whose path may recur."""
+        with self._stage_lock:
+            number = next(self._stage_numbers)
+        return _stage(Path(verifier).resolve(), self.root / "verifiers" / str(number))
 
     def run(self, job: Job) -> Outcome:
         slot = self._free_slots.get()

@@ -11,6 +11,8 @@ from verifierbench.errors import UserError
 
 ENV_VAR = "VERIFIERBENCH_ACEBENCH_DIR"
 DEFAULT_DIR = Path("../shared/upstream/acebench/data_all/data_en")
+# The same place seen from a source checkout, so evals started from any directory find it.
+CHECKOUT_DIR = Path(__file__).resolve().parents[4] / "shared/upstream/acebench/data_all/data_en"
 
 # our name -> upstream file stem (data_<stem>.json and possible_answer/data_<stem>.json)
 CATEGORIES = {
@@ -39,7 +41,8 @@ class Record:
 
 def resolve_dir(option: str | None = None) -> Path:
     """--acebench-dir, else $VERIFIERBENCH_ACEBENCH_DIR, else ../shared/upstream/acebench/data_all/data_en."""
-    path = Path(option or os.environ.get(ENV_VAR) or DEFAULT_DIR)
+    chosen = option or os.environ.get(ENV_VAR)
+    path = Path(chosen) if chosen else DEFAULT_DIR if (DEFAULT_DIR / "possible_answer").is_dir() else CHECKOUT_DIR
     if not (path / "possible_answer").is_dir():
         raise UserError(f"ACEBench data not found at {path} (expected data_*.json and possible_answer/; "
                         f"point --acebench-dir or ${ENV_VAR} at upstream's data_all/data_en)")

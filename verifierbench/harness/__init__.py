@@ -1,0 +1,1 @@
+"""Inspect integration (architecture §7): the task, its sandbox, the generation harnesses."""

@@ -1,0 +1,227 @@
+"""`vgb`: the no-Docker Inspect sandbox environment (architecture §8), built on bubblewrap.
+
+Each sample gets a private host directory mounted read-write at `/workspace`. Every `exec` is a
+fresh bubblewrap process run as an unprivileged uid: no network, read-only system, a tmpfs at
+/tmp, rlimits, the process tree killed when the command ends or times out. Only `/workspace`
+persists between calls. The in-sandbox helper module `vgb_env` is mounted read-only. Nothing
+else of the host is visible: not the suite, not the hidden cases, not the reference verifiers.
+
+`read_file`/`write_file` reach `/workspace` only, and never follow a link out of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from pathlib import Path, PurePosixPath
+from typing import Literal, Union, overload
+
+from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
+from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
+
+from verifierbench.executor.bwrap import SYSTEM_RO, Bind, sandbox_command
+from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
+from verifierbench.executor.limits import Limits
+
+WORKSPACE = "/workspace"
+VGB_LIB = "/opt/vgb/lib"
+SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
+OUTPUT_LIMIT = 10 * 1024 * 1024  # per stream, the end kept (Inspect's documented behaviour)
+GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
+# Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
+GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024)
+
+_uids = itertools.count()
+_uid_lock = threading.Lock()
+
+
+def _next_uid() -> int:
+    if not running_as_root():
+        return os.getuid()
+    with _uid_lock:
+        return GENERATION_UID_BASE + next(_uids) % 10_000
+
+
+@sandboxenv(name="vgb")
+class VgbSandboxEnvironment(SandboxEnvironment):
+    """One sample's sandbox: a host directory plus the bubblewrap settings to enter it."""
+
+    @classmethod
+    def default_concurrency(cls) -> int | None:
+        return 2 * (os.cpu_count() or 1)
+
+    @classmethod
+    async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
+                          metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
+        level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
+        return {"default": cls(level, task_type=str(metadata.get("task_type", "")))}
+
+    @classmethod
+    async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
+                             environments: dict[str, SandboxEnvironment], interrupted: bool) -> None:
+        for environment in environments.values():
+            environment.as_type(VgbSandboxEnvironment).remove()
+
+    def __init__(self, level: IsolationLevel, task_type: str = "", limits: Limits = GENERATION_LIMITS) -> None:
+        super().__init__()
+        self.level = level
+        self.limits = limits
+        self.task_type = task_type
+        self.uid = _next_uid()
+        base = Path(os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
+        self.root = Path(tempfile.mkdtemp(prefix="verifierbench-sample-", dir=base))
+        os.chmod(self.root, 0o755)
+        self.workspace = self.root / "workspace"
+        self.workspace.mkdir(mode=0o700)
+        self._own(self.workspace)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- exec -------------------------------------------------------------------------------
+
+    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
+                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
+                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        if user not in (None, "", "root", "agent"):
+            raise SandboxUserUnsupportedError(f"the vgb sandbox runs every command as its one unprivileged user, not {user!r}")
+        inside_cwd = self._inside_path(cwd or WORKSPACE)
+        environment = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": WORKSPACE,
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": VGB_LIB,
+            "VGB_TASK_TYPE": self.task_type,
+            **(env or {}),
+        }
+        argv = self._argv(cmd, environment, str(inside_cwd))
+        time_limit = timeout or self.limits.timeout_s
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            cwd=str(self.root), process_group=0, env={"PATH": "/usr/bin:/bin"},
+            **({"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}),
+        )
+        data = input.encode() if isinstance(input, str) else input
+        try:
+            stdout, stderr = await asyncio.wait_for(_communicate(process, data), timeout=time_limit)
+        except asyncio.TimeoutError:
+            _kill_group(process)
+            await process.wait()
+            raise TimeoutError(f"command timed out after {time_limit} s") from None
+        except BaseException:  # cancelled: never leave the sandbox running
+            _kill_group(process)
+            raise
+        return ExecResult(success=process.returncode == 0, returncode=process.returncode or 0,
+                          stdout=stdout.decode("utf-8", errors="replace"), stderr=stderr.decode("utf-8", errors="replace"))
+
+    def _argv(self, cmd: list[str], environment: dict[str, str], cwd: str) -> list[str]:
+        if self.level is IsolationLevel.bwrap:
+            binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
+            inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd)
+        else:  # degraded mode, opted into by the user: real paths, rlimits only
+            environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
+            inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
+        return ["prlimit", *self.limits.prlimit_args(), "--", *inner]
+
+    # -- files ------------------------------------------------------------------------------
+
+    async def write_file(self, file: str, contents: str | bytes) -> None:
+        host = self._host_path(file)
+        parent = host.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        for directory in [parent, *parent.parents]:
+            if directory == self.workspace:
+                break
+            self._own(directory)
+        self._check_inside(parent.resolve())
+        if host.is_dir() and not host.is_symlink():
+            raise IsADirectoryError(f"{file} is a directory")
+        data = contents.encode("utf-8") if isinstance(contents, str) else contents
+        fd = os.open(host, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        self._own(host)
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    async def read_file(self, file: str, text: bool = True) -> Union[str, bytes]:
+        host = self._host_path(file)
+        if not host.exists():
+            raise FileNotFoundError(f"{file}: no such file in the sandbox")
+        self._check_inside(host.resolve())
+        if host.is_dir():
+            raise IsADirectoryError(f"{file} is a directory")
+        if host.stat().st_size > OUTPUT_LIMIT * 10:
+            from inspect_ai.util import OutputLimitExceededError
+
+            raise OutputLimitExceededError(limit_str="100 MiB", truncated_output=None)
+        data = host.read_bytes()
+        return data.decode("utf-8") if text else data
+
+    # -- paths ------------------------------------------------------------------------------
+
+    def _inside_path(self, path: str) -> PurePosixPath:
+        inside = PurePosixPath(path)
+        return inside if inside.is_absolute() else PurePosixPath(WORKSPACE) / inside
+
+    def _host_path(self, file: str) -> Path:
+        inside = self._inside_path(file)
+        try:
+            relative = inside.relative_to(WORKSPACE)
+        except ValueError:
+            visible = " or ".join(SYSTEM_RO[:1])
+            raise PermissionError(f"{file}: only {WORKSPACE} is writable and readable through the sandbox API (system files: {visible} are read-only)") from None
+        if ".." in relative.parts:
+            raise PermissionError(f"{file}: '..' is not allowed")
+        return self.workspace / relative
+
+    def _check_inside(self, resolved: Path) -> None:
+        if resolved != self.workspace and self.workspace not in resolved.parents:
+            raise PermissionError("path leads outside the sandbox workspace (a link?)")
+
+    def _own(self, path: Path) -> None:
+        if running_as_root():
+            os.lchown(path, self.uid, self.uid)
+
+
+async def _communicate(process: asyncio.subprocess.Process, data: bytes | None) -> tuple[bytes, bytes]:
+    async def drain(stream: asyncio.StreamReader) -> bytes:
+        kept = bytearray()
+        while chunk := await stream.read(1 << 16):
+            kept += chunk
+            if len(kept) > OUTPUT_LIMIT:
+                del kept[: len(kept) - OUTPUT_LIMIT]
+        return bytes(kept)
+
+    async def feed() -> None:
+        assert process.stdin is not None
+        try:
+            if data:
+                process.stdin.write(data)
+                await process.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            process.stdin.close()
+
+    assert process.stdout is not None and process.stderr is not None
+    _, stdout, stderr = await asyncio.gather(feed(), drain(process.stdout), drain(process.stderr))
+    await process.wait()
+    return stdout, stderr
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

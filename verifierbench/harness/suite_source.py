@@ -1,0 +1,54 @@
+"""Which suite an eval uses: an explicit directory, `$VERIFIERBENCH_SUITE`, `./tasks/suite`, or
+one built from the installed packages into the user cache (the embedded default)."""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import logging
+import os
+from pathlib import Path
+
+from verifierbench import __version__
+from verifierbench.suite import MANIFEST, Suite, load_suite
+
+logger = logging.getLogger(__name__)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "verifierbench" / f"suite-{__version__}"
+
+
+def resolve_suite_dir(suite: str | None = None) -> Path:
+    if suite:
+        return Path(suite).expanduser()
+    if os.environ.get("VERIFIERBENCH_SUITE"):
+        return Path(os.environ["VERIFIERBENCH_SUITE"]).expanduser()
+    local = Path("tasks/suite")
+    return local if (local / MANIFEST).exists() else cache_dir()
+
+
+@functools.lru_cache(maxsize=4)
+def _load(directory: str, mtime_ns: int) -> Suite:
+    return load_suite(directory)
+
+
+def open_suite(suite: str | None = None) -> tuple[Path, Suite]:
+    """Loads the suite (cached per process); builds the default one first when none exists yet."""
+    directory = resolve_suite_dir(suite)
+    if not (directory / MANIFEST).exists() and directory == cache_dir():
+        _build_default(directory)
+    manifest = directory / MANIFEST
+    return directory, _load(str(directory.resolve()), manifest.stat().st_mtime_ns if manifest.exists() else 0)
+
+
+def _build_default(directory: Path) -> None:
+    from verifierbench.build import build_suite
+
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / ".build.lock", "w") as lock:  # concurrent evals build it once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (directory / MANIFEST).exists():
+            logger.warning("no suite found: building the default suite from the installed packages into %s", directory)
+            build_suite(directory, say=logger.warning)

@@ -1,0 +1,68 @@
+"""`inspect eval verifierbench/verifierbench`: one sample per VerifierBench task.
+
+Task options (`-T`): source, type, task_ids (comma-separated vgb-t- ids or source/source_id),
+harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
+
+from verifierbench.harness.agents import HARNESSES, harness_solver
+from verifierbench.harness.dataset import suite_dataset
+from verifierbench.harness.suite_source import open_suite
+from verifierbench.judge import select_tasks
+from verifierbench.schema import TaskType
+from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
+
+# Bumped whenever scores stop being comparable with earlier logs.
+TASK_VERSION = 1
+SANDBOXES_DIR = Path(__file__).resolve().parents[2] / "sandboxes"
+TIME_LIMIT_S = 5400  # paper App. E
+MAX_TOKENS = 32768  # per reply, paper App. E
+RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
+
+
+@task(name="verifierbench")
+def verifierbench(
+    source: str | None = None,
+    type: str | None = None,
+    task_ids: str | list[str] | None = None,
+    harness: str = "default",
+    rounds: int = DEFAULT_ROUNDS,
+    suite: str | None = None,
+    sandbox: str = "vgb",
+    time_limit: int = TIME_LIMIT_S,
+    max_tokens: int = MAX_TOKENS,
+    run_public_budget: int = RUN_PUBLIC_BUDGET,
+) -> Task:
+    if harness not in HARNESSES:
+        raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
+    directory, loaded = open_suite(suite)
+    ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
+    tasks = select_tasks(loaded, ids, source=source, task_type=type)
+    return Task(
+        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply"),
+        solver=harness_solver(harness, run_public_budget),
+        # Rounds beyond the first exist only when some selected task is judged more than once.
+        scorer=hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
+        sandbox=sandbox_spec(sandbox),
+        config=GenerateConfig(max_tokens=max_tokens),
+        time_limit=time_limit,
+        version=TASK_VERSION,
+        metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
+                  "run_public_budget": run_public_budget},
+    )
+
+
+def sandbox_spec(name: str) -> str | tuple[str, str]:
+    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in sandboxes/."""
+    if name == "vgb":
+        return "vgb"
+    configs = {"docker": SANDBOXES_DIR / "docker" / "compose.yaml", "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
+    if name not in configs:
+        raise ValueError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
+    return (name, str(configs[name]))

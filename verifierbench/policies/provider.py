@@ -1,0 +1,121 @@
+"""`--model verifierbench/<policy>`: model-free policies as an Inspect model provider.
+
+Each policy plays the generation agent through the real harness, offline: with tools it reads the
+task file with `bash`, writes verify.py with `write_file` (or `bash`), runs it once on the example
+candidate, and calls `submit`; without tools (single_reply) it answers with one code block.
+Policies: always_accept, always_reject, random (seeded: `-M seed=N`), heuristic.
+
+Set `VERIFIERBENCH_POLICY_TRACE=FILE` to append one line per generate call (sample id and step):
+tests use it to prove a resumed run does not redo finished samples.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser, GenerateConfig, ModelAPI,
+                              ModelOutput, ModelUsage, modelapi)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
+from verifierbench.policies.verifiers import POLICIES, verifier_source
+
+TASK_FILE = f"{TASK_DIR}/task.json"
+EXAMPLE = f"{TASK_DIR}/example_candidate.json"
+TRACE_ENV = "VERIFIERBENCH_POLICY_TRACE"
+
+
+@modelapi(name="verifierbench")
+def verifierbench_policies() -> type[ModelAPI]:
+    return PolicyModel
+
+
+class PolicyModel(ModelAPI):
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_name not in POLICIES:
+            raise ValueError(f"unknown policy verifierbench/{model_name} (choose from {', '.join(POLICIES)})")
+        self.policy = model_name
+        self.seed = int(model_args.get("seed", 0))
+
+    def max_connections(self) -> int:
+        return 32
+
+    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+                       config: GenerateConfig) -> ModelOutput:
+        names = {t.name for t in tools}
+        step = sum(isinstance(m, ChatMessageAssistant) for m in input)
+        _trace(input, step)
+        if not names:
+            return self._reply(input)
+        if step == 0 and "bash" in names:
+            return self._call("bash", {"command": f"cat {TASK_FILE}"}, "Reading the task.")
+        if step <= 1:
+            source = verifier_source(self.policy, _task_from(input), self.seed)
+            if "write_file" in names:
+                return self._call("write_file", {"path": VERIFIER_PATH, "content": source}, "Writing the verifier.")
+            command = f"mkdir -p $(dirname {VERIFIER_PATH}) && cat > {VERIFIER_PATH} <<'VGB_EOF'\n{source}VGB_EOF"
+            return self._call("bash", {"command": command}, "Writing the verifier.")
+        if step == 2 and "bash" in names:
+            test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
+            return self._call("bash", {"command": test}, "Trying it on the example candidate.")
+        if "submit" in names:
+            return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
+        return self._output(ModelOutput.from_content(self.model_name, "Done."))
+
+    def _reply(self, input: list[ChatMessage]) -> ModelOutput:
+        source = verifier_source(self.policy, _task_from_prompt(input), self.seed)
+        return self._output(ModelOutput.from_content(self.model_name, f"```python\n{source}```\n"))
+
+    def _call(self, tool: str, arguments: dict[str, Any], text: str) -> ModelOutput:
+        return self._output(ModelOutput.for_tool_call(self.model_name, tool, arguments, content=text))
+
+    @staticmethod
+    def _output(output: ModelOutput) -> ModelOutput:
+        # Usage set on every output: Inspect never needs a tokenizer (no download) to count.
+        text = output.completion or ""
+        output.usage = ModelUsage(input_tokens=0, output_tokens=len(text) // 4 + 1, total_tokens=len(text) // 4 + 1)
+        return output
+
+
+def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
+    """The task.json the policy read with bash (the latest tool result that parses)."""
+    for message in reversed(input):
+        if isinstance(message, ChatMessageTool):
+            text = message.text
+            try:
+                data, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
+            except ValueError:  # no object in it (stderr only, an error)
+                continue
+            if isinstance(data, dict) and "instruction" in data:
+                return data
+    return _task_from_prompt(input)
+
+
+def _task_from_prompt(input: list[ChatMessage]) -> dict[str, Any]:
+    """Without tools, the tool definitions are read from the prompt's JSON block."""
+    prompt = next((m.text for m in input if isinstance(m, ChatMessageUser)), "")
+    marker = "Tools available to the assistant (as given to it):"
+    tools: Any = []
+    if marker in prompt:
+        try:
+            tools, _ = json.JSONDecoder().raw_decode(prompt[prompt.index(marker) + len(marker):].lstrip())
+        except json.JSONDecodeError:
+            tools = []
+    return {"instruction": prompt, "tools": tools}
+
+
+def _trace(input: list[ChatMessage], step: int) -> None:
+    path = os.environ.get(TRACE_ENV)
+    if not path:
+        return
+    from inspect_ai.solver._task_state import sample_state
+
+    state = sample_state()
+    sample_id = state.sample_id if state else None
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"sample_id": sample_id, "step": step, "pid": os.getpid()}) + "\n")
+

@@ -1,0 +1,108 @@
+"""The verifiers the model-free policies write, from what the task shows (its task.json).
+
+- `always_accept` / `always_reject`: constant decisions (BA_norm 0 by construction).
+- `random`: PASS or FAIL from a seeded hash of the candidate (deterministic per case and seed).
+- `heuristic`: schema checks a careful reader could write without solving the task: at least one
+  call, known function names, required arguments present, no unknown arguments, JSON types and
+  enums as declared, string arguments grounded in the request, and raw text that names the
+  parsed calls.
+"""
+
+from __future__ import annotations
+
+import json
+
+POLICIES = ("always_accept", "always_reject", "random", "heuristic")
+
+_HEADER = '''import hashlib, json, sys
+
+with open(sys.argv[1]) as f:
+    candidate = json.load(f)
+
+
+def decide(decision, reason=""):
+    with open(sys.argv[2], "w") as out:
+        json.dump({"decision": decision, "reason": reason}, out)
+    sys.exit(0)
+
+'''
+
+_HEURISTIC = '''
+TOOLS = json.loads(__TOOLS__)
+REQUEST = json.loads(__REQUEST__).lower()
+TYPES = {
+    "string": (str,), "integer": (int,), "number": (int, float), "float": (int, float), "boolean": (bool,),
+    "array": (list,), "list": (list,), "tuple": (list,), "dict": (dict,), "object": (dict,),
+}
+
+
+def norm(name):
+    return name.replace(".", "_")
+
+
+def type_ok(value, schema):
+    kind = (schema or {}).get("type")
+    allowed = TYPES.get(kind)
+    if allowed is None:
+        return True
+    if isinstance(value, bool) and bool not in allowed:
+        return False
+    return isinstance(value, allowed)
+
+
+def grounded(value):
+    words = [w for w in "".join(c if c.isalnum() else " " for c in value.lower()).split() if len(w) >= 3]
+    return not words or any(w in REQUEST for w in words)
+
+
+tools = {norm(t["name"]): t for t in TOOLS}
+if not isinstance(candidate, dict) or not isinstance(candidate.get("parsed"), list) or not candidate["parsed"]:
+    decide("FAIL", "no tool call")
+raw = candidate.get("raw") if isinstance(candidate.get("raw"), str) else ""
+for call in candidate["parsed"]:
+    if not isinstance(call, dict) or not isinstance(call.get("arguments"), dict):
+        decide("FAIL", "malformed call")
+    tool = tools.get(norm(str(call.get("name"))))
+    if tool is None:
+        decide("FAIL", "unknown function " + str(call.get("name")))
+    if str(call["name"]).split(".")[-1] not in raw:
+        decide("FAIL", "raw text does not name " + str(call["name"]))
+    params = (tool.get("parameters") or {})
+    props = params.get("properties") or {}
+    for name in params.get("required") or []:
+        if name not in call["arguments"]:
+            decide("FAIL", "missing required argument " + name)
+    for name, value in call["arguments"].items():
+        if name not in props:
+            decide("FAIL", "unknown argument " + name)
+        if not type_ok(value, props[name]):
+            decide("FAIL", "argument " + name + " has the wrong type")
+        if "enum" in props[name] and value not in props[name]["enum"]:
+            decide("FAIL", "argument " + name + " outside its enum")
+        if isinstance(value, str) and not grounded(value):
+            decide("FAIL", "argument " + name + " is not grounded in the request")
+decide("PASS", "calls are well-formed")
+'''
+
+
+def verifier_source(policy: str, task: dict, seed: int = 0) -> str:
+    """verify.py for a policy; `task` is the task.json the agent read (may be empty for constants)."""
+    if policy == "always_accept":
+        return _HEADER + 'decide("PASS")\n'
+    if policy == "always_reject":
+        return _HEADER + 'decide("FAIL")\n'
+    if policy == "random":
+        return _HEADER + (f'digest = hashlib.sha256(b"{int(seed)}:" + json.dumps(candidate, sort_keys=True).encode()).digest()\n'
+                          'decide("PASS" if digest[0] % 2 else "FAIL")\n')
+    if policy == "heuristic":
+        tools = task.get("tools") or []
+        request = user_request(task.get("instruction") or "")
+        return (_HEADER + _HEURISTIC).replace("__TOOLS__", repr(json.dumps(tools))).replace("__REQUEST__", repr(json.dumps(request)))
+    raise ValueError(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
+
+
+def user_request(instruction: str) -> str:
+    """The request part of a tool-call instruction (before the tool definitions), for grounding checks."""
+    start = instruction.find("User request:")
+    end = instruction.find("Tools available to the assistant")
+    return instruction[start if start >= 0 else 0:end if end > start else len(instruction)]

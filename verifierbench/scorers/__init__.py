@@ -1,0 +1,1 @@
+"""Inspect scorers: the hidden-case scorer (and, later, TestJack-style auditing)."""

@@ -1,0 +1,137 @@
+"""The hidden-case scorer (architecture §5, §7): freezes the delivered verifier, runs every hidden
+case of the sample's task through the executor, and records per-case P/F/U.
+
+Tool-call tasks are judged once; state and code tasks `rounds` times (default 3). The value holds,
+per judgment round k, what the task-weighted metrics average (`r_pos@k`, `r_neg@k`, `attack@k`, the
+P/F/U counts); tool-call tasks repeat their one round so every sample has the same keys and the
+metric can pick the median aggregate round with the tool-call round held fixed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+from inspect_ai.util import sandbox as sandbox_env
+from inspect_ai.util import store
+
+from verifierbench.executor import Executor, Job, Limits
+from verifierbench.harness.sandbox import SANDBOX_LIB
+from verifierbench.harness.suite_source import open_suite
+from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES
+from verifierbench.protocol import Decision
+from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.scorers import verifier_files
+from verifierbench.scorers.metrics import verifierbench_metrics
+
+DEFAULT_ROUNDS = 3
+
+
+@functools.lru_cache(maxsize=1)
+def shared_executor() -> Executor:
+    """One executor per process: its slots bound how many cases run at once across all samples.
+    Generated verifiers get `vgb_env` (public helpers), never the reference libraries."""
+    return Executor(Limits(), isolation="auto", libraries=((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),))
+
+
+def rounds_for(task: Task, rounds: int) -> int:
+    return 1 if task.type is TaskType.tool_call else rounds
+
+
+@scorer(metrics=[verifierbench_metrics()])
+def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scorer:
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+
+    async def score(state: TaskState, target: Target) -> Score:
+        _, loaded = open_suite(suite)
+        task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
+        if task is None:
+            raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
+        files, skipped = await delivered_files()
+        cases = loaded.cases_by_task[task.id]
+        judged = rounds_for(task, rounds)
+        if verifier_files.has_entrypoint(files):
+            verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged)
+        else:
+            verifier_hash = None
+            decisions = {case.id: [(Decision.U, "missing verifier")] * judged for case in cases}
+        return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged)
+
+    return score
+
+
+async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:
+    """From the store when the harness froze it already (or when re-scoring a log), else from the sandbox."""
+    saved = store().get(verifier_files.STORE_KEY)
+    if saved is not None:
+        return saved["files"], saved.get("skipped", [])
+    try:
+        env = sandbox_env()
+    except (ProcessLookupError, RuntimeError, ValueError):
+        return {}, ["no sandbox and no verifier in the log"]
+    files, skipped = await verifier_files.collect(env)
+    store().set(verifier_files.STORE_KEY, {"files": files, "skipped": skipped})
+    return files, skipped
+
+
+def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged: int) -> tuple[str, dict[str, list[tuple[Decision, str | None]]]]:
+    executor = shared_executor()
+    with tempfile.TemporaryDirectory(prefix="verifierbench-delivered-") as tmp:
+        frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
+    decisions: dict[str, list[tuple[Decision, str | None]]] = {case.id: [] for case in cases}
+    for _ in range(judged):
+        outcomes = {o.key: o for o in executor.run_many(Job(frozen, case.candidate, key=case.id) for case in cases)}
+        for case in cases:
+            outcome = outcomes[case.id]
+            decisions[case.id].append((outcome.decision, outcome.problem))
+    return frozen.sha256, decisions
+
+
+def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[tuple[Decision, str | None]]],
+                verifier_hash: str | None, files: dict[str, dict[str, str]], skipped: list[str], rounds: int, judged: int) -> Score:
+    submitted = verifier_hash is not None
+    value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
+    for k in range(max(rounds, judged)):
+        got = min(k, judged - 1)  # tool-call tasks: the one round, held fixed
+        positive, negative, attack, pooled = Counter(), Counter(), Counter(), Counter()
+        for case in cases:
+            decision = decisions[case.id][got][0]
+            (positive if case.label is Label.PASS else negative)[decision] += 1
+            if case.category.is_attack:
+                attack[decision] += 1
+            pooled[decision] += 1
+        value[f"r_pos@{k}"] = positive[Decision.P] / sum(positive.values()) if submitted else 0.0
+        value[f"r_neg@{k}"] = negative[Decision.F] / sum(negative.values()) if submitted else 0.0
+        value[f"attack@{k}"] = attack[Decision.P] / sum(attack.values()) if attack and submitted else 0.0
+        for d in Decision:
+            value[f"{d.value}@{k}"] = float(pooled[d])
+    uses = store().get(RUN_PUBLIC_USES, 0)
+    blocks = store().get(BUDGET_BLOCKS, 0)
+    value["run_public"], value["budget_blocks"] = float(uses), float(blocks)
+    first = Counter(decisions[c.id][0][0] for c in cases)
+    return Score(
+        value=value,
+        answer=verifier_hash or "no verifier",
+        explanation=(f"round 1: P {first[Decision.P]}, F {first[Decision.F]}, U {first[Decision.U]} on {len(cases)} hidden cases; "
+                     f"r+ {value['r_pos@0']:.3f}, r- {value['r_neg@0']:.3f}" if submitted else "no verifier delivered"),
+        metadata={
+            "task_id": task.id, "source": task.source.value, "task_type": task.type.value, "task_hash": task.content_hash,
+            "verifier_hash": verifier_hash, "verifier_files": files, "verifier_skipped": skipped,
+            "rounds_judged": judged,
+            "cases": [_case_record(case, decisions[case.id], verifier_hash) for case in cases],
+            "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks},
+        },
+    )
+
+
+def _case_record(case: TestCase, rounds: list[tuple[Decision, str | None]], verifier_hash: str | None) -> dict[str, Any]:
+    problems = [p for _, p in rounds if p]
+    return {"case_id": case.id, "case_hash": case.content_hash, "verifier_hash": verifier_hash, "category": case.category.value,
+            "label": case.label.value, "decisions": [d.value for d, _ in rounds], **({"problem": problems[0]} if problems else {})}
