@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -11,6 +13,8 @@ from verifierbench.executor import Executor, Limits, probe_bwrap
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
+ACEBENCH = SHARED / "upstream/acebench/data_all/data_en"
+BIN = Path(sys.executable).parent
 
 
 def write_verifier(directory: Path, source: str, name: str = "verify.py") -> Path:
@@ -32,3 +36,23 @@ def sandbox(bwrap_available: None) -> Executor:
     # Short limits keep the hostile tests fast; the defaults are exercised elsewhere.
     with Executor(Limits(timeout_s=3, memory_bytes=1 << 30, max_processes=32), isolation="bwrap", slots=2) as executor:
         yield executor
+
+
+def _build(out: Path, *args: str) -> Path:
+    result = subprocess.run([str(BIN / "verifierbench"), "build", "--out", str(out), *args], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """The full tool-call suite (BFCL and ACEBench), built once per session the way users build it."""
+    if not ACEBENCH.is_dir():
+        pytest.skip(f"ACEBench data not found at {ACEBENCH}")
+    return _build(tmp_path_factory.mktemp("suite") / "suite", "--acebench-dir", str(ACEBENCH))
+
+
+@pytest.fixture(scope="session")
+def bfcl_suite(tmp_path_factory) -> Path:
+    """A BFCL-only suite: needs nothing beyond the installed packages."""
+    return _build(tmp_path_factory.mktemp("bfcl-suite") / "suite", "--source", "bfcl")

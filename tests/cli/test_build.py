@@ -8,22 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import SHARED
+from tests.conftest import ACEBENCH
 from verifierbench.schema import Category, Label
 from verifierbench.suite import load_suite
 
-ACEBENCH = SHARED / "upstream/acebench/data_all/data_en"
 TOOL_CALL_CATEGORIES = {c.value for c in Category} - {"process_violation"}  # injections belong to state tasks
-
-
-@pytest.fixture(scope="session")
-def built(tmp_path_factory) -> Path:
-    if not ACEBENCH.is_dir():
-        pytest.skip(f"ACEBench data not found at {ACEBENCH}")
-    out = tmp_path_factory.mktemp("suite") / "suite"
-    result = cli("build", "--out", str(out), "--acebench-dir", str(ACEBENCH))
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def test_stats_meet_the_tool_call_acceptance(built):

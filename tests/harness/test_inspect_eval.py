@@ -1,0 +1,84 @@
+"""`inspect eval verifierbench/verifierbench` end to end, offline, with the model-free policies."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.inspect_cli import eval_log, inspect, metrics
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+def run(tmp_path, suite, model, *args):
+    result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={suite}",
+                     "--log-dir", str(tmp_path), *args)
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(tmp_path)
+    assert log.status == "success", log.error
+    return log
+
+
+def test_always_reject_scores_tnr_100_and_ba_norm_0(tmp_path, bfcl_suite):
+    log = run(tmp_path, bfcl_suite, "verifierbench/always_reject", "-T", "source=bfcl", "--limit", "5")
+    got = metrics(log)
+    assert (got["BA_norm"], got["TPR"], got["TNR"]) == (0.0, 0.0, 100.0)
+    assert got["submission_rate"] == 100.0 and got["valid_output_rate"] == 100.0
+    assert len(log.samples) == 5
+
+
+def test_always_accept_scores_tpr_100_and_accepts_every_attack(tmp_path, bfcl_suite):
+    got = metrics(run(tmp_path, bfcl_suite, "verifierbench/always_accept", "-T", "source=bfcl", "--limit", "5"))
+    assert (got["BA_norm"], got["TPR"], got["TNR"], got["FPR_h"]) == (0.0, 100.0, 0.0, 100.0)
+
+
+def test_heuristic_policy_is_strictly_between_constant_and_perfect(tmp_path, built):
+    log = run(tmp_path, built, "verifierbench/heuristic")
+    got = metrics(log)
+    assert 0.0 < got["BA_norm"] < 100.0
+    assert len(log.samples) == len(load_suite(built).tasks)
+    for source in ("bfcl", "acebench"):
+        assert 0.0 < got[f"BA_norm[{source}]"] < 100.0, source
+    assert got["BA_norm[tool-call]"] == pytest.approx(got["BA_norm"])
+
+
+def test_score_metadata_holds_the_frozen_verifier_and_every_case(tmp_path, bfcl_suite):
+    log = run(tmp_path, bfcl_suite, "verifierbench/random", "-M", "seed=3", "-T", "task_ids=bfcl/parallel_114")
+    suite = load_suite(bfcl_suite)
+    (sample,) = log.samples
+    task = suite.tasks[sample.id]
+    assert task.source_id == "parallel_114"
+    score = sample.scores["hidden_cases"]
+    meta = score.metadata
+    assert meta["verifier_hash"].startswith("sha256:") and score.answer == meta["verifier_hash"]
+    assert "b\"3:\"" in meta["verifier_files"]["verify.py"]["text"]  # the seed reached the verifier
+    cases = {c.id: c for c in suite.cases_by_task[task.id]}
+    assert {c["case_id"] for c in meta["cases"]} == set(cases)
+    for record in meta["cases"]:
+        assert record["case_hash"] == cases[record["case_id"]].content_hash
+        assert record["verifier_hash"] == meta["verifier_hash"]
+        assert record["decisions"][0] in ("P", "F")
+    assert meta["run_public"] == {"cap_run_public": 0, "cap_budget_blocks": 0}
+    # The agent loop ran for real: the policy's tool calls and their results are in the transcript.
+    calls = [e.function for e in sample.events if e.event == "tool"]
+    assert calls == ["bash", "write_file", "bash", "submit"]
+    assert all(e.error is None for e in sample.events if e.event == "tool")
+
+
+def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, bfcl_suite):
+    log = run(tmp_path, bfcl_suite, "verifierbench/heuristic", "-T", "harness=single_reply", "-T", "source=bfcl", "--limit", "3")
+    got = metrics(log)
+    assert got["submission_rate"] == 100.0
+    for sample in log.samples:
+        assert not any(m.role == "tool" for m in sample.messages)
+        assert "TOOLS = json.loads" in sample.scores["hidden_cases"].metadata["verifier_files"]["verify.py"]["text"]
+
+
+def test_task_file_path_and_bad_options(tmp_path, bfcl_suite):
+    result = inspect("eval", "tasks/verifierbench.py", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
+                     "-T", "task_ids=bfcl/parallel_114", "--log-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert metrics(eval_log(tmp_path))["TNR"] == 100.0
+    bad = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
+                  "-T", "task_ids=bfcl/no_such_task", "--log-dir", str(tmp_path / "bad"))
+    assert bad.returncode != 0 and "no_such_task" in bad.stderr
