@@ -1,0 +1,105 @@
+"""The `vgb` generation sandbox: isolation, file access, limits, and nothing hidden visible in it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import pytest
+
+from verifierbench.executor.isolation import IsolationLevel
+from verifierbench.harness.dataset import task_sample
+from verifierbench.harness.sandbox import VgbSandboxEnvironment
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+@pytest.fixture()
+def box():
+    env = VgbSandboxEnvironment(IsolationLevel.bwrap, task_type="tool-call")
+    yield env
+    env.remove()
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def sh(box, command, **kwargs):
+    return run(box.exec(["bash", "-c", command], **kwargs))
+
+
+def test_workspace_persists_and_tmp_does_not(box):
+    assert sh(box, "echo hi > /workspace/a.txt && echo tmp > /tmp/b.txt && pwd").stdout.strip() == "/workspace"
+    assert sh(box, "cat a.txt; test -e /tmp/b.txt && echo leaked || echo gone").stdout.split() == ["hi", "gone"]
+    assert run(box.read_file("/workspace/a.txt")) == "hi\n"
+    run(box.write_file("verifier/verify.py", "print(1)\n"))
+    assert sh(box, "python3 /workspace/verifier/verify.py").stdout == "1\n"
+    assert sh(box, "cat", input="piped").stdout == "piped"
+
+
+def test_no_network_not_even_to_the_host(box):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        code = f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n    print('connected')\nexcept OSError as e:\n    print('blocked')"
+        assert run(box.exec(["python3", "-c", code])).stdout.strip() == "blocked"
+    finally:
+        server.close()
+
+
+def test_host_files_are_invisible_and_the_system_is_read_only(box):
+    assert sh(box, "ls /root /work /home 2>&1; echo x > /usr/x 2>&1 || echo denied").stdout.count("No such file") == 3
+    assert "denied" in sh(box, "echo x > /usr/x 2>/dev/null || echo denied").stdout
+    assert sh(box, "id -u").stdout.strip() != "0"
+    assert sh(box, "python3 -c 'import vgb_env; print(vgb_env.__name__)'").stdout.strip() == "vgb_env"
+    for package in ("verifierbench", "bfcl_eval", "inspect_ai"):
+        assert not run(box.exec(["python3", "-c", f"import {package}"])).success, package
+
+
+def test_links_out_of_the_workspace_are_not_followed(box):
+    sh(box, "ln -s /etc/passwd /workspace/passwd; mkdir -p /workspace/d; ln -s / /workspace/d/root")
+    with pytest.raises(PermissionError):
+        run(box.read_file("passwd"))
+    with pytest.raises(PermissionError):
+        run(box.read_file("d/root/etc/hostname"))
+    with pytest.raises((PermissionError, OSError)):
+        run(box.write_file("passwd", "owned"))
+    with pytest.raises(PermissionError):
+        run(box.read_file("/etc/hostname"))
+
+
+def test_timeout_raises_and_kills_the_command(box):
+    with pytest.raises(TimeoutError):
+        sh(box, "sleep 30", timeout=1)
+    assert sh(box, "ps -e -o comm= | grep -c sleep || true").stdout.strip() == "0"
+
+
+def test_an_agent_searching_the_filesystem_finds_no_hidden_case_or_reference(box, bfcl_suite):
+    """Everything the generation sandbox can read holds no case id, case hash, hidden candidate,
+    label, answer key or reference-verifier code."""
+    suite = load_suite(bfcl_suite)
+    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
+    sample = task_sample(task, run_public_budget=20, has_tools=True)
+    for path, content in sample.files.items():
+        run(box.write_file(path, content))
+    patterns = {"vgb-c-", "possible_answer", "ast_checker", "overstrict_trap", "near_miss", "def decide(reference",
+                json.dumps(task.reference["ground_truth"])}
+    for case in suite.cases_by_task[task.id]:
+        patterns |= {case.id, case.content_hash.split(":")[1]}
+        # grep takes one pattern per line: each candidate as JSON, and its raw text when that is one line
+        # (lines of multi-line JSON raws, like '"name": "f",', also occur in the tool definitions).
+        patterns.add(json.dumps(case.candidate))
+        raw = case.candidate.get("raw", "")
+        if len(raw) >= 24 and "\n" not in raw:
+            patterns.add(raw)
+    search = "grep -rIlF -f - / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; echo searched"
+    result = sh(box, search, input="\n".join(sorted(patterns)) + "\n", timeout=300)
+    assert result.stdout.splitlines() == ["searched"], result.stdout[:2000]
+    # A control: the same search finds what the agent is meant to see.
+    tool_name = task.environment["tools"][0]["name"]
+    assert "/workspace/task/task.json" in sh(box, search, input=tool_name + "\n", timeout=300).stdout.splitlines()
