@@ -1,0 +1,67 @@
+"""The hidden-case scorer's judging: crashes are U (never unscored), a missing verifier scores 0."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from verifierbench.protocol import Decision
+from verifierbench.scorers.hidden_cases import build_score, judge_cases
+from verifierbench.scorers.verifier_files import decode, encode
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+@pytest.fixture(scope="module")
+def task_and_cases(bfcl_suite):
+    suite = load_suite(bfcl_suite)
+    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
+    return task, suite.cases_by_task[task.id]
+
+
+def files(source):
+    return {"verify.py": encode(source.encode())}
+
+
+def score_of(task, cases, source, rounds=1):
+    verifier_hash, decisions = judge_cases(files(source), cases, rounds)
+    return build_score(task, cases, decisions, verifier_hash, files(source), [], rounds, rounds)
+
+
+def test_a_crashing_verifier_gets_u_on_every_case_and_scores_zero(task_and_cases):
+    task, cases = task_and_cases
+    score = score_of(task, cases, "raise SystemExit(3)\n")
+    assert score.value["U@0"] == len(cases) and score.value["P@0"] == score.value["F@0"] == 0
+    assert score.value["r_pos@0"] == 0.0 and score.value["r_neg@0"] == 0.0
+    assert not any(math.isnan(v) for v in score.value.values())
+    assert all(c["decisions"] == ["U"] and "status 3" in c["problem"] for c in score.metadata["cases"])
+
+
+def test_helper_module_and_helper_files_are_delivered(task_and_cases):
+    task, cases = task_and_cases
+    source = "import json, os, vgb_env\nrule = json.load(open(os.path.join(os.path.dirname(__file__), 'rule.json')))\nvgb_env.write_decision(rule['decision'])\n"
+    delivered = {"verify.py": encode(source.encode()), "rule.json": encode(b'{"decision": "FAIL"}')}
+    verifier_hash, decisions = judge_cases(delivered, cases, 1)
+    assert {d[0][0] for d in decisions.values()} == {Decision.F}
+
+
+def test_rounds_are_judged_separately_and_recorded(task_and_cases):
+    task, cases = task_and_cases
+    score = score_of(task, cases, "import sys, json\njson.dump({'decision': 'PASS'}, open(sys.argv[2], 'w'))\n", rounds=2)
+    assert all(c["decisions"] == ["P", "P"] for c in score.metadata["cases"])
+    assert score.value["r_pos@1"] == 1.0 and score.metadata["rounds_judged"] == 2
+
+
+def test_binary_files_round_trip():
+    assert decode(encode(b"\xff\x00abc")) == b"\xff\x00abc"
+    assert encode("é".encode()) == {"text": "é"}
+
+
+def test_a_missing_verifier_is_u_everywhere_and_not_submitted(task_and_cases):
+    task, cases = task_and_cases
+    decisions = {c.id: [(Decision.U, "missing verifier")] for c in cases}
+    score = build_score(task, cases, decisions, None, {}, [], 1, 1)
+    assert score.value["submitted"] == 0.0 and score.value["r_pos@0"] == 0.0 and score.value["U@0"] == len(cases)
+    assert score.answer == "no verifier"
