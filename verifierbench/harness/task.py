@@ -11,7 +11,7 @@ from pathlib import Path
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from verifierbench.harness.agents import HARNESSES, harness_solver
+from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
@@ -41,6 +41,9 @@ def verifierbench(
 ) -> Task:
     if harness not in HARNESSES:
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
+    if harness in SWE_HARNESSES and sandbox == "vgb":
+        raise ValueError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
+                         "use -T sandbox=docker (see sandboxes/README.md)")
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)

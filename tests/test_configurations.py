@@ -1,0 +1,47 @@
+"""The paper's 36 configurations and their eval-set file."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.inspect_cli import eval_log, inspect, metrics
+from verifierbench.configurations import BY_NAME, CONFIGURATIONS, OVERRIDE_ENV, configuration_task
+
+
+def test_36_configurations_19_models_with_the_common_harness_and_17_alternatives():
+    assert len(CONFIGURATIONS) == 36 and len(BY_NAME) == 36
+    assert sum(c.harness_label == "Pi" for c in CONFIGURATIONS) == 19
+    alternatives = [c for c in CONFIGURATIONS if c.harness_label != "Pi"]
+    assert len(alternatives) == 17
+    assert {c.harness_label for c in alternatives if not c.runnable} == {"OpenClaw"}
+
+
+def test_the_eval_set_file_lists_every_runnable_configuration():
+    result = inspect("list", "tasks", "tasks/paper_configurations.py")
+    assert result.returncode == 0, result.stderr
+    listed = {line.split("@")[1] for line in result.stdout.split() if "@" in line}
+    assert listed == {c.name for c in CONFIGURATIONS if c.runnable}
+
+
+def test_every_runnable_configuration_builds_with_its_model_and_harness(monkeypatch, bfcl_suite):
+    monkeypatch.setenv(OVERRIDE_ENV, "verifierbench/always_reject")
+    for config in CONFIGURATIONS:
+        if not config.runnable:
+            with pytest.raises(ValueError, match="no Inspect agent"):
+                configuration_task(config.name, suite=str(bfcl_suite))
+            continue
+        task = configuration_task(config.name, suite=str(bfcl_suite), task_ids="bfcl/parallel_114")
+        assert task.metadata["configuration"] == config.name and task.metadata["harness"] == config.harness
+        assert str(task.model) == "verifierbench/always_reject"
+        assert (task.sandbox.type == "vgb") == (config.harness == "default")
+
+
+@pytest.mark.usefixtures("bwrap_available")
+def test_a_configuration_runs_through_eval_set_with_its_bound_model(tmp_path, bfcl_suite):
+    result = inspect("eval-set", "tasks/paper_configurations.py@gpt_5_1_pi", "-T", f"suite={bfcl_suite}",
+                     "-T", "task_ids=bfcl/parallel_114", "--log-dir", str(tmp_path),
+                     env={OVERRIDE_ENV: "verifierbench/always_reject"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(tmp_path)
+    assert log.eval.metadata["configuration"] == "gpt_5_1_pi"
+    assert metrics(log)["TNR"] == 100.0
