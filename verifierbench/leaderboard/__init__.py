@@ -1,0 +1,1 @@
+"""Leaderboards from Inspect logs: configurations, merged samples, metrics of the median round."""
