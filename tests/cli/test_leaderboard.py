@@ -1,0 +1,64 @@
+"""`verifierbench leaderboard` over Inspect logs, and re-scoring a log with `inspect score`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from tests.cli.test_cli import cli
+from tests.harness.inspect_cli import inspect
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10")
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory, bfcl_suite):
+    root = tmp_path_factory.mktemp("logs")
+    runs = [("verifierbench/always_reject", TASKS[0]), ("verifierbench/always_reject", TASKS[1]),
+            ("verifierbench/heuristic", ",".join(TASKS))]
+    for model, ids in runs:
+        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
+                         "-T", f"task_ids={ids}", "--log-dir", str(root / "all"))
+        assert result.returncode == 0, result.stderr[-3000:]
+    return root / "all"
+
+
+def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
+    result = cli("leaderboard", str(logs), "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert list(rows) == ["verifierbench/heuristic", "verifierbench/always_reject"]  # ranked by BA_norm
+    reject = rows["verifierbench/always_reject"]
+    assert reject["n_tasks"] == reject["n_submitted"] == 2 and len(reject["logs"]) == 2
+    assert (reject["ba_norm"], reject["tnr"], reject["tpr"]) == (0.0, 100.0, 0.0)
+    heuristic = rows["verifierbench/heuristic"]
+    assert heuristic["ba_norm"] == pytest.approx(heuristic["tpr"] + heuristic["tnr"] - 100)
+    table = cli("leaderboard", str(logs))
+    assert "verifierbench/heuristic" in table.stdout and "BA_norm" in table.stdout
+
+
+def test_the_leaderboard_matches_the_logs_own_metrics(logs):
+    rows = json.loads(cli("leaderboard", str(logs), "--json").stdout)
+    heuristic_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval")) if "heuristic" in l.eval.model)
+    (score,) = heuristic_log.results.scores
+    assert rows["verifierbench/heuristic"]["ba_norm"] == pytest.approx(score.metrics["BA_norm"].value)
+
+
+def test_inspect_score_rejudges_the_frozen_verifier_from_the_log(logs, tmp_path, bfcl_suite):
+    source = next(p for p in logs.glob("*.eval") if "heuristic" in read_eval_log(str(p), header_only=True).eval.model)
+    out = tmp_path / "rescored.eval"
+    result = inspect("score", str(source), "--scorer", "verifierbench/hidden_cases", "-S", f"suite={bfcl_suite}",
+                     "--action", "overwrite", "--output-file", str(out))
+    assert result.returncode == 0, result.stderr[-3000:]
+    before, after = read_eval_log(str(source)), read_eval_log(str(out))
+    for a, b in zip(before.samples, after.samples):
+        assert a.scores["hidden_cases"].metadata["cases"] == b.scores["hidden_cases"].metadata["cases"]
+        assert a.scores["hidden_cases"].answer == b.scores["hidden_cases"].answer
+
+
+def test_no_logs_is_a_clear_error(tmp_path):
+    result = cli("leaderboard", str(tmp_path))
+    assert result.returncode == 2 and "no Inspect logs" in result.stderr
