@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_build import built  # noqa: F401  (session fixture)
 from tests.cli.test_cli import BIN, cli
 
 pytestmark = pytest.mark.sandbox

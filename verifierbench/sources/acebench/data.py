@@ -40,7 +40,8 @@ class Record:
 
 
 def resolve_dir(option: str | None = None) -> Path:
-    """--acebench-dir, else $VERIFIERBENCH_ACEBENCH_DIR, else ../shared/upstream/acebench/data_all/data_en."""
+    """--acebench-dir, else $VERIFIERBENCH_ACEBENCH_DIR, else ../shared/upstream/acebench/data_all/data_en
+    (from the working directory, else from beside the source checkout)."""
     chosen = option or os.environ.get(ENV_VAR)
     path = Path(chosen) if chosen else DEFAULT_DIR if (DEFAULT_DIR / "possible_answer").is_dir() else CHECKOUT_DIR
     if not (path / "possible_answer").is_dir():
