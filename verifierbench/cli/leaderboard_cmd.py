@@ -1,41 +1,62 @@
-"""`verifierbench leaderboard LOG_DIR [--json]`: ranks configurations from Inspect logs."""
+"""`verifierbench leaderboard LOG_DIR [--out results/leaderboard] [--figures paper_figures] [--json]`."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as RichTable
 
-from verifierbench.leaderboard.logs import leaderboard
-from verifierbench.metrics import display
+from verifierbench.leaderboard.logs import scored_runs
+from verifierbench.leaderboard.render import cell
+from verifierbench.leaderboard.tables import Table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "leaderboard",
-        help="rank configurations from Inspect logs (inspect eval / eval-set of verifierbench)",
+        help="rank configurations from Inspect logs and write the paper's result tables and figures",
         description="Reads every VerifierBench log under LOG_DIR through Inspect's API, merges samples per configuration "
-        "(model, model args, harness, scoring options) and ranks by unrounded BA_norm. Per-case decisions come from the "
-        "score metadata; state and code tasks use the round with the median aggregate BA_norm.",
+        "(model, model args, effort, harness, scoring options; not the task selection), ranks by unrounded BA_norm and "
+        "writes Tables 2, 11-23 as CSV, Markdown and LaTeX, the figures as PNG, and a self-contained index.html. "
+        "State and code tasks use the round with the median aggregate BA_norm.",
     )
     p.add_argument("log_dir", metavar="LOG_DIR")
+    p.add_argument("--out", default="results/leaderboard", metavar="DIR", help="tables and index.html (default %(default)s)")
+    p.add_argument("--figures", default="paper_figures", metavar="DIR", help="figure PNGs (default %(default)s)")
+    p.add_argument("--no-write", action="store_true", help="only print the ranking")
     p.add_argument("--json", action="store_true", help="print unrounded values as JSON")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = leaderboard(args.log_dir)
+    scored = scored_runs(args.log_dir)
+    if not args.no_write:
+        from verifierbench.leaderboard.figures import all_figures  # matplotlib only when writing
+        from verifierbench.leaderboard.render import write_all
+        from verifierbench.leaderboard.tables import all_tables
+
+        tables = all_tables(scored)
+        written = write_all(tables, all_figures(scored), Path(args.out), Path(args.figures), "VerifierBench leaderboard",
+                            f"{len(scored)} configurations from {args.log_dir}")
+        print(f"leaderboard: wrote {len(written)} files to {args.out} and {args.figures} (open {Path(args.out) / 'index.html'})",
+              file=sys.stderr)
     if args.json:
-        print(json.dumps({name: result for name, result in rows}, indent=1))
+        print(json.dumps({s.run.name: s.result for s in scored}, indent=1))
         return 0
-    table = Table(title="Leaderboard (task-weighted, %; ranked by unrounded BA_norm)")
-    for column in ("rank", "configuration", "tasks", "BA_norm", "TPR", "TNR", "FPR_h", "submitted", "valid outputs"):
-        table.add_column(column, justify="left" if column == "configuration" else "right")
-    for rank, (name, r) in enumerate(rows, start=1):
-        table.add_row(str(rank), name, str(r["n_tasks"]), display(r["ba_norm"]), display(r["tpr"]), display(r["tnr"]),
-                      display(r["fpr_h"]), f"{r['n_submitted']}/{r['n_tasks']}", display(r["valid_output_rate"]))
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    from verifierbench.leaderboard.tables import table_main
+
+    print_table(table_main(scored))
     return 0
+
+
+def print_table(table: Table) -> None:
+    rich = RichTable(title=table.title)
+    for column in table.columns:
+        rich.add_column(column, justify="left" if column in ("Configuration", "Model", "Harness") else "right")
+    for row in table.rows:
+        rich.add_row(*[cell(v) for v in row])
+    Console(width=None if sys.stdout.isatty() else 160).print(rich)

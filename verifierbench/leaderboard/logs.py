@@ -1,15 +1,14 @@
 """Reads VerifierBench Inspect logs (through Inspect's API) into one record set per configuration.
 
-A configuration is the model with its arguments, the harness and the task options that change
-scores (not the task selection): a configuration run task by task, or resumed over several logs,
-merges into one. Each task keeps its latest scored sample. Per-case decisions come from the
-hidden-case scorer's metadata, so the leaderboard recomputes everything from the evidence.
+A configuration is the model with its arguments and reasoning effort, the harness and the task
+options that change scores (not the task selection): a configuration run task by task, or resumed
+over several logs, merges into one. Each task keeps its latest scored sample. Per-case decisions
+come from the hidden-case scorer's metadata, so every table is recomputed from the evidence.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,15 +22,27 @@ from verifierbench.schema import Category, Label
 
 SCORER = "hidden_cases"
 SELECTION_ARGS = {"source", "type", "task_ids", "suite"}  # choose tasks; do not change how they are scored
+SKIPPED_FIELDS = {"messages", "events", "store", "attachments", "output"}  # the leaderboard needs scores only
 
 
 @dataclass
 class ConfigurationRun:
     name: str
     key: str
+    model: str
+    harness: str
+    effort: str | None = None
+    model_label: str | None = None  # the paper's name of the model, for configurations from configurations.py
+    harness_label: str | None = None
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> score metadata
-    created: dict[str, str] = field(default_factory=dict)  # task id -> log creation time of the kept sample
+    created: dict[str, str] = field(default_factory=dict)  # task id -> creation time of the log it came from
     logs: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ScoredRun:
+    run: ConfigurationRun
+    result: dict[str, Any]  # metrics.compute of the selected round, plus round, rounds, logs
 
 
 def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
@@ -40,12 +51,12 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
         raise UserError(f"{log_dir}: no Inspect logs here")
     runs: dict[str, ConfigurationRun] = {}
     for info in infos:
-        log = read_eval_log(info)
+        log = read_eval_log(info, exclude_fields=SKIPPED_FIELDS)
         if not _is_verifierbench(log):
             continue
-        key, name = configuration_of(log)
-        run = runs.setdefault(key, ConfigurationRun(name, key))
-        run.logs.add(info.name)
+        run = configuration_of(log)
+        run = runs.setdefault(run.key, run)
+        run.logs.add(Path(info.name).name)
         for sample in log.samples or []:
             score = (sample.scores or {}).get(SCORER)
             if score is None or not score.metadata or "cases" not in score.metadata:
@@ -53,6 +64,7 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
             task_id = str(sample.id)
             if task_id not in run.created or log.eval.created >= run.created[task_id]:
                 run.samples[task_id], run.created[task_id] = score.metadata, log.eval.created
+    runs = {key: run for key, run in runs.items() if run.samples}
     if not runs:
         raise UserError(f"{log_dir}: no VerifierBench samples in these logs")
     return runs
@@ -62,14 +74,17 @@ def _is_verifierbench(log: EvalLog) -> bool:
     return log.results is not None and any(s.scorer == SCORER or s.name == SCORER for s in log.results.scores)
 
 
-def configuration_of(log: EvalLog) -> tuple[str, str]:
+def configuration_of(log: EvalLog) -> ConfigurationRun:
     meta = log.eval.metadata or {}
     args = {k: v for k, v in (log.eval.task_args or {}).items() if k not in SELECTION_ARGS}
     harness = meta.get("harness", args.get("harness", "default"))
-    key = json.dumps({"model": log.eval.model, "model_args": log.eval.model_args, "harness": harness, "args": args}, sort_keys=True, default=str)
-    name = meta.get("configuration") or (f"{log.eval.model}" + (f" [{harness}]" if harness != "default" else "")
+    effort = meta.get("effort") or log.eval.model_generate_config.reasoning_effort
+    key = json.dumps({"model": log.eval.model, "model_args": log.eval.model_args, "harness": harness, "effort": effort,
+                      "args": args}, sort_keys=True, default=str)
+    name = meta.get("configuration") or (log.eval.model + (f" [{harness}]" if harness != "default" else "")
+                                         + (f" effort={effort}" if effort else "")
                                          + "".join(f" {k}={v}" for k, v in sorted((log.eval.model_args or {}).items())))
-    return key, name
+    return ConfigurationRun(name, key, log.eval.model, harness, effort, meta.get("model_label"), meta.get("harness_label"))
 
 
 def inventory(runs: dict[str, ConfigurationRun]) -> list[TaskInfo]:
@@ -94,7 +109,8 @@ def records(run: ConfigurationRun, k: int) -> list[DecisionRecord]:
 
 
 def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
-    """Metrics of the round with the median aggregate BA_norm (architecture §5)."""
+    """Metrics of the round with the median aggregate BA_norm (architecture §5); every grouped
+    result (by type, source, category) comes from that same round."""
     rounds = max((len(c["decisions"]) for m in run.samples.values() for c in m["cases"]), default=1)
     by_round = [compute(records(run, k), tasks) for k in range(rounds)]
     order = sorted(range(rounds), key=lambda k: (by_round[k]["ba_norm"], k))
@@ -102,8 +118,13 @@ def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
     return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs)}
 
 
-def leaderboard(log_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
+def scored_runs(log_dir: str | Path) -> list[ScoredRun]:
+    """Every configuration under log_dir, ranked by unrounded BA_norm."""
     runs = read_runs(log_dir)
     tasks = inventory(runs)
-    rows = [(run.name, score_run(run, tasks)) for run in runs.values()]
-    return sorted(rows, key=lambda row: -row[1]["ba_norm"])  # rank on unrounded BA_norm
+    scored = [ScoredRun(run, score_run(run, tasks)) for run in runs.values()]
+    return sorted(scored, key=lambda s: (-s.result["ba_norm"], s.run.name))
+
+
+def leaderboard(log_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
+    return [(s.run.name, s.result) for s in scored_runs(log_dir)]

@@ -1,0 +1,143 @@
+"""The paper's result tables (App. D-I) computed from scored configurations.
+
+Every table is a `Table`: columns and rows of raw values (floats stay unrounded here; renderers
+round each one independently to one decimal). Ranks follow unrounded BA_norm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifierbench.leaderboard.logs import ScoredRun
+from verifierbench.metrics import GROUPS
+
+Cell = str | int | float | None
+
+
+@dataclass
+class Table:
+    key: str  # file stem, e.g. "table_02_main"
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]] = field(default_factory=list)
+    note: str = ""
+
+
+def _rank_rows(scored: list[ScoredRun], pick) -> list[list[Cell]]:
+    results = [(s, pick(s.result)) for s in scored]
+    results = [(s, r) for s, r in results if r is not None]
+    results.sort(key=lambda sr: (-sr[1]["ba_norm"], sr[0].run.name))
+    return [[rank, s.run.name, r["ba_norm"], r["tpr"], r["tnr"], r["fpr_h"], f"{r['n_submitted']}/{r['n_tasks']}"]
+            for rank, (s, r) in enumerate(results, start=1)]
+
+
+MAIN_COLUMNS = ["Rank", "Configuration", "BA_norm", "TPR", "TNR", "FPR_h", "Submitted/N"]
+
+
+def table_main(scored: list[ScoredRun]) -> Table:
+    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm", MAIN_COLUMNS, _rank_rows(scored, lambda r: r),
+                  "BA_norm = TPR + TNR - 100 from unrounded values; tasks weigh equally; U stays in every denominator.")
+    table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, "-"])
+    return table
+
+
+def tables_by_type(scored: list[ScoredRun]) -> list[Table]:
+    """Tables 16-18: the same verifiers and judgment round as Table 2, per task type."""
+    numbers = {"tool-call": 16, "state": 17, "code": 18}
+    types = sorted({t for s in scored for t in s.result["by_type"]}, key=lambda t: numbers.get(t, 99))
+    return [Table(f"table_{numbers.get(t, 99)}_{t.replace('-', '_')}", f"Table {numbers.get(t, '')}: {t} verification ranking",
+                  MAIN_COLUMNS, _rank_rows(scored, lambda r, t=t: r["by_type"].get(t)))
+            for t in types]
+
+
+def table_harness(scored: list[ScoredRun]) -> Table:
+    """Tables 3, 11, 12: every non-default harness against the same model with the default harness."""
+    default = {s.run.model: s for s in scored if s.run.harness == "default" and not s.run.effort}
+    rows = []
+    for s in scored:
+        if s.run.harness == "default":
+            continue
+        base = default.get(s.run.model)
+        r = s.result
+        rows.append([s.run.model_label or s.run.model, s.run.harness_label or s.run.harness,
+                     base.result["ba_norm"] if base else None, r["ba_norm"],
+                     r["ba_norm"] - base.result["ba_norm"] if base else None, r["tpr"], r["tnr"], r["fpr_h"],
+                     f"{base.result['n_submitted']}/{base.result['n_tasks']}" if base else None, f"{r['n_submitted']}/{r['n_tasks']}"])
+    rows.sort(key=lambda row: -row[3])
+    return Table("table_11_harness", "Tables 3, 11, 12: harness comparison", ["Model", "Harness", "BA_norm default", "BA_norm alternative",
+                 "Delta BA_norm", "TPR", "TNR", "FPR_h", "Submitted/N default", "Submitted/N alternative"], rows,
+                 "Delta is the alternative minus the default harness, from unrounded values.")
+
+
+def table_effort(scored: list[ScoredRun]) -> Table | None:
+    """Tables 13-14: configurations that carry a reasoning-effort tag, side by side per model and harness."""
+    tagged = [s for s in scored if s.run.effort]
+    if not tagged:
+        return None
+    rows = [[s.run.model_label or s.run.model, s.run.harness_label or s.run.harness, s.run.effort, s.result["ba_norm"], s.result["tpr"],
+             s.result["tnr"], s.result["fpr_h"], *[s.result["by_type"].get(t, {}).get("ba_norm") for t in ("tool-call", "state", "code")]]
+            for s in sorted(tagged, key=lambda s: (s.run.model, s.run.harness, str(s.run.effort)))]
+    return Table("table_13_effort", "Tables 13-14: reasoning-effort ablation", ["Model", "Harness", "Effort", "BA_norm", "TPR", "TNR", "FPR_h",
+                 "BA_norm tool-call", "BA_norm state", "BA_norm code"], rows)
+
+
+def table_budget(scored: list[ScoredRun]) -> Table:
+    """Table 15: generation runs that hit the run_public budget, among tasks with a public environment."""
+    rows = []
+    for s in scored:
+        env_tasks = [m for m in s.run.samples.values() if m["task_type"] != "tool-call"]
+        blocked = sum(1 for m in env_tasks if m.get("run_public", {}).get("cap_budget_blocks", 0) > 0)
+        uses = [m.get("run_public", {}).get("cap_run_public", 0) for m in env_tasks]
+        rows.append([s.run.name, len(env_tasks), blocked, 100 * blocked / len(env_tasks) if env_tasks else None,
+                     sum(uses) / len(uses) if uses else None])
+    return Table("table_15_budget", "Table 15: run_public budget exhaustion during generation",
+                 ["Configuration", "State+code tasks", "Budget exhausted", "Exhausted %", "Mean run_public requests"], rows,
+                 "From each sample's cap_budget_blocks and cap_run_public counters (blocked requests included).")
+
+
+def table_groups(scored: list[ScoredRun]) -> Table:
+    """Table 19: P/F/U per category group, pooled over cases."""
+    rows = []
+    for s in scored:
+        by_group = s.result["by_group"]
+        rows.append([s.run.name, *[_pfu(by_group.get(g)) for g in GROUPS]])
+    return Table("table_19_groups", "Table 19: decisions per category group (P/F/U)", ["Configuration", *GROUPS], rows)
+
+
+def table_rejection(scored: list[ScoredRun]) -> Table:
+    """Table 20: on positive cases, how the unaccepted ones split into explicit rejections and invalid outputs."""
+    rows = [[s.run.name, _pfu(s.result["positive"]), s.result["rejection_share"]] for s in scored]
+    return Table("table_20_rejection", "Table 20: rejection share on positive cases", ["Configuration", "Positives P/F/U", "Rejection share F/(F+U)"], rows)
+
+
+def table_valid(scored: list[ScoredRun]) -> Table:
+    """Table 21: valid-output rate, overall and per task type."""
+    types = sorted({t for s in scored for t in s.result["by_type"]})
+    rows = [[s.run.name, s.result["valid_output_rate"], *[s.result["by_type"].get(t, {}).get("valid_output_rate") for t in types]] for s in scored]
+    return Table("table_21_valid", "Table 21: valid outputs (100 (P+F)/(P+F+U))", ["Configuration", "All", *types], rows)
+
+
+def table_concentration(scored: list[ScoredRun]) -> Table:
+    """Table 22: false rejections concentrated in all-reject verifiers."""
+    rows = [[s.run.name, s.result["all_reject"]["tasks"], s.result["positive"]["F"], s.result["all_reject"]["positive_fails"],
+             s.result["all_reject"]["share_cases"], s.result["all_reject"]["share_tasks"]] for s in scored]
+    return Table("table_22_concentration", "Table 22: false-rejection concentration in all-reject verifiers",
+                 ["Configuration", "All-reject tasks", "Positive FAILs", "In all-reject tasks", "Share of cases %", "Share task-weighted %"], rows)
+
+
+def table_acceptance(scored: list[ScoredRun]) -> Table:
+    """Table 23: tasks whose verifier accepts none, some or all of the positive cases."""
+    rows = [[s.run.name, s.result["positive_acceptance"]["none"], s.result["positive_acceptance"]["some"],
+             s.result["positive_acceptance"]["all"]] for s in scored]
+    return Table("table_23_acceptance", "Table 23: positive acceptance per task (None/Some/All)", ["Configuration", "None", "Some", "All"], rows)
+
+
+def all_tables(scored: list[ScoredRun]) -> list[Table]:
+    tables = [table_main(scored), *tables_by_type(scored), table_harness(scored), table_effort(scored), table_budget(scored),
+              table_groups(scored), table_rejection(scored), table_valid(scored), table_concentration(scored), table_acceptance(scored)]
+    return [t for t in tables if t is not None]
+
+
+def _pfu(counts: dict[str, Any] | None) -> str:
+    return f"{counts['P']}/{counts['F']}/{counts['U']}" if counts else "-"
