@@ -22,6 +22,11 @@ apt_install() {
 command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || \
   echo "bootstrap: no bubblewrap: untrusted code will be refused unless you opt into unsandboxed mode" >&2
 
+# Headless chromium for the leaderboard page's browser check (tests only: scripts/test.sh asks for it).
+if [ "${VERIFIERBENCH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  apt_install chromium || echo "bootstrap: no chromium: the browser check will skip" >&2
+fi
+
 # The environment is built from the system interpreter: the sandbox's unprivileged uid can run it,
 # unlike a pyenv build under /root.
 py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"

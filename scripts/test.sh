@@ -2,6 +2,6 @@
 # Runs the test suite in the project's environment (bootstrapping it first).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/bootstrap.sh"
+VERIFIERBENCH_BROWSER=1 bash "$root/scripts/bootstrap.sh"
 cd "$root"
 exec .venv/bin/python -m pytest -q "$@"

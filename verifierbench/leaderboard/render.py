@@ -78,11 +78,12 @@ img { max-width: 640px; border: 1px solid #ddd; }
 <thead><tr>{% for c in table.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
 <tbody>{% for row in table.cells %}<tr>{% for v, numeric in row %}<td{% if numeric %} class="num"{% endif %}>{{ v }}</td>{% endfor %}</tr>{% endfor %}</tbody>
 </table>
+{% if not table.cells %}<p class="note">No configuration in these logs applies.</p>{% endif %}
 {% if table.note %}<p class="note">{{ table.note }}</p>{% endif %}
 {% endfor %}
 <h2>Figures</h2>
 {% for name, data in figures %}
-<figure><img alt="{{ name }}" data-figure="{{ name }}" src="data:image/png;base64,{{ data }}"><figcaption>{{ name }}</figcaption></figure>
+<figure><img alt="{{ name }}" data-figure="{{ name }}" onload="this.dataset.loaded = this.naturalWidth" src="data:image/png;base64,{{ data }}"><figcaption>{{ name }}</figcaption></figure>
 {% endfor %}
 </body></html>
 """

@@ -1,0 +1,44 @@
+"""Side by side: the paper's published values (Tables 2, 12, 16-18, transcribed in paper_values)
+and ours for the same configuration, where a run of it exists (matched by the paper's model and
+harness labels that configurations.py puts in the log), then our other configurations."""
+
+from __future__ import annotations
+
+from verifierbench.leaderboard import paper_values
+from verifierbench.leaderboard.logs import ScoredRun
+from verifierbench.leaderboard.tables import Table
+
+SLICES = {"2": None, "12": None, "16": "tool-call", "17": "state", "18": "code"}
+COLUMNS = ["Model", "Harness", "BA_norm (paper)", "BA_norm (ours)", "TPR (paper)", "TPR (ours)", "TNR (paper)", "TNR (ours)",
+           "FPR_h (paper)", "FPR_h (ours)"]
+
+
+def comparison(number: str, scored: list[ScoredRun]) -> Table:
+    ours = {(s.run.model_label, s.run.harness_label): s for s in scored if s.run.model_label}
+    slice_ = SLICES[number]
+
+    def values(s: ScoredRun | None) -> dict | None:
+        if s is None:
+            return None
+        return s.result if slice_ is None else s.result["by_type"].get(slice_)
+
+    rows, matched = [], set()
+    for row in paper_values.TABLES[number]:
+        mine = ours.get((row.model, row.harness))
+        r = values(mine)
+        if mine is not None:
+            matched.add(id(mine))
+        rows.append([row.model, row.harness, row.ba_norm, r and r["ba_norm"], row.tpr, r and r["tpr"], row.tnr, r and r["tnr"],
+                     row.fpr_h, r and r["fpr_h"]])
+    if number != "12":
+        for s in scored:
+            r = values(s)
+            if id(s) not in matched and r is not None and s.run.harness == "default":
+                rows.append([s.run.name, "ours", None, r["ba_norm"], None, r["tpr"], None, r["tnr"], None, r["fpr_h"]])
+    return Table(f"comparison_table_{int(number):02d}", f"Paper Table {number} against ours: {paper_values.CAPTIONS[number]}", COLUMNS, rows,
+                 "Paper values as published (VerifierBench paper, Table " + number + "); ours from the logs given. "
+                 "'-' where we have no run of that configuration.")
+
+
+def comparisons(scored: list[ScoredRun]) -> list[Table]:
+    return [comparison(number, scored) for number in SLICES]
