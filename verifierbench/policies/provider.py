@@ -20,7 +20,7 @@ from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
-from verifierbench.policies.verifiers import POLICIES, verifier_source
+from verifierbench.policies.verifiers import POLICIES, READ_TASK, verifier_source
 
 TASK_FILE = f"{TASK_DIR}/task.json"
 EXAMPLE = f"{TASK_DIR}/example_candidate.json"
@@ -52,7 +52,7 @@ class PolicyModel(ModelAPI):
         if not names:
             return self._reply(input)
         if step == 0 and "bash" in names:
-            return self._call("bash", {"command": f"cat {TASK_FILE}"}, "Reading the task.")
+            return self._call("bash", {"command": READ_TASK.format(path=TASK_FILE)}, "Reading the task.")
         if step <= 1:
             source = verifier_source(self.policy, _task_from(input), self.seed)
             if "write_file" in names:
@@ -90,7 +90,7 @@ def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
                 data, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
             except ValueError:  # no object in it (stderr only, an error)
                 continue
-            if isinstance(data, dict) and "instruction" in data:
+            if isinstance(data, dict) and "tools" in data and "instruction" in data:
                 return data
     return _task_from_prompt(input)
 

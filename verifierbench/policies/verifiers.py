@@ -102,7 +102,16 @@ def verifier_source(policy: str, task: dict, seed: int = 0) -> str:
 
 
 def user_request(instruction: str) -> str:
-    """The request part of a tool-call instruction (before the tool definitions), for grounding checks."""
-    start = instruction.find("User request:")
-    end = instruction.find("Tools available to the assistant")
-    return instruction[start if start >= 0 else 0:end if end > start else len(instruction)]
+    """The request part of a tool-call instruction with its context (time, user profile): from
+    "User request:" to the tool definitions."""
+    start = max(0, instruction.find(REQUEST_MARKER))
+    end = instruction.find(TOOLS_MARKER, start)
+    return instruction[start:end if end > start else len(instruction)]
+
+
+REQUEST_MARKER = "User request:"
+TOOLS_MARKER = "Tools available to the assistant"
+# What the policy runs in the sandbox to read the task: the tools and the request, compactly, so the
+# tool result stays under Inspect's output limit (a long user profile would be truncated away).
+READ_TASK = ("python3 -c 'import json; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
+             "e = i.find(\"" + TOOLS_MARKER + "\", s); print(json.dumps({{\"tools\": d.get(\"tools\", []), \"instruction\": i[s:e if e > s else len(i)]}}))'")

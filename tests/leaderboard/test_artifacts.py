@@ -1,0 +1,111 @@
+"""`verifierbench leaderboard` and `paper` from logs of five configurations of the model-free
+policies: every table, figure and the HTML page, checked in headless chromium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.harness.inspect_cli import inspect
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+RUNS = [
+    ("verifierbench/always_accept",),
+    ("verifierbench/always_reject",),
+    ("verifierbench/heuristic",),
+    ("verifierbench/heuristic", "-T", "harness=single_reply"),
+    ("verifierbench/heuristic", "--reasoning-effort", "high"),
+]
+TABLES = ["table_02_main", "table_16_tool_call", "table_11_harness", "table_13_effort", "table_15_budget", "table_19_groups",
+          "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance"]
+FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory, bfcl_suite):
+    root = tmp_path_factory.mktemp("five") / "logs"
+    for model, *extra in RUNS:
+        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}", "-T", "source=bfcl",
+                         "--limit", "6", "--log-dir", str(root), *extra)
+        assert result.returncode == 0, result.stderr[-3000:]
+    return root
+
+
+@pytest.fixture(scope="module")
+def written(logs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("board")
+    result = cli("leaderboard", str(logs), "--out", str(out / "tables"), "--figures", str(out / "figures"))
+    assert result.returncode == 0, result.stderr
+    assert "verifierbench/heuristic" in result.stdout and "Constant/random" in result.stdout
+    return out
+
+
+def rows(path):
+    with open(path) as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_table_in_three_formats_and_every_figure(written):
+    for table in TABLES:
+        for suffix in (".csv", ".md", ".tex"):
+            assert (written / "tables" / f"{table}{suffix}").stat().st_size > 0, table + suffix
+    for figure in FIGURES:
+        assert (written / "figures" / f"{figure}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(rows(written / "tables" / "table_02_main.csv")) == len(RUNS) + 1  # plus the constant/random baseline row
+    assert "\\begin{tabular}" in (written / "tables" / "table_02_main.tex").read_text()
+
+
+def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
+    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    assert len(result) == len(RUNS)
+    for name, r in result.items():
+        assert r["ba_norm"] == pytest.approx(r["tpr"] + r["tnr"] - 100), name
+        assert r["by_type"]["tool-call"]["ba_norm"] == pytest.approx(r["ba_norm"])  # one type: the same verifiers and round
+    assert result["verifierbench/always_reject"]["tnr"] == 100.0
+
+
+def test_harness_and_effort_tables_pair_configurations(written):
+    (harness,) = rows(written / "tables" / "table_11_harness.csv")
+    assert harness["Harness"] == "single_reply" and harness["Model"] == "verifierbench/heuristic"
+    delta = float(harness["BA_norm alternative"]) - float(harness["BA_norm default"])
+    assert float(harness["Delta BA_norm"]) == pytest.approx(delta, abs=0.11)  # each value rounded on its own
+    (effort,) = rows(written / "tables" / "table_13_effort.csv")
+    assert effort["Effort"] == "high"
+
+
+def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed and could not be (scripts/test.sh installs it as root with apt)")
+    page = (written / "tables" / "index.html").resolve().as_uri()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    shot = tmp_path / "page.png"
+    subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1400,2400", page], capture_output=True, timeout=120)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    dom = subprocess.run([browser, *flags, "--virtual-time-budget=5000", "--dump-dom", page], capture_output=True, text=True, timeout=120).stdout
+    assert dom.count('class="leaderboard"') == len(TABLES)
+    assert "verifierbench/heuristic" in dom
+    for figure in FIGURES:  # each image decoded by the browser: its onload recorded a non-zero width
+        assert f'data-figure="{figure}"' in dom
+    loaded = [int(v) for v in __import__("re").findall(r'data-loaded="(\d+)"', dom)]
+    assert len(loaded) == len(FIGURES) and min(loaded) > 0
+
+
+def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(logs, bfcl_suite, tmp_path):
+    result = cli("paper", "--logs", str(logs), "--suite", str(bfcl_suite), "--out", str(tmp_path / "paper"), "--figures", str(tmp_path / "fig"))
+    assert result.returncode == 0, result.stderr
+    for table in ("table_01_suite", "table_06_cases", "table_08_screening", "table_10_categories", "comparison_table_02",
+                  "comparison_table_12", "comparison_table_16", "comparison_table_17", "comparison_table_18", *TABLES):
+        assert (tmp_path / "paper" / f"{table}.csv").exists(), table
+    compared = rows(tmp_path / "paper" / "comparison_table_02.csv")
+    gpt = next(r for r in compared if r["Model"] == "GPT-5.1")
+    assert (gpt["BA_norm (paper)"], gpt["TPR (paper)"], gpt["TNR (paper)"]) == ("22.2", "35.2", "87.1")
+    assert any(r["Model"] == "verifierbench/heuristic" and r["BA_norm (ours)"] != "-" for r in compared)
+    screening = rows(tmp_path / "paper" / "table_08_screening.csv")
+    assert screening[0]["Source"] == "bfcl" and screening[0]["Excluded D"] == "5"
+    assert "Paper Table 2 against ours" in result.stdout and "Table 9 not generated" in result.stderr
