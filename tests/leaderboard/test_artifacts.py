@@ -41,7 +41,7 @@ def written(logs, tmp_path_factory):
     out = tmp_path_factory.mktemp("board")
     result = cli("leaderboard", str(logs), "--out", str(out / "tables"), "--figures", str(out / "figures"))
     assert result.returncode == 0, result.stderr
-    assert "verifierbench/heuristic" in result.stdout and "Constant/random" in result.stdout
+    assert "verifierbench/heuristic [single_reply]" in result.stdout and "Constant/random" in result.stdout
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from verifierbench.leaderboard.logs import scored_runs
 from verifierbench.leaderboard.render import cell
@@ -58,5 +59,5 @@ def print_table(table: Table) -> None:
     for column in table.columns:
         rich.add_column(column, justify="left" if column in ("Configuration", "Model", "Harness") else "right")
     for row in table.rows:
-        rich.add_row(*[cell(v) for v in row])
+        rich.add_row(*[Text(cell(v)) for v in row])  # Text: '[single_reply]' is not markup
     Console(width=None if sys.stdout.isatty() else 160).print(rich)
