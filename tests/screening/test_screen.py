@@ -1,0 +1,96 @@
+"""`verifierbench screen` on the built suite and on copies with deliberate defects."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_cli import cli
+from verifierbench.schema import Category, Label, TestCase
+from verifierbench.suite import Suite, load_suite, save_suite
+
+TASK = "bfcl/parallel_114"
+
+
+def screened(suite_dir, out):
+    result = cli("screen", "--suite", str(suite_dir), "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    return {t["task_id"]: t for t in json.loads(result.stdout)["tasks"]}
+
+
+def copy_with(suite_dir, tmp_path, change):
+    """A copy of the suite in which `change(cases of TASK)` replaces that task's cases."""
+    suite = load_suite(suite_dir)
+    task = next(t for t in suite.tasks.values() if f"{t.source.value}/{t.source_id}" == TASK)
+    cases = [c for c in suite.cases.values() if c.task_id != task.id] + change(task, suite.cases_by_task[task.id])
+    copy = Suite.from_records(suite.manifest.version, suite.tasks.values(), cases, suite.manifest.build)
+    save_suite(copy, tmp_path / "copy")
+    return tmp_path / "copy", task.id
+
+
+def test_every_task_of_the_built_suite_passes_c1_to_c5(bfcl_suite, tmp_path):
+    tasks = screened(bfcl_suite, tmp_path / "out")
+    assert len(tasks) == len(load_suite(bfcl_suite).tasks)
+    assert all(t["retained"] and all(t["checks"].values()) for t in tasks.values())
+    records = [json.loads(l) for l in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
+    assert all(d["case_hash"].startswith("sha256:") for r in records for d in r["decisions"])
+    assert all(r["verifier_version"].startswith("bfcl-ref:") for r in records)
+
+
+def test_a_mislabeled_case_fails_c1(bfcl_suite, tmp_path):
+    def mislabel(task, cases):
+        wrong = next(c for c in cases if c.category is Category.near_miss)
+        return cases + [TestCase.create(task_id=task.id, category=Category.cosmetic, candidate={**wrong.candidate, "raw": wrong.candidate["raw"] + " "})]
+
+    copy, task_id = copy_with(bfcl_suite, tmp_path, mislabel)
+    record = screened(copy, tmp_path / "out")[task_id]
+    assert not record["checks"]["C1"] and record["reason"] == "L" and not record["retained"]
+    assert sum(not t["retained"] for t in screened(copy, tmp_path / "out2").values()) == 1
+
+
+def test_the_same_input_under_opposite_labels_fails_c4(bfcl_suite, tmp_path):
+    def duplicate(task, cases):
+        negative = next(c for c in cases if c.label is Label.FAIL and c.category is Category.base)
+        twin = TestCase.create(task_id=task.id, category=Category.cosmetic, candidate=negative.candidate)
+        return cases + [twin]
+
+    copy, task_id = copy_with(bfcl_suite, tmp_path, duplicate)
+    assert not screened(copy, tmp_path / "out")[task_id]["checks"]["C4"]
+
+
+def test_removing_every_negative_fails_c5(bfcl_suite, tmp_path):
+    copy, task_id = copy_with(bfcl_suite, tmp_path, lambda task, cases: [c for c in cases if c.label is Label.PASS])
+    record = screened(copy, tmp_path / "out")[task_id]
+    assert not record["checks"]["C5"] and record["checks"]["C1"]
+
+
+def test_a_tampered_case_fails_c3(bfcl_suite, tmp_path):
+    suite = load_suite(bfcl_suite)
+    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
+    from verifierbench.screening.run import screen_task
+
+    case = suite.cases_by_task[task.id][0]
+    forged = case.model_copy(update={"candidate": {**case.candidate, "raw": "[]"}})
+    suite.cases[case.id] = forged
+    suite.cases_by_task[task.id][0] = forged
+    record = screen_task(task, suite)
+    assert not record["checks"]["C3"]
+
+
+def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    screened(bfcl_suite, out)
+    lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    (out / "records.jsonl").write_text("".join(lines[:10]) + lines[10][:40])  # ten finished, one torn
+    from verifierbench.screening import run
+
+    screened_now = []
+    real = run.screen_task
+    monkeypatch.setattr(run, "screen_task", lambda task, suite: screened_now.append(task.id) or real(task, suite))
+    calls = []
+    records = run.screen(load_suite(bfcl_suite), out, resume=True, on_progress=lambda done, total: calls.append(done))
+    assert len(records) == len(lines) and calls[-1] == len(lines)
+    assert len(screened_now) == len(lines) - 10  # the ten finished tasks were not screened again
+    assert len((out / "records.jsonl").read_text().splitlines()) == len(lines)
+    assert [json.loads(l)["task_id"] for l in (out / "records.jsonl").read_text().splitlines()][:10] == [json.loads(l)["task_id"] for l in lines[:10]]

@@ -1,0 +1,52 @@
+"""`verifierbench screen [--suite DIR] [--out results/screening] [--json] [--resume]`: V4V checks per task."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from verifierbench.cli.options import add_suite_option
+from verifierbench.suite import load_suite
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "screen",
+        help="Verifier4Verifier screening: C1-C5 on every task (C6 mutation testing is pending)",
+        description="Runs the screening checks on every task of the suite with the reference verifiers and writes one "
+        "record per task (each check's outcome and evidence, the decisions with case hashes and the verifier version) "
+        "to OUT/records.jsonl and per-source counts to OUT/summary.json. --resume keeps finished tasks.",
+    )
+    add_suite_option(p)
+    p.add_argument("--out", default="results/screening", metavar="DIR", help="records and summary (default %(default)s)")
+    p.add_argument("--resume", action="store_true", help="keep the tasks an interrupted screen finished")
+    p.add_argument("--json", action="store_true", help="print {tasks: [{task_id, source, retained, checks, reason}]} as JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifierbench.screening.run import screen, summary
+
+    suite = load_suite(args.suite)
+    with Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:
+        bar = progress.add_task("screen", total=len(suite.tasks))
+        records = screen(suite, Path(args.out), resume=args.resume, on_progress=lambda done, total: progress.update(bar, completed=done))
+    if args.json:
+        print(json.dumps({"tasks": [{k: r[k] for k in ("task_id", "source", "retained", "checks", "reason")} for r in records],
+                          **summary(records)}, indent=1))
+        return 0
+    for source, counts in summary(records)["by_source"].items():
+        print(f"{source}: {counts.get('retained', 0)}/{counts['screened']} retained"
+              + "".join(f", {k} {v}" for k, v in sorted(counts.items()) if k.startswith("excluded_")))
+    failed = [r for r in records if not r["retained"]]
+    for record in failed[:20]:
+        print(f"excluded {record['source']}/{record['source_id']}: {record['reason']} "
+              f"(failed {', '.join(k for k, ok in record['checks'].items() if not ok)})")
+    print(f"screen: {len(records)} tasks, {len(failed)} fail a check; records in {Path(args.out) / 'records.jsonl'}", file=sys.stderr)
+    return 0

@@ -1,0 +1,80 @@
+"""The screening checks of one task (paper §2.3, App. B.1-B.3). Each returns (passed, evidence).
+
+- C1 replay: the reference decision equals the construction label on every case.
+- C2 repeatability: rerunning every reference decision from a fresh start gives the same decision
+  (tool-call tasks twice in all, state and code tasks three times).
+- C3 provenance: every decision is linked to its case hash (recomputed from the case content, and
+  equal to the manifest's) and to the reference-verifier version.
+- C4 input-label consistency: no two cases with the same verifier-visible input carry opposite labels.
+- C5 trivial baselines: always-accept is exposed by a negative, always-reject by a positive, and
+  exact-match of the gold text by a valid variant whose text differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Callable
+
+from verifierbench.hashing import canonical_json
+from verifierbench.schema import Category, Label, ManifestCase, Task, TaskType, TestCase
+
+Decide = Callable[[Task, dict], bool]
+Result = tuple[bool, dict[str, Any]]
+
+
+def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
+    wrong = [{"case_id": c.id, "category": c.category.value, "label": c.label.value,
+              "reference": "PASS" if decisions[c.id] else "FAIL"}
+             for c in cases if decisions[c.id] != (c.label is Label.PASS)]
+    return not wrong, {"cases": len(cases), "disagreements": wrong[:20], "n_disagreements": len(wrong)}
+
+
+def c2_repeat(task: Task, cases: list[TestCase], decisions: dict[str, bool], decide: Decide) -> Result:
+    runs = 2 if task.type is TaskType.tool_call else 3
+    changed = []
+    for _ in range(runs - 1):
+        for case in cases:
+            if decide(task, case.candidate) != decisions[case.id]:
+                changed.append(case.id)
+    return not changed, {"runs": runs, "changed": sorted(set(changed))[:20]}
+
+
+def c3_provenance(task: Task, cases: list[TestCase], manifest_cases: dict[str, ManifestCase], verifier_version: str) -> Result:
+    problems = []
+    if task.computed_hash() != task.content_hash:
+        problems.append({"task": "content hash does not match the task"})
+    for case in cases:
+        listed = manifest_cases.get(case.id)
+        if case.computed_hash() != case.content_hash:
+            problems.append({"case_id": case.id, "problem": "content hash does not match the case"})
+        elif listed is None or listed.content_hash != case.content_hash or listed.label != case.label:
+            problems.append({"case_id": case.id, "problem": "not in the manifest with this hash and label"})
+    return not problems, {"verifier_version": verifier_version, "problems": problems[:20]}
+
+
+def c4_consistency(cases: list[TestCase]) -> Result:
+    labels: dict[str, set[Label]] = defaultdict(set)
+    ids: dict[str, list[str]] = defaultdict(list)
+    for case in cases:
+        key = canonical_json(case.candidate)
+        labels[key].add(case.label)
+        ids[key].append(case.id)
+    conflicts = [ids[key] for key, seen in labels.items() if len(seen) > 1]
+    return not conflicts, {"conflicting_case_groups": conflicts[:10]}
+
+
+def _text(candidate: dict) -> str:
+    """What an exact-match verifier compares: the raw reply of a tool call, else the whole candidate."""
+    return json.dumps(candidate["raw"]) if "raw" in candidate else canonical_json(candidate)
+
+
+def c5_baselines(cases: list[TestCase]) -> Result:
+    gold = next((c for c in cases if c.category is Category.gold), None)
+    gold_text = _text(gold.candidate) if gold else None
+    exposed = {
+        "always_accept": any(c.label is Label.FAIL for c in cases),
+        "always_reject": any(c.label is Label.PASS for c in cases),
+        "exact_match": any(c.label is Label.PASS and _text(c.candidate) != gold_text for c in cases),
+    }
+    return all(exposed.values()), {"exposed": exposed}

@@ -1,0 +1,101 @@
+"""Screens every task of a suite and records one row per task with every check's outcome and evidence.
+
+Records are appended to `records.jsonl` as each task finishes, so an interrupted screen resumes
+where it stopped (a record counts only for the same task hash and reference-verifier version).
+`summary.json` holds the per-source counts (paper Table 8).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+from verifierbench.schema import Task
+from verifierbench.screening import checks, reference
+from verifierbench.suite import Suite
+
+RECORDS = "records.jsonl"
+SUMMARY = "summary.json"
+CHECKS = ("C1", "C2", "C3", "C4", "C5")
+# A failing check excludes its task with this code (paper §2.3 codes D, P, R, S, plus documented new ones).
+CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T"}
+CODE_MEANING = {
+    "L": "C1: the reference decision disagrees with a case's label",
+    "R": "C2: inconsistent decisions when rerun",
+    "H": "C3: a case or task hash does not match its content or the manifest",
+    "I": "C4: identical verifier input under opposite labels",
+    "T": "C5: a trivial baseline (always-accept, always-reject, exact-match) is not exposed",
+}
+
+
+def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.decide) -> dict[str, Any]:
+    cases = suite.cases_by_task.get(task.id, [])
+    decisions = {case.id: decide(task, case.candidate) for case in cases}
+    manifest_cases = {c.id: c for c in suite.manifest.cases if c.task_id == task.id}
+    version = reference.version(task.source.value)
+    results = {
+        "C1": checks.c1_replay(task, cases, decisions),
+        "C2": checks.c2_repeat(task, cases, decisions, decide),
+        "C3": checks.c3_provenance(task, cases, manifest_cases, version),
+        "C4": checks.c4_consistency(cases),
+        "C5": checks.c5_baselines(cases),
+    }
+    failed = [name for name in CHECKS if not results[name][0]]
+    return {
+        "task_id": task.id, "source": task.source.value, "source_id": task.source_id, "task_hash": task.content_hash,
+        "verifier_version": version, "retained": not failed, "checks": {name: results[name][0] for name in CHECKS},
+        "reason": CODES[failed[0]] if failed else None, "evidence": {name: results[name][1] for name in CHECKS},
+        "decisions": [{"case_id": c.id, "case_hash": c.content_hash, "decision": "PASS" if decisions[c.id] else "FAIL"} for c in cases],
+    }
+
+
+def screen(suite: Suite, out: Path, resume: bool = False, on_progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / RECORDS
+    kept = _kept(path, suite) if resume else {}
+    if not resume:
+        path.write_text("")
+    tasks = sorted(suite.tasks.values(), key=lambda t: t.id)
+    records = []
+    with open(path, "a", encoding="utf-8") as handle:
+        for i, task in enumerate(tasks, start=1):
+            record = kept.get(task.id)
+            if record is None:
+                record = screen_task(task, suite)
+                handle.write(json.dumps(record) + "\n")
+                handle.flush()
+            records.append(record)
+            if on_progress:
+                on_progress(i, len(tasks))
+    (out / SUMMARY).write_text(json.dumps(summary(records), indent=1) + "\n", encoding="utf-8")
+    return records
+
+
+def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    by_source: dict[str, Counter] = defaultdict(Counter)
+    for record in records:
+        counts = by_source[record["source"]]
+        counts["screened"] += 1
+        counts["retained" if record["retained"] else f"excluded_{record['reason']}"] += 1
+    return {"by_source": {s: dict(c) for s, c in sorted(by_source.items())}, "codes": CODE_MEANING,
+            "checks": list(CHECKS), "pending": {"C6": "mutation testing is not implemented yet (issue 6)"}}
+
+
+def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:
+    """Finished records still valid for this suite and reference code; the file is rewritten with only those."""
+    if not path.exists():
+        return {}
+    kept: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # torn last line
+        task = suite.tasks.get(record.get("task_id"))
+        if (line.endswith("\n") and task is not None and record.get("task_hash") == task.content_hash
+                and record.get("verifier_version") == reference.version(task.source.value)):
+            kept[task.id] = record
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept.values()), encoding="utf-8")
+    return kept
