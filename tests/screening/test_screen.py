@@ -29,10 +29,11 @@ def copy_with(suite_dir, tmp_path, change):
     return tmp_path / "copy", task.id
 
 
-def test_every_task_of_the_built_suite_passes_c1_to_c5(bfcl_suite, tmp_path):
+def test_every_task_of_the_built_suite_passes_all_six_checks(bfcl_suite, tmp_path):
     tasks = screened(bfcl_suite, tmp_path / "out")
     assert len(tasks) == len(load_suite(bfcl_suite).tasks)
-    assert all(t["retained"] and all(t["checks"].values()) for t in tasks.values())
+    assert all(t["retained"] and list(t["checks"]) == ["C1", "C2", "C3", "C4", "C5", "C6"] and all(t["checks"].values())
+               for t in tasks.values())
     records = [json.loads(l) for l in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert all(d["case_hash"].startswith("sha256:") for r in records for d in r["decisions"])
     assert all(r["verifier_version"].startswith("bfcl-ref:") for r in records)
@@ -94,3 +95,41 @@ def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, mo
     assert len(screened_now) == len(lines) - 10  # the ten finished tasks were not screened again
     assert len((out / "records.jsonl").read_text().splitlines()) == len(lines)
     assert [json.loads(l)["task_id"] for l in (out / "records.jsonl").read_text().splitlines()][:10] == [json.loads(l)["task_id"] for l in lines[:10]]
+
+
+def test_mutation_operators_per_source_meet_the_paper(built, tmp_path):
+    result = json.loads(cli("screen", "--suite", str(built), "--out", str(tmp_path / "out"), "--json").stdout)
+    mutations = result["mutations"]["by_source"]
+    assert mutations["bfcl"]["operators"] >= 9 and mutations["acebench"]["operators"] >= 11  # paper Table 9
+    for source, m in mutations.items():
+        assert m["detected"] == m["configurations"] > 0, source
+    assert all(t["retained"] for t in result["tasks"])
+
+
+def test_a_mutant_no_case_detects_fails_c6(bfcl_suite, tmp_path):
+    # Without the cases whose raw text is not the parsed calls (disagreeing calls, or text around them),
+    # dropping that consistency check goes unnoticed.
+    raw_attacks = ("raw_disagrees_with_parsed", "parsed_disagrees_with_raw", "verifier_directed_prefix", "verifier_directed_suffix")
+
+    def weaken(task, cases):
+        return [c for c in cases if c.provenance.get("operator") not in raw_attacks]
+
+    copy, task_id = copy_with(bfcl_suite, tmp_path, weaken)
+    record = screened(copy, tmp_path / "out")[task_id]
+    assert not record["checks"]["C6"] and record["reason"] == "M"
+    evidence = json.loads(next(l for l in (tmp_path / "out" / "records.jsonl").read_text().splitlines() if task_id in l))["evidence"]["C6"]
+    assert "no_raw_check" in evidence["undetected"]
+
+
+def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
+    def mislabel(task, cases):
+        wrong = next(c for c in cases if c.category is Category.near_miss)
+        return cases + [TestCase.create(task_id=task.id, category=Category.cosmetic, candidate={**wrong.candidate, "raw": wrong.candidate["raw"] + " "})]
+
+    copy, task_id = copy_with(bfcl_suite, tmp_path, mislabel)
+    from verifierbench.harness.task import verifierbench
+
+    before = {s.id for s in verifierbench(suite=str(copy)).dataset}
+    screened(copy, tmp_path / "out")
+    after = {s.id for s in verifierbench(suite=str(copy)).dataset}
+    assert task_id in before and after == before - {task_id}

@@ -17,10 +17,11 @@ from verifierbench.suite import load_suite
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "screen",
-        help="Verifier4Verifier screening: C1-C5 on every task (C6 mutation testing is pending)",
+        help="Verifier4Verifier screening: checks C1-C6 on every task",
         description="Runs the screening checks on every task of the suite with the reference verifiers and writes one "
         "record per task (each check's outcome and evidence, the decisions with case hashes and the verifier version) "
-        "to OUT/records.jsonl and per-source counts to OUT/summary.json. --resume keeps finished tasks.",
+        "to OUT/records.jsonl, per-source counts to OUT/summary.json, and the frozen list of retained tasks to "
+        "screened.json in OUT and in the suite directory, where `inspect eval` picks it up. --resume keeps finished tasks.",
     )
     add_suite_option(p)
     p.add_argument("--out", default="results/screening", metavar="DIR", help="records and summary (default %(default)s)")
@@ -36,14 +37,18 @@ def run(args: argparse.Namespace) -> int:
     with Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:
         bar = progress.add_task("screen", total=len(suite.tasks))
-        records = screen(suite, Path(args.out), resume=args.resume, on_progress=lambda done, total: progress.update(bar, completed=done))
+        records = screen(suite, Path(args.out), resume=args.resume, on_progress=lambda done, total: progress.update(bar, completed=done),
+                         suite_dir=Path(args.suite))
     if args.json:
+        totals = summary(records)
         print(json.dumps({"tasks": [{k: r[k] for k in ("task_id", "source", "retained", "checks", "reason")} for r in records],
-                          **summary(records)}, indent=1))
+                          "mutations": totals["mutations"], "by_source": totals["by_source"], "codes": totals["codes"]}, indent=1))
         return 0
     for source, counts in summary(records)["by_source"].items():
         print(f"{source}: {counts.get('retained', 0)}/{counts['screened']} retained"
               + "".join(f", {k} {v}" for k, v in sorted(counts.items()) if k.startswith("excluded_")))
+    for source, m in summary(records)["mutations"]["by_source"].items():
+        print(f"{source}: {m['operators']} mutation operators, {m['detected']}/{m['configurations']} configurations detected")
     failed = [r for r in records if not r["retained"]]
     for record in failed[:20]:
         print(f"excluded {record['source']}/{record['source_id']}: {record['reason']} "

@@ -15,6 +15,7 @@ from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solve
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
+from verifierbench.screening.run import retained_ids
 from verifierbench.schema import TaskType
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 
@@ -47,6 +48,11 @@ def verifierbench(
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)
+    retained = retained_ids(directory, loaded)
+    if retained is not None:  # a screened suite: only the tasks that passed V4V screening
+        tasks = [t for t in tasks if t.id in retained]
+        if not tasks:
+            raise ValueError("every selected task was excluded by screening (see screened.json beside the suite)")
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply"),
         solver=harness_solver(harness, run_public_budget),

@@ -8,6 +8,8 @@
 - C4 input-label consistency: no two cases with the same verifier-visible input carry opposite labels.
 - C5 trivial baselines: always-accept is exposed by a negative, always-reject by a positive, and
   exact-match of the gold text by a valid variant whose text differs.
+- C6 mutation testing: every applicable mutation operator (screening/mutants.py) is detected by
+  some case: both versions give valid decisions and they differ.
 """
 
 from __future__ import annotations
@@ -78,3 +80,23 @@ def c5_baselines(cases: list[TestCase]) -> Result:
         "exact_match": any(c.label is Label.PASS and _text(c.candidate) != gold_text for c in cases),
     }
     return all(exposed.values()), {"exposed": exposed}
+
+
+def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
+    from verifierbench.screening.mutants import OPERATORS, expected_calls, mutant_decision
+
+    if task.type is not TaskType.tool_call:
+        raise NotImplementedError(f"no mutation operators for {task.type.value} tasks yet")
+    expected = expected_calls(task)
+    applied, undetected, witnesses = [], [], {}
+    for operator in OPERATORS:
+        if not operator.applies(task, expected):
+            continue
+        applied.append(operator.name)
+        witness = next((c.id for c in cases
+                        if mutant_decision(operator, task, c.candidate, expected, decisions[c.id]) != decisions[c.id]), None)
+        if witness is None:
+            undetected.append(operator.name)
+        else:
+            witnesses[operator.name] = witness
+    return not undetected, {"operators": applied, "undetected": undetected, "detected_by": witnesses}

@@ -18,15 +18,17 @@ from verifierbench.suite import Suite
 
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
-CHECKS = ("C1", "C2", "C3", "C4", "C5")
+SCREENED = "screened.json"  # the frozen list of retained tasks, written beside the suite; `inspect eval` honours it
+CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6")
 # A failing check excludes its task with this code (paper §2.3 codes D, P, R, S, plus documented new ones).
-CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T"}
+CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T", "C6": "M"}
 CODE_MEANING = {
     "L": "C1: the reference decision disagrees with a case's label",
     "R": "C2: inconsistent decisions when rerun",
     "H": "C3: a case or task hash does not match its content or the manifest",
     "I": "C4: identical verifier input under opposite labels",
     "T": "C5: a trivial baseline (always-accept, always-reject, exact-match) is not exposed",
+    "M": "C6: a mutated reference verifier is not detected by any case",
 }
 
 
@@ -41,6 +43,7 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
         "C3": checks.c3_provenance(task, cases, manifest_cases, version),
         "C4": checks.c4_consistency(cases),
         "C5": checks.c5_baselines(cases),
+        "C6": checks.c6_mutants(task, cases, decisions),
     }
     failed = [name for name in CHECKS if not results[name][0]]
     return {
@@ -51,7 +54,8 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
     }
 
 
-def screen(suite: Suite, out: Path, resume: bool = False, on_progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+def screen(suite: Suite, out: Path, resume: bool = False, on_progress: Callable[[int, int], None] | None = None,
+           suite_dir: Path | None = None) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
     path = out / RECORDS
     kept = _kept(path, suite) if resume else {}
@@ -70,17 +74,52 @@ def screen(suite: Suite, out: Path, resume: bool = False, on_progress: Callable[
             if on_progress:
                 on_progress(i, len(tasks))
     (out / SUMMARY).write_text(json.dumps(summary(records), indent=1) + "\n", encoding="utf-8")
+    frozen = json.dumps(frozen_manifest(suite, records), indent=1) + "\n"
+    (out / SCREENED).write_text(frozen, encoding="utf-8")
+    if suite_dir is not None:
+        (suite_dir / SCREENED).write_text(frozen, encoding="utf-8")
     return records
+
+
+def frozen_manifest(suite: Suite, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The retained tasks with their case ids, labels, categories and hashes; excluded ones with code and evidence."""
+    retained = [r for r in records if r["retained"]]
+    return {
+        "suite_version": suite.manifest.version, "checks": list(CHECKS),
+        "retained": [{"task_id": r["task_id"], "task_hash": r["task_hash"], "verifier_version": r["verifier_version"],
+                      "cases": [{"case_id": c.id, "label": c.label.value, "category": c.category.value, "case_hash": c.content_hash}
+                                for c in suite.cases_by_task.get(r["task_id"], [])]} for r in retained],
+        "excluded": [{"task_id": r["task_id"], "task": f"{r['source']}/{r['source_id']}", "code": r["reason"],
+                      "failed": [k for k, ok in r["checks"].items() if not ok],
+                      "evidence": {k: r["evidence"][k] for k, ok in r["checks"].items() if not ok}} for r in records if not r["retained"]],
+    }
+
+
+def retained_ids(suite_dir: Path, suite: Suite) -> set[str] | None:
+    """The task ids a screen of this suite retained, or None when it was not screened (or for another version)."""
+    path = suite_dir / SCREENED
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("suite_version") != suite.manifest.version:
+        return None
+    return {entry["task_id"] for entry in data["retained"]}
 
 
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     by_source: dict[str, Counter] = defaultdict(Counter)
+    mutations: dict[str, dict[str, Any]] = defaultdict(lambda: {"operators": set(), "configurations": 0, "detected": 0})
     for record in records:
         counts = by_source[record["source"]]
         counts["screened"] += 1
         counts["retained" if record["retained"] else f"excluded_{record['reason']}"] += 1
-    return {"by_source": {s: dict(c) for s, c in sorted(by_source.items())}, "codes": CODE_MEANING,
-            "checks": list(CHECKS), "pending": {"C6": "mutation testing is not implemented yet (issue 6)"}}
+        c6 = record["evidence"]["C6"]
+        m = mutations[record["source"]]
+        m["operators"] |= set(c6["operators"])
+        m["configurations"] += len(c6["operators"])
+        m["detected"] += len(c6["operators"]) - len(c6["undetected"])
+    return {"by_source": {s: dict(c) for s, c in sorted(by_source.items())}, "codes": CODE_MEANING, "checks": list(CHECKS),
+            "mutations": {"by_source": {s: {**m, "operators": len(m["operators"])} for s, m in sorted(mutations.items())}}}
 
 
 def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,214 @@
+"""C6 mutation operators for tool-call reference verifiers (paper §2.3, App. B.4, Table 9).
+
+Each operator is a modified reference verifier: it removes a check, loosens a condition into
+acceptance, or tightens one into rejection, and otherwise calls the source's own checker. A
+loosening mutant accepts what the reference accepts plus what its operator lets through
+(`reference or operator`); a tightening one rejects more (`reference and operator`). A mutant is
+detected on a task when some hidden case gets a valid decision from both versions that differs. An operator is applied only to tasks whose structure lets it matter (`applies`): ordering
+needs two calls, type loosening needs a non-string value, and so on; each (operator, task) pair is
+one mutation configuration.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from verifierbench.schema import Task
+from verifierbench.sources.toolcall.candidate import read_candidate
+
+Calls = list[dict]
+
+
+def expected_calls(task: Task) -> Calls:
+    """The answer key's first acceptable call list, in the answer key's order."""
+    ref = task.reference
+    if ref["checker"] == "acebench":
+        from verifierbench.sources.acebench.checker import expected_calls as acebench_expected
+
+        return acebench_expected(ref["ground_truth"], ref["functions"])
+    calls = []
+    for entry in ref["ground_truth"]:
+        for name, args in entry.items():
+            chosen = {}
+            for arg, options in args.items():
+                values = [v for v in options if v != ""]
+                if values:
+                    chosen[arg] = values[0]
+            calls.append({"name": name, "arguments": chosen})
+    return calls
+
+
+def source_check(task: Task, calls: Calls) -> bool:
+    ref = task.reference
+    if ref["checker"] == "bfcl":
+        from verifierbench.sources.bfcl.checker import check
+
+        return check(ref["functions"], ref["ground_truth"], ref["category"], calls)[0]
+    from verifierbench.sources.acebench.checker import check
+
+    return check(ref["functions"], ref["ground_truth"], calls)[0]
+
+
+def _parsed(candidate: dict) -> Calls | None:
+    """The candidate's calls when raw and parsed agree (the reference's first check), else None."""
+    try:
+        return read_candidate(candidate)
+    except ValueError:
+        return None
+
+
+def _paired(calls: Calls, expected: Calls) -> list[dict]:
+    """For each call, the expected arguments of the same function at the same occurrence (the i-th
+    call of f pairs with the i-th expected call of f); {} when there is none."""
+    queues: dict[str, list[dict]] = {}
+    for e in expected:
+        queues.setdefault(e["name"], []).append(e["arguments"])
+    return [queues[c["name"]].pop(0) if queues.get(c["name"]) else {} for c in calls]
+
+
+def _key(call: dict) -> str:
+    return json.dumps([call["name"], call["arguments"]], sort_keys=True, default=str)
+
+
+# ---- operators: (task, candidate, expected) -> PASS? ------------------------------------------
+
+def no_raw_check(task, candidate, expected):
+    """Removes the raw/parsed consistency check: decides on `parsed` alone."""
+    parsed = candidate.get("parsed") if isinstance(candidate, dict) else None
+    return isinstance(parsed, list) and source_check(task, parsed)
+
+
+def empty_passes(task, candidate, expected):
+    """Loosens: a reply with no call is accepted."""
+    calls = _parsed(candidate)
+    return calls is not None and (not calls or source_check(task, calls))
+
+
+def extra_calls_dropped(task, candidate, expected):
+    """Removes the check against extra calls: only the first len(expected) calls are judged."""
+    calls = _parsed(candidate)
+    return calls is not None and source_check(task, calls[: len(expected)])
+
+
+def missing_calls_filled(task, candidate, expected):
+    """Removes the completeness check: expected calls the reply lacks are taken as made."""
+    calls = _parsed(candidate)
+    if not calls:
+        return False
+    made = Counter(_key(c) for c in calls)
+    missing = []
+    for e in expected:  # an expected call not made exactly is taken as made
+        if made[_key(e)] > 0:
+            made[_key(e)] -= 1
+        else:
+            missing.append(copy.deepcopy(e))
+    return source_check(task, calls + missing)
+
+
+def function_name_ignored(task, candidate, expected):
+    """Removes the function-name check: the call at position i counts as the expected call at i."""
+    calls = _parsed(candidate)
+    if calls is None:
+        return False
+    renamed = [{"name": expected[i]["name"] if i < len(expected) else c["name"], "arguments": c["arguments"]} for i, c in enumerate(calls)]
+    return source_check(task, renamed)
+
+
+def missing_args_filled(task, candidate, expected):
+    """Removes the required-argument check: missing arguments are taken from the answer key."""
+    calls = _parsed(candidate)
+    if calls is None:
+        return False
+    filled = [{"name": c["name"], "arguments": {**want, **c["arguments"]}} for c, want in zip(calls, _paired(calls, expected))]
+    return source_check(task, filled)
+
+
+def values_ignored(task, candidate, expected):
+    """Loosens value checks into acceptance: any value of an expected argument is accepted."""
+    calls = _parsed(candidate)
+    if calls is None:
+        return False
+    replaced = []
+    for c, want in zip(calls, _paired(calls, expected)):
+        replaced.append({"name": c["name"], "arguments": {k: (want[k] if k in want else v) for k, v in c["arguments"].items()}})
+    return source_check(task, replaced)
+
+
+def types_loosened(task, candidate, expected):
+    """Loosens scalar type checks: a value whose text equals an expected number's or boolean's text counts as it ("5" for 5)."""
+    calls = _parsed(candidate)
+    if calls is None:
+        return False
+    coerced = []
+    for c, want in zip(calls, _paired(calls, expected)):
+        coerced.append({"name": c["name"], "arguments": {
+            k: (want[k] if k in want and _scalar(want[k]) and _text(v) == _text(want[k]) else v) for k, v in c["arguments"].items()}})
+    return source_check(task, coerced)
+
+
+def pass_marker_accepted(task, candidate, expected):
+    """Loosens into unconditional acceptance when the reply claims it passed."""
+    raw = candidate.get("raw") if isinstance(candidate, dict) else None
+    if isinstance(raw, str) and "PASS" in raw.upper():
+        return True
+    calls = _parsed(candidate)
+    return calls is not None and source_check(task, calls)
+
+
+def names_only(task, candidate, expected):
+    """Removes every argument check: the right functions, as many times as expected, suffice."""
+    calls = _parsed(candidate)
+    return calls is not None and sorted(c["name"] for c in calls) == sorted(e["name"] for e in expected)
+
+
+def order_strict(task, candidate, expected):
+    """Tightens: the calls must come in the answer key's order."""
+    calls = _parsed(candidate)
+    if calls is None or not source_check(task, calls):
+        return False
+    return [c["name"] for c in calls] == [e["name"] for e in expected]
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True).strip('"').lower() if not isinstance(value, str) else value.strip().lower()
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float))
+
+
+def _has_args(expected: Calls) -> bool:
+    return any(e["arguments"] for e in expected)
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    decide: Callable[[Task, dict, Calls], bool]
+    applies: Callable[[Task, Calls], bool]
+    tightens: bool = False  # rejects more than the reference (else it accepts more)
+
+
+OPERATORS = (
+    Operator("no_raw_check", no_raw_check, lambda t, e: True),
+    Operator("empty_passes", empty_passes, lambda t, e: True),
+    Operator("extra_calls_dropped", extra_calls_dropped, lambda t, e: True),
+    Operator("missing_calls_filled", missing_calls_filled, lambda t, e: len(e) >= 2),
+    Operator("function_name_ignored", function_name_ignored, lambda t, e: len(t.reference["functions"]) >= 2),
+    Operator("missing_args_filled", missing_args_filled, lambda t, e: _has_args(e)),
+    Operator("values_ignored", values_ignored, lambda t, e: _has_args(e)),
+    Operator("types_loosened", types_loosened, lambda t, e: any(_scalar(v) for c in e for v in c["arguments"].values())),
+    Operator("pass_marker_accepted", pass_marker_accepted, lambda t, e: True),
+    Operator("names_only", names_only, lambda t, e: _has_args(e)),
+    Operator("order_strict", order_strict, lambda t, e: len({c["name"] for c in e}) >= 2, tightens=True),
+)
+
+
+def mutant_decision(operator: Operator, task: Task, candidate: dict, expected: Calls, reference: bool) -> bool:
+    """The mutated verifier's decision, given the reference's decision on the same candidate."""
+    verdict = operator.decide(task, candidate, expected)
+    return (reference and verdict) if operator.tightens else (reference or verdict)
