@@ -14,6 +14,7 @@ vb=.venv/bin/verifierbench
 $vb doctor
 $vb build --out tasks/suite
 $vb suite stats tasks/suite
+$vb screen --suite tasks/suite   # V4V checks C1-C6; writes tasks/suite/screened.json, which the eval honours
 logs=results/quickstart/logs
 policies=verifierbench/always_accept,verifierbench/always_reject,verifierbench/random,verifierbench/heuristic
 export INSPECT_DISPLAY="${INSPECT_DISPLAY:-plain}"

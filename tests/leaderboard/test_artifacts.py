@@ -97,9 +97,11 @@ def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp
 
 
 def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(logs, bfcl_suite, tmp_path):
-    result = cli("paper", "--logs", str(logs), "--suite", str(bfcl_suite), "--out", str(tmp_path / "paper"), "--figures", str(tmp_path / "fig"))
+    assert cli("screen", "--suite", str(bfcl_suite), "--out", str(tmp_path / "screening")).returncode == 0
+    result = cli("paper", "--logs", str(logs), "--suite", str(bfcl_suite), "--screening", str(tmp_path / "screening"),
+                 "--out", str(tmp_path / "paper"), "--figures", str(tmp_path / "fig"))
     assert result.returncode == 0, result.stderr
-    for table in ("table_01_suite", "table_06_cases", "table_08_screening", "table_10_categories", "comparison_table_02",
+    for table in ("table_01_suite", "table_06_cases", "table_08_screening", "table_09_mutations", "table_10_categories", "comparison_table_02",
                   "comparison_table_12", "comparison_table_16", "comparison_table_17", "comparison_table_18", *TABLES):
         assert (tmp_path / "paper" / f"{table}.csv").exists(), table
     compared = rows(tmp_path / "paper" / "comparison_table_02.csv")
@@ -107,5 +109,7 @@ def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(l
     assert (gpt["BA_norm (paper)"], gpt["TPR (paper)"], gpt["TNR (paper)"]) == ("22.2", "35.2", "87.1")
     assert any(r["Model"] == "verifierbench/heuristic" and r["BA_norm (ours)"] != "-" for r in compared)
     screening = rows(tmp_path / "paper" / "table_08_screening.csv")
-    assert screening[0]["Source"] == "bfcl" and screening[0]["Excluded D"] == "5"
-    assert "Paper Table 2 against ours" in result.stdout and "Table 9 not generated" in result.stderr
+    assert screening[0]["Source"] == "bfcl" and screening[0]["Build excluded D"] == "5" and screening[0]["Retained"] == "45"
+    (mutations,) = rows(tmp_path / "paper" / "table_09_mutations.csv")
+    assert int(mutations["Operators"]) >= 9 and mutations["Detected"] == mutations["Configurations"]
+    assert "Paper Table 2 against ours" in result.stdout

@@ -44,7 +44,7 @@ def table_categories_by_source(suite: Suite) -> Table:
     return Table("table_06_cases", "Table 6: hidden cases per category and source", ["Source", *[c.value for c in Category], "Total"], rows)
 
 
-def table_screening(suite: Suite, suite_dir: Path) -> Table:
+def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None = None) -> Table:
     build = suite.manifest.build
     screening = json.loads((suite_dir / SCREENING).read_text()) if (suite_dir / SCREENING).exists() else {"excluded": [], "dropped": []}
     codes = sorted(EXCLUSION_CODES)
@@ -52,15 +52,29 @@ def table_screening(suite: Suite, suite_dir: Path) -> Table:
     for entry in screening["excluded"]:
         excluded[entry["task"].split("/")[0]][entry["code"]] += 1
     dropped = Counter(entry["task"].split("/")[0] for entry in screening["dropped"])
+    screened = (screen_summary or {}).get("by_source", {})
+    screen_codes = sorted((screen_summary or {}).get("codes", {}))
     rows = []
     for source, record in sorted(build.get("sources", {}).items()):
-        rows.append([source, record.get("retained", 0) + record.get("excluded", 0), record.get("retained", 0),
-                     *[excluded[source][c] for c in codes], dropped[source]])
+        after = screened.get(source, {})
+        rows.append([source, record.get("retained", 0) + record.get("excluded", 0), *[excluded[source][c] for c in codes], dropped[source],
+                     *[after.get(f"excluded_{c}", 0) for c in screen_codes], after.get("retained", record.get("retained", 0))])
     for source, reason in sorted(build.get("unavailable", {}).items()):
-        rows.append([f"{source} (unavailable)", 0, 0, *[0 for _ in codes], 0])
+        rows.append([f"{source} (unavailable)", 0, *[0 for _ in codes], 0, *[0 for _ in screen_codes], 0])
+    meanings = {**EXCLUSION_CODES, **(screen_summary or {}).get("codes", {})}
     return Table("table_08_screening", "Table 8: screening outcomes per source",
-                 ["Source", "Screened tasks", "Retained", *[f"Excluded {c}" for c in codes], "Cases dropped by C1"], rows,
-                 "Exclusion codes: " + "; ".join(f"{c} = {EXCLUSION_CODES[c]}" for c in codes) + ". C2-C6 screening is issue 6.")
+                 ["Source", "Candidate tasks", *[f"Build excluded {c}" for c in codes], "Cases dropped by C1",
+                  *[f"Screen excluded {c}" for c in screen_codes], "Retained"], rows,
+                 "Codes: " + "; ".join(f"{c} = {m}" for c, m in sorted(meanings.items()))
+                 + ("" if screen_summary else ". Run `verifierbench screen` for the C1-C6 columns."))
+
+
+def table_mutations(screen_summary: dict) -> Table:
+    """Table 9: mutation operators and configurations per source, and how many a case detected."""
+    rows = [[source, m["operators"], m["configurations"], m["detected"], 100 * m["detected"] / m["configurations"] if m["configurations"] else None]
+            for source, m in sorted(screen_summary["mutations"]["by_source"].items())]
+    return Table("table_09_mutations", "Table 9: mutation testing (C6) per source", ["Source", "Operators", "Configurations", "Detected", "Detected %"], rows,
+                 "A configuration is one operator applied to one task; detected when some case gets different valid decisions.")
 
 
 def table_category_definitions(suite: Suite) -> Table:
@@ -69,5 +83,8 @@ def table_category_definitions(suite: Suite) -> Table:
     return Table("table_10_categories", "Table 10: case categories", ["Category", "Label", "Group", "Meaning", "Cases"], rows)
 
 
-def suite_tables(suite: Suite, suite_dir: Path) -> list[Table]:
-    return [table_composition(suite), table_categories_by_source(suite), table_screening(suite, suite_dir), table_category_definitions(suite)]
+def suite_tables(suite: Suite, suite_dir: Path, screen_summary: dict | None = None) -> list[Table]:
+    tables = [table_composition(suite), table_categories_by_source(suite), table_screening(suite, suite_dir, screen_summary)]
+    if screen_summary:
+        tables.append(table_mutations(screen_summary))
+    return tables + [table_category_definitions(suite)]
