@@ -103,3 +103,23 @@ def test_an_agent_searching_the_filesystem_finds_no_hidden_case_or_reference(box
     # A control: the same search finds what the agent is meant to see.
     tool_name = task.environment["tools"][0]["name"]
     assert "/workspace/task/task.json" in sh(box, search, input=tool_name + "\n", timeout=300).stdout.splitlines()
+
+
+def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
+    import os
+
+    from verifierbench.harness import sandbox as module
+
+    if os.geteuid() != 0:
+        pytest.skip("the workspace cap needs root (a tmpfs mount); unprivileged harnesses cap each file only")
+    monkeypatch.setattr(module, "WORKSPACE_MB", 2)
+    env = VgbSandboxEnvironment(IsolationLevel.bwrap, task_type="tool-call")
+    try:
+        assert env.capped
+        result = sh(env, "dd if=/dev/zero of=/workspace/big bs=1M count=8 2>&1; rm /workspace/big; echo done")
+        assert "No space left on device" in result.stdout
+        run(env.write_file("verifier/verify.py", "ok"))  # room again once the agent cleans up
+        assert run(env.read_file("verifier/verify.py")) == "ok"
+    finally:
+        env.remove()
+    assert not env.root.exists()

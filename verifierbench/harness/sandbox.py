@@ -7,15 +7,20 @@ persists between calls. The in-sandbox helper module `vgb_env` is mounted read-o
 else of the host is visible: not the suite, not the hidden cases, not the reference verifiers.
 
 `read_file`/`write_file` reach `/workspace` only, and never follow a link out of it.
+
+When the harness runs as root, `/workspace` is a size-capped tmpfs (`$VERIFIERBENCH_WORKSPACE_MB`,
+default 1024), so an agent cannot fill the host's disk; otherwise only each file is capped (RLIMIT_FSIZE).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 from pathlib import Path, PurePosixPath
@@ -35,6 +40,9 @@ OUTPUT_LIMIT = 10 * 1024 * 1024  # per stream, the end kept (Inspect's documente
 GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
 GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024)
+
+WORKSPACE_MB = int(os.environ.get("VERIFIERBENCH_WORKSPACE_MB", "1024"))
+logger = logging.getLogger(__name__)
 
 _uids = itertools.count()
 _uid_lock = threading.Lock()
@@ -78,9 +86,22 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         os.chmod(self.root, 0o755)
         self.workspace = self.root / "workspace"
         self.workspace.mkdir(mode=0o700)
+        self.capped = self._mount_capped_workspace()
         self._own(self.workspace)
 
+    def _mount_capped_workspace(self) -> bool:
+        if not running_as_root():
+            return False
+        options = f"size={WORKSPACE_MB}m,mode=0700,uid={self.uid},gid={self.uid},nosuid,nodev"
+        result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "vgb-workspace", str(self.workspace)], capture_output=True, text=True)
+        if result.returncode != 0:
+            logger.warning("vgb sandbox: /workspace is not size-capped (mount failed: %s)", result.stderr.strip())
+            return False
+        return True
+
     def remove(self) -> None:
+        if self.capped:
+            subprocess.run(["umount", "-l", str(self.workspace)], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
 
     # -- exec -------------------------------------------------------------------------------
