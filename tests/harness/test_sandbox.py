@@ -123,3 +123,21 @@ def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
     finally:
         env.remove()
     assert not env.root.exists()
+
+
+def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from verifierbench.harness.sandbox import sweep_stale_workspaces
+
+    if os.geteuid() != 0:
+        pytest.skip("capped workspaces (and so stale mounts) exist only when running as root")
+    code = ("import os; from verifierbench.executor.isolation import IsolationLevel; "
+            "from verifierbench.harness.sandbox import VgbSandboxEnvironment as V; "
+            "e = V(IsolationLevel.bwrap); print(e.root, flush=True); os._exit(0)")  # exits without cleanup, like a SIGKILL
+    root = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert any(root in line for line in open("/proc/self/mounts"))
+    assert root in sweep_stale_workspaces()
+    assert not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)

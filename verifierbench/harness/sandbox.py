@@ -42,6 +42,8 @@ GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot u
 GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024)
 
 WORKSPACE_MB = int(os.environ.get("VERIFIERBENCH_WORKSPACE_MB", "1024"))
+ROOT_PREFIX = "verifierbench-sample-"
+MOUNT_SOURCE = "vgb-workspace"
 logger = logging.getLogger(__name__)
 
 _uids = itertools.count()
@@ -67,6 +69,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
+        sweep_stale_workspaces()
         return {"default": cls(level, task_type=str(metadata.get("task_type", "")))}
 
     @classmethod
@@ -82,7 +85,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         self.task_type = task_type
         self.uid = _next_uid()
         base = Path(os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
-        self.root = Path(tempfile.mkdtemp(prefix="verifierbench-sample-", dir=base))
+        # The pid in the name lets a later run clean up after a harness that was killed (sweep_stale_workspaces).
+        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
         self.workspace = self.root / "workspace"
         self.workspace.mkdir(mode=0o700)
@@ -93,7 +97,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         if not running_as_root():
             return False
         options = f"size={WORKSPACE_MB}m,mode=0700,uid={self.uid},gid={self.uid},nosuid,nodev"
-        result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "vgb-workspace", str(self.workspace)], capture_output=True, text=True)
+        result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, MOUNT_SOURCE, str(self.workspace)], capture_output=True, text=True)
         if result.returncode != 0:
             logger.warning("vgb sandbox: /workspace is not size-capped (mount failed: %s)", result.stderr.strip())
             return False
@@ -213,6 +217,29 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     def _own(self, path: Path) -> None:
         if running_as_root():
             os.lchown(path, self.uid, self.uid)
+
+
+def sweep_stale_workspaces() -> list[str]:
+    """Unmounts and removes the capped workspaces of harness processes that no longer exist (killed
+    before their sample cleanup ran). Returns the roots removed."""
+    if not running_as_root():
+        return []
+    removed = []
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return []
+    for line in mounts:
+        fields = line.split()
+        if len(fields) < 2 or fields[0] != MOUNT_SOURCE:
+            continue
+        root = Path(fields[1].replace("\\040", " ")).parent
+        owner = root.name[len(ROOT_PREFIX):].split("-", 1)[0] if root.name.startswith(ROOT_PREFIX) else ""
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            subprocess.run(["umount", "-l", fields[1]], capture_output=True)
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(str(root))
+    return removed
 
 
 async def _communicate(process: asyncio.subprocess.Process, data: bytes | None) -> tuple[bytes, bytes]:
