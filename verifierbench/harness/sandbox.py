@@ -29,7 +29,7 @@ from typing import Literal, Union, overload
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
 from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
 
-from verifierbench.executor.bwrap import SYSTEM_RO, Bind, sandbox_command
+from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 
@@ -204,8 +204,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         try:
             relative = inside.relative_to(WORKSPACE)
         except ValueError:
-            visible = " or ".join(SYSTEM_RO[:1])
-            raise PermissionError(f"{file}: only {WORKSPACE} is writable and readable through the sandbox API (system files: {visible} are read-only)") from None
+            raise PermissionError(f"{file}: read_file and write_file reach {WORKSPACE} only") from None
         if ".." in relative.parts:
             raise PermissionError(f"{file}: '..' is not allowed")
         return self.workspace / relative

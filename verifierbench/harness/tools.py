@@ -69,7 +69,7 @@ def run_public(task_type: str, budget: int) -> Tool:
         if data.get(RUN_PUBLIC_USES) > budget:
             data.set(BUDGET_BLOCKS, data.get(BUDGET_BLOCKS, 0) + 1)
             return BUDGET_EXCEEDED
-        return await _execute_public(task_type, request)
+        return _no_environment("run_public", task_type)
 
     return execute
 
@@ -78,16 +78,12 @@ def run_public(task_type: str, budget: int) -> Tool:
 def reset(task_type: str) -> Tool:
     async def execute() -> str:
         """Restore the task's public environment to its initial state."""
-        return _unavailable("reset", task_type)
+        return _no_environment("reset", task_type)
 
     return execute
 
 
-async def _execute_public(task_type: str, request: str) -> str:
+def _no_environment(name: str, task_type: str) -> str:
     # Public environments arrive with the state and code sources (issues 4 and 9). The harness offers
     # these tools only for task types that have one, so reaching this is a harness defect.
-    raise ToolError(f"run_public: no public environment is installed for {task_type} tasks")
-
-
-def _unavailable(name: str, task_type: str) -> str:
     raise ToolError(f"{name}: no public environment is installed for {task_type} tasks")

@@ -125,6 +125,3 @@ def scored_runs(log_dir: str | Path) -> list[ScoredRun]:
     scored = [ScoredRun(run, score_run(run, tasks)) for run in runs.values()]
     return sorted(scored, key=lambda s: (-s.result["ba_norm"], s.run.name))
 
-
-def leaderboard(log_dir: str | Path) -> list[tuple[str, dict[str, Any]]]:
-    return [(s.run.name, s.result) for s in scored_runs(log_dir)]

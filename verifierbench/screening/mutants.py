@@ -118,36 +118,32 @@ def function_name_ignored(task, candidate, expected):
     return source_check(task, renamed)
 
 
-def missing_args_filled(task, candidate, expected):
-    """Removes the required-argument check: missing arguments are taken from the answer key."""
+def _rewrite_args(task, candidate, expected, rewrite) -> bool:
+    """The source's checker on the candidate's calls, each call's arguments rewritten against the
+    expected arguments paired with it (`rewrite(arguments, expected_arguments)`)."""
     calls = _parsed(candidate)
     if calls is None:
         return False
-    filled = [{"name": c["name"], "arguments": {**want, **c["arguments"]}} for c, want in zip(calls, _paired(calls, expected))]
-    return source_check(task, filled)
+    return source_check(task, [{"name": c["name"], "arguments": rewrite(c["arguments"], want)}
+                               for c, want in zip(calls, _paired(calls, expected))])
+
+
+def missing_args_filled(task, candidate, expected):
+    """Removes the required-argument check: missing arguments are taken from the answer key."""
+    return _rewrite_args(task, candidate, expected, lambda args, want: {**want, **args})
 
 
 def values_ignored(task, candidate, expected):
     """Loosens value checks into acceptance: any value of an expected argument is accepted."""
-    calls = _parsed(candidate)
-    if calls is None:
-        return False
-    replaced = []
-    for c, want in zip(calls, _paired(calls, expected)):
-        replaced.append({"name": c["name"], "arguments": {k: (want[k] if k in want else v) for k, v in c["arguments"].items()}})
-    return source_check(task, replaced)
+    return _rewrite_args(task, candidate, expected, lambda args, want: {k: want.get(k, v) for k, v in args.items()})
 
 
 def types_loosened(task, candidate, expected):
     """Loosens scalar type checks: a value whose text equals an expected number's or boolean's text counts as it ("5" for 5)."""
-    calls = _parsed(candidate)
-    if calls is None:
-        return False
-    coerced = []
-    for c, want in zip(calls, _paired(calls, expected)):
-        coerced.append({"name": c["name"], "arguments": {
-            k: (want[k] if k in want and _scalar(want[k]) and _text(v) == _text(want[k]) else v) for k, v in c["arguments"].items()}})
-    return source_check(task, coerced)
+    def coerce(args, want):
+        return {k: want[k] if k in want and _scalar(want[k]) and _text(v) == _text(want[k]) else v for k, v in args.items()}
+
+    return _rewrite_args(task, candidate, expected, coerce)
 
 
 def pass_marker_accepted(task, candidate, expected):
