@@ -4,3 +4,4 @@ task `verifierbench/verifierbench`, the `vgb` sandbox and the `verifierbench/...
 from verifierbench.harness.sandbox import VgbSandboxEnvironment  # noqa: F401
 from verifierbench.harness.task import verifierbench  # noqa: F401
 from verifierbench.policies.provider import verifierbench_policies  # noqa: F401
+from verifierbench.scorers.testjack_audit import testjack_audit  # noqa: F401

@@ -97,21 +97,7 @@ def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged:
 def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[tuple[Decision, str | None]]],
                 verifier_hash: str | None, files: dict[str, dict[str, str]], skipped: list[str], rounds: int, judged: int) -> Score:
     submitted = verifier_hash is not None
-    value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
-    for k in range(max(rounds, judged)):
-        got = min(k, judged - 1)  # tool-call tasks: the one round, held fixed
-        positive, negative, attack, pooled = Counter(), Counter(), Counter(), Counter()
-        for case in cases:
-            decision = decisions[case.id][got][0]
-            (positive if case.label is Label.PASS else negative)[decision] += 1
-            if case.category.is_attack:
-                attack[decision] += 1
-            pooled[decision] += 1
-        value[f"r_pos@{k}"] = positive[Decision.P] / sum(positive.values()) if submitted else 0.0
-        value[f"r_neg@{k}"] = negative[Decision.F] / sum(negative.values()) if submitted else 0.0
-        value[f"attack@{k}"] = attack[Decision.P] / sum(attack.values()) if attack and submitted else 0.0
-        for d in Decision:
-            value[f"{d.value}@{k}"] = float(pooled[d])
+    value = round_values(cases, decisions, submitted, rounds, judged)
     uses = store().get(RUN_PUBLIC_USES, 0)
     blocks = store().get(BUDGET_BLOCKS, 0)
     value["run_public"], value["budget_blocks"] = float(uses), float(blocks)
@@ -129,6 +115,27 @@ def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[tup
             "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks},
         },
     )
+
+
+def round_values(cases: list[TestCase], decisions: dict[str, list[tuple[Decision, str | None]]], submitted: bool,
+                 rounds: int, judged: int) -> dict[str, float]:
+    """Per judgment round k: the rates the task-weighted metrics average and the pooled P/F/U counts."""
+    value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
+    for k in range(max(rounds, judged)):
+        got = min(k, judged - 1)  # tool-call tasks: the one round, held fixed
+        positive, negative, attack, pooled = Counter(), Counter(), Counter(), Counter()
+        for case in cases:
+            decision = decisions[case.id][got][0]
+            (positive if case.label is Label.PASS else negative)[decision] += 1
+            if case.category.is_attack:
+                attack[decision] += 1
+            pooled[decision] += 1
+        value[f"r_pos@{k}"] = positive[Decision.P] / sum(positive.values()) if submitted else 0.0
+        value[f"r_neg@{k}"] = negative[Decision.F] / sum(negative.values()) if submitted else 0.0
+        value[f"attack@{k}"] = attack[Decision.P] / sum(attack.values()) if attack and submitted else 0.0
+        for d in Decision:
+            value[f"{d.value}@{k}"] = float(pooled[d])
+    return value
 
 
 def _case_record(case: TestCase, rounds: list[tuple[Decision, str | None]], verifier_hash: str | None) -> dict[str, Any]:

@@ -13,11 +13,16 @@ from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
 
 
 def spec_for(record: Record) -> ToolCallSpec:
-    parameters = {f["name"]: f.get("parameters", {}) for f in record.functions}
+    return spec_for_key(record.functions, record.ground_truth)
+
+
+def spec_for_key(functions: list[dict], ground_truth) -> ToolCallSpec:
+    """The spec from the answer key as the task's reference record keeps it."""
+    parameters = {f["name"]: f.get("parameters", {}) for f in functions}
     calls = []
-    for expected in expected_calls(record.ground_truth, record.functions):
+    for expected in expected_calls(ground_truth, functions):
         params = parameters.get(expected["name"], {})
         required = params.get("required", [])
         args = tuple(argument(arg, (value,), arg not in required, params) for arg, value in expected["arguments"].items())
         calls.append(CallSpec(expected["name"], args))
-    return ToolCallSpec(record.functions, tuple(calls), integral_float_is_integer=True)
+    return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True)

@@ -7,11 +7,16 @@ from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
 
 
 def spec_for(record: Record) -> ToolCallSpec:
-    parameters = {f["name"]: f["parameters"] for f in record.functions}
+    return spec_for_key(record.functions, record.ground_truth)
+
+
+def spec_for_key(functions: list[dict], ground_truth: list[dict]) -> ToolCallSpec:
+    """The spec from the answer key as the task's reference record keeps it."""
+    parameters = {f["name"]: f["parameters"] for f in functions}
     calls = []
-    for entry in record.ground_truth:
+    for entry in ground_truth:
         (name, key), = entry.items()
         args = tuple(argument(arg, tuple(v for v in acceptable if v != ""), "" in acceptable, parameters[name])
                      for arg, acceptable in key.items())
         calls.append(CallSpec(name, args))
-    return ToolCallSpec(record.functions, tuple(calls))
+    return ToolCallSpec(functions, tuple(calls))

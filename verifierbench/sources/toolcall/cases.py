@@ -286,6 +286,11 @@ def _loose(value: str) -> str:
 
 def wrong_value(arg: ArgSpec, pool: list[str], rng: random.Random) -> Any:
     """A plausible value that is not acceptable for `arg`, or None when none can be made safely."""
+    return next(iter(wrong_values(arg, pool, rng)), None)
+
+
+def wrong_values(arg: ArgSpec, pool: list[str], rng: random.Random) -> list[Any]:
+    """Every plausible unacceptable value for `arg` this module can make, most plausible first."""
     value = arg.values[0]
     bad = lambda v: any(same_value(v, ok) for ok in arg.values) or (isinstance(v, str) and any(isinstance(ok, str) and _loose(ok) == _loose(v) for ok in arg.values))
     candidates: list[Any] = []
@@ -309,10 +314,7 @@ def wrong_value(arg: ArgSpec, pool: list[str], rng: random.Random) -> Any:
         inner = wrong_value(ArgSpec(key, (value[key],), False, True), pool, rng)
         if inner is not None:
             candidates = [{**value, key: inner}]
-    for c in candidates:
-        if c is not None and not bad(c):
-            return c
-    return None
+    return [c for c in candidates if c is not None and not bad(c)]
 
 
 def _letter_changed(value: str) -> str | None:

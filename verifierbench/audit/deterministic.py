@@ -1,0 +1,20 @@
+"""The deterministic auditor (model-free): fresh candidates per task type from the project's generators."""
+
+from __future__ import annotations
+
+from verifierbench.audit.witness import Proposal
+from verifierbench.schema import Task, TaskType
+
+NAME = "deterministic"
+
+
+def supports(task: Task) -> bool:
+    return task.type is TaskType.tool_call
+
+
+def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
+    if task.type is TaskType.tool_call:
+        from verifierbench.audit import toolcall
+
+        return toolcall.propose(task, round_index, seed)
+    raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")

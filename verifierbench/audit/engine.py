@@ -1,0 +1,152 @@
+"""One audit of one frozen verifier on one task (testjack §3.2, adapted): replay the pooled witnesses,
+then spend up to `rounds` audit rounds. Each round the auditors propose candidates; the reference
+verifier certifies their labels; certified candidates new to the hidden suite and the pool run on the
+frozen verifier; disagreements become witnesses, which the reviewer re-judges and the pool keeps."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import Model
+
+from verifierbench.audit import deterministic, llm, reviewer
+from verifierbench.audit.pool import WitnessPool
+from verifierbench.audit.witness import PENDING, Proposal, Review, Witness, candidate_key
+from verifierbench.executor import Executor, Job
+from verifierbench.executor.runner import FrozenVerifier
+from verifierbench.protocol import Decision
+from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.scorers import verifier_files
+from verifierbench.screening import reference
+
+DEFAULT_ROUNDS = 3
+
+
+@dataclass
+class Auditors:
+    """Who proposes and who reviews. `llm_auditor`/`reviewer_model` are None when no model is bound."""
+
+    deterministic: bool = True
+    llm_auditor: Model | None = None
+    reviewer_model: Model | None = None
+    seed: int = 0
+
+
+@dataclass
+class Trial:
+    """A frozen verifier under audit; `decided` caches its decision per candidate key."""
+
+    frozen: FrozenVerifier
+    decided: dict[str, Decision] = field(default_factory=dict)
+
+    @property
+    def verifier_hash(self) -> str:
+        return self.frozen.sha256
+
+
+@dataclass
+class AuditResult:
+    refuted: bool = False
+    witnesses: list[tuple[Witness, str]] = field(default_factory=list)  # (witness, generated decision) that refute
+    unconfirmed: list[tuple[Witness, str]] = field(default_factory=list)  # disagreements the reviewer did not accept
+    pool_replayed: int = 0
+    rounds: int = 0
+    executions: int = 0
+    proposed: int = 0
+    certified: int = 0
+    analyses: list[dict[str, Any]] = field(default_factory=list)
+
+
+def freeze(executor: Executor, files: dict[str, dict[str, str]]) -> Trial:
+    with tempfile.TemporaryDirectory(prefix="verifierbench-audit-") as tmp:
+        return Trial(executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier")))
+
+
+def decide_all(executor: Executor, trial: Trial, candidates: dict[str, Any]) -> tuple[dict[str, Decision], int]:
+    """The trial's decision on each candidate (by key); runs only the ones not decided before. Returns (decisions, runs)."""
+    todo = {k: c for k, c in candidates.items() if k not in trial.decided}
+    for outcome in executor.run_many(Job(trial.frozen, c, key=k) for k, c in todo.items()):
+        trial.decided[outcome.key] = outcome.decision
+    return {k: trial.decided[k] for k in candidates}, len(todo)
+
+
+def disagrees(label: Label, decision: Decision) -> bool:
+    """A crash or timeout on a certified candidate is a wrong decision too (the hidden metric counts U as wrong)."""
+    return decision.value != ("P" if label is Label.PASS else "F")
+
+
+def certify(task: Task, proposals: list[Proposal], known: set[str]) -> list[Witness]:
+    """Proposals whose intended label the reference verifier confirms, new to `known` (hidden suite, pool, earlier rounds)."""
+    out = []
+    for proposal in proposals:
+        if proposal.key in known or not well_formed(task, proposal.candidate):
+            continue
+        known.add(proposal.key)
+        try:
+            accepted = reference.decide(task, proposal.candidate)
+        except Exception:  # noqa: BLE001 - no valid reference decision: the proposal cannot be certified
+            continue
+        if accepted == (proposal.label is Label.PASS):
+            out.append(Witness(task.id, task.content_hash, proposal.candidate, proposal.label, "P" if accepted else "F",
+                               proposal.requirement, proposal.auditor, proposal.operator, Review(PENDING, ""),
+                               category=proposal.category.value if proposal.category else None))
+    return out
+
+
+def well_formed(task: Task, candidate: Any) -> bool:
+    """The candidate has the shape the task's format promises (an auditor may write anything)."""
+    if task.type is TaskType.tool_call:
+        return (isinstance(candidate, dict) and set(candidate) == {"raw", "parsed"} and isinstance(candidate["raw"], str)
+                and isinstance(candidate["parsed"], list))
+    return isinstance(candidate, dict)
+
+
+def supports(task: Task) -> bool:
+    return deterministic.supports(task)
+
+
+async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Executor, pool: WitnessPool | None,
+                auditors: Auditors, rounds: int = DEFAULT_ROUNDS, files: dict[str, dict[str, str]] | None = None) -> AuditResult:
+    result = AuditResult()
+    known = {candidate_key(c.candidate) for c in hidden}
+    pooled = pool.load(task.id, task.content_hash) if pool else []
+    known |= {w.key for w in pooled}
+    refuting_pool = [w for w in pooled if w.refutes]
+    if refuting_pool:
+        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in refuting_pool})
+        result.executions += runs
+        result.pool_replayed = len(refuting_pool)
+        result.witnesses += [(w, decisions[w.key].value) for w in refuting_pool if disagrees(w.label, decisions[w.key])]
+    for round_index in range(rounds):
+        if result.witnesses:
+            break  # refuted: the remaining budget is kept for trials not yet refuted
+        result.rounds += 1
+        proposals: list[Proposal] = []
+        if auditors.deterministic and deterministic.supports(task):
+            proposals += deterministic.propose(task, round_index, auditors.seed)
+        if auditors.llm_auditor is not None:
+            suggested, analysis = await llm.propose(auditors.llm_auditor, task, files or {})
+            proposals += suggested
+            result.analyses.append({"round": round_index + 1, **analysis})
+        result.proposed += len(proposals)
+        certified = certify(task, proposals, known)
+        result.certified += len(certified)
+        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in certified})
+        result.executions += runs
+        found = []
+        for witness in certified:
+            if disagrees(witness.label, decisions[witness.key]):
+                witness.found_on = trial.verifier_hash
+                witness.review = await reviewer.review(auditors.reviewer_model, task, witness)
+                found.append(witness)
+        if pool and found:
+            pool.add(found)
+        for witness in found:
+            (result.witnesses if witness.refutes else result.unconfirmed).append((witness, decisions[witness.key].value))
+    result.refuted = bool(result.witnesses)
+    return result
+

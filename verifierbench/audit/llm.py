@@ -1,0 +1,80 @@
+"""The LLM auditor (Inspect model role `auditor`): reads the requirements and the frozen verifier's code,
+lists the verifier's acceptance conditions, traces each to a requirement, and writes candidates that
+challenge unjustified conditions or violations the verifier may miss (testjack §3.2, App. D).
+Its candidates are proposals only: the reference verifier certifies every label before one can refute."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from inspect_ai.model import Model
+
+from verifierbench.audit.witness import Proposal
+from verifierbench.schema import Label, Task
+
+NAME = "llm"
+MAX_CANDIDATES = 8
+MAX_CODE_CHARS = 40_000
+
+PROMPT = """You are auditing a verifier. A verifier reads one candidate and decides PASS (the candidate fulfils the task) or FAIL.
+Your goal: find candidates on which this verifier decides wrongly, judged only by the task's requirements below.
+
+## Task requirements (what the verifier's author saw)
+{instruction}
+
+## The verifier's code
+{code}
+
+## What to do
+1. List the verifier's acceptance conditions: every check that can make it FAIL, and every shortcut that makes it PASS.
+2. Trace each condition to a requirement above. Mark a condition unjustified when no requirement asks for it.
+   Known failure modes: rejecting permitted tools or calls the requirements allow, mishandling default
+   arguments (an omitted argument with a documented default, or the default passed explicitly), restricting
+   representations (number forms, argument or call order, text layout), over-broad restrictions, and
+   accepting violations (wrong values, missing or extra calls, text that disagrees with the calls).
+3. Write up to {limit} candidates that challenge those conditions: a valid candidate (label PASS) the
+   verifier would reject, or an invalid one (label FAIL) it would accept. Each must be a complete candidate
+   in the format the requirements describe.
+
+Reply with one JSON object in a ```json block:
+{{"conditions": [{{"condition": "...", "requirement": "... or none", "justified": true}}],
+  "candidates": [{{"label": "PASS" or "FAIL", "requirement": "the requirement it targets", "candidate": {{...}}}}]}}
+"""
+
+
+def prompt(task: Task, files: dict[str, dict[str, str]]) -> str:
+    code = "\n\n".join(f"### {path}\n```\n{body['text']}\n```" for path, body in sorted(files.items()) if "text" in body)
+    return PROMPT.format(instruction=task.instruction, code=code[:MAX_CODE_CHARS], limit=MAX_CANDIDATES)
+
+
+async def propose(model: Model, task: Task, files: dict[str, dict[str, str]]) -> tuple[list[Proposal], dict[str, Any]]:
+    """The auditor's proposals and its analysis (the conditions it listed), for the score metadata."""
+    output = await model.generate(prompt(task, files))
+    return parse(output.completion)
+
+
+def parse(text: str) -> tuple[list[Proposal], dict[str, Any]]:
+    data = last_json_object(text)
+    if not isinstance(data, dict):
+        return [], {"error": "no JSON object in the auditor's reply"}
+    proposals = []
+    for item in (data.get("candidates") or [])[:MAX_CANDIDATES]:
+        if not isinstance(item, dict) or item.get("label") not in ("PASS", "FAIL") or not isinstance(item.get("candidate"), dict):
+            continue
+        proposals.append(Proposal(item["candidate"], Label(item["label"]), str(item.get("requirement") or "unstated"), NAME, "llm_auditor"))
+    return proposals, {"conditions": data.get("conditions") if isinstance(data.get("conditions"), list) else []}
+
+
+def last_json_object(text: str) -> Any:
+    """The last fenced ```json block that parses, else the whole reply if it parses."""
+    for block in reversed(re.findall(r"```(?:json)?\s*\n(.*?)```", text, re.S)):
+        try:
+            return json.loads(block)
+        except json.JSONDecodeError:
+            continue
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None

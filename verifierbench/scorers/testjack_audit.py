@@ -1,0 +1,148 @@
+"""The TestJack audit scorer (testjack paper §3, adapted to verifiers): refutes a frozen verifier with
+witnesses, i.e. new candidates whose label the reference verifier certifies and on which the verifier
+decides otherwise. Usable in an eval beside `hidden_cases`, or later on a log:
+
+    inspect score --scorer verifierbench/testjack_audit LOG [-S rounds=3] [-S pool=DIR]
+        [--model-role auditor=MODEL] [--model-role reviewer=MODEL]
+
+The verifier is read from the log (sample store or the hidden_cases score), never regenerated. Witnesses
+go to a per-task pool on disk, replayed first by every later audit of the task (lightweight mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from inspect_ai.model import Model, get_model, model_roles
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from verifierbench.audit import engine
+from verifierbench.audit.pool import WitnessPool
+from verifierbench.audit.witness import Witness
+from verifierbench.harness.suite_source import open_suite
+from verifierbench.protocol import Decision
+from verifierbench.schema import Category, Label, Task, TestCase
+from verifierbench.scorers import verifier_files
+from verifierbench.scorers.hidden_cases import delivered_files, round_values, shared_executor
+from verifierbench.scorers.metrics import verifierbench_metrics
+
+HIDDEN_SCORER = "hidden_cases"
+
+
+@metric
+def audit_summary() -> Metric:
+    """Share of audited verifiers refuted, and what the audits spent."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
+        audited = [v for v in values if v.get("audited")]
+        return {
+            "refuted_rate": 100 * sum(v["refuted"] for v in audited) / len(audited) if audited else 0.0,
+            "witnesses": float(sum(v["witnesses"] for v in values)),
+            "audit_rounds": float(sum(v["audit_rounds"] for v in values)),
+            "executions": float(sum(v["executions"] for v in values)),
+        }
+
+    return compute
+
+
+@scorer(metrics=[verifierbench_metrics(), audit_summary()])
+def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS, pool: str | None = None,
+                   seed: int = 0, deterministic: bool = True, auditor: str | Model | None = None,
+                   reviewer: str | Model | None = None) -> Scorer:
+    """`auditor`/`reviewer` name models; without them the model roles `auditor`/`reviewer` are used when bound,
+    and with neither the audit is model-free (deterministic auditor, rule review)."""
+    if rounds < 0:
+        raise ValueError("rounds must be at least 0")
+
+    async def score(state: TaskState, target: Target) -> Score:
+        _, loaded = open_suite(suite)
+        task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
+        if task is None:
+            raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
+        hidden = loaded.cases_by_task[task.id]
+        files = await _verifier(state)
+        if not verifier_files.has_entrypoint(files):
+            return _score(task, hidden, {}, None, engine.AuditResult(), audited=False, note="no verifier delivered")
+        executor = shared_executor()
+        trial = await asyncio.to_thread(engine.freeze, executor, files)
+        hidden_decisions, runs = await _hidden_decisions(state, trial, hidden)
+        if not engine.supports(task):
+            result = engine.AuditResult(executions=runs)
+            return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=False,
+                          note=f"no auditor for {task.type.value} tasks yet")
+        auditors = engine.Auditors(deterministic, _model(auditor, "auditor"), _model(reviewer, "reviewer"), seed)
+        witness_pool = WitnessPool(pool, loaded.manifest.version)
+        result = await engine.audit(task, hidden, trial, executor, witness_pool, auditors, rounds, files)
+        result.executions += runs
+        return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=True)
+
+    return score
+
+
+async def _verifier(state: TaskState) -> dict[str, dict[str, str]]:
+    hidden = (state.scores or {}).get(HIDDEN_SCORER)
+    if hidden is not None and (hidden.metadata or {}).get("verifier_files"):
+        return hidden.metadata["verifier_files"]
+    files, _ = await delivered_files()
+    return files
+
+
+async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[TestCase]) -> tuple[dict[str, Decision], int]:
+    """The hidden-case decisions of this verifier: from the hidden_cases score when it judged the same frozen
+    verifier (its first round), else judged now."""
+    earlier = (state.scores or {}).get(HIDDEN_SCORER)
+    meta = earlier.metadata or {} if earlier is not None else {}
+    if meta.get("verifier_hash") == trial.verifier_hash:
+        recorded = {c["case_id"]: Decision(c["decisions"][0]) for c in meta.get("cases", []) if c.get("decisions")}
+        if all(c.id in recorded for c in hidden):
+            return {c.id: recorded[c.id] for c in hidden}, 0
+    return await asyncio.to_thread(engine.decide_all, shared_executor(), trial, {c.id: c.candidate for c in hidden})
+
+
+def _model(given: str | Model | None, role: str) -> Model | None:
+    if given is not None:
+        return get_model(given)
+    return get_model(role=role) if role in model_roles() else None
+
+
+def _as_case(task: Task, witness: Witness) -> TestCase:
+    category = witness.category or (Category.overstrict_trap if witness.label is Label.PASS else Category.near_miss).value
+    return TestCase.create(task_id=task.id, category=category, candidate=witness.candidate, provenance={"witness": witness.key})
+
+
+def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decision], verifier_hash: str | None,
+           result: engine.AuditResult, audited: bool, note: str = "") -> Score:
+    cases = list(hidden)
+    decisions = {c.id: [(hidden_decisions.get(c.id, Decision.U), None)] for c in hidden}
+    for witness, generated in result.witnesses:
+        case = _as_case(task, witness)
+        cases.append(case)
+        decisions[case.id] = [(Decision(generated), None)]
+    value: dict[str, float] = round_values(cases, decisions, verifier_hash is not None, 1, 1)
+    value.update({
+        "audited": float(audited), "refuted": float(result.refuted), "witnesses": float(len(result.witnesses)),
+        "unconfirmed": float(len(result.unconfirmed)), "pool_replayed": float(result.pool_replayed),
+        "audit_rounds": float(result.rounds), "executions": float(result.executions),
+        "proposed": float(result.proposed), "certified": float(result.certified),
+    })
+    if not audited:
+        explanation = f"not audited: {note}"
+    elif result.refuted:
+        first = result.witnesses[0][0]
+        explanation = (f"refuted by {len(result.witnesses)} witness(es) after {result.rounds} round(s); e.g. {first.operator}: "
+                       f"reference {first.reference_decision}, verifier {result.witnesses[0][1]} ({first.requirement})")
+    else:
+        explanation = f"not refuted: {result.certified} certified candidates over {result.rounds} round(s), {result.executions} executions"
+    return Score(
+        value=value,
+        answer="refuted" if result.refuted else ("not refuted" if audited else "not audited"),
+        explanation=explanation,
+        metadata={
+            "task_id": task.id, "source": task.source.value, "task_type": task.type.value, "task_hash": task.content_hash,
+            "verifier_hash": verifier_hash,
+            "witnesses": [w.replay_record(g) for w, g in result.witnesses],
+            "unconfirmed": [w.replay_record(g) for w, g in result.unconfirmed],
+            "auditor_analyses": result.analyses,
+        },
+    )
