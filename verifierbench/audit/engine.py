@@ -52,6 +52,7 @@ class Trial:
 class AuditResult:
     refuted: bool = False
     witnesses: list[tuple[Witness, str]] = field(default_factory=list)  # (witness, generated decision) that refute
+    replayed: list[tuple[Witness, str]] = field(default_factory=list)  # pooled witnesses replayed, refuting or not
     unconfirmed: list[tuple[Witness, str]] = field(default_factory=list)  # disagreements the reviewer did not accept
     pool_replayed: int = 0
     rounds: int = 0
@@ -110,7 +111,9 @@ def supports(task: Task) -> bool:
 
 
 async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Executor, pool: WitnessPool | None,
-                auditors: Auditors, rounds: int = DEFAULT_ROUNDS, files: dict[str, dict[str, str]] | None = None) -> AuditResult:
+                auditors: Auditors, rounds: int = DEFAULT_ROUNDS, files: dict[str, dict[str, str]] | None = None,
+                first_round: int = 0) -> AuditResult:
+    """`first_round` offsets the round seeds, so repeated one-round audits of a task (lightweight mode) differ."""
     result = AuditResult()
     known = {candidate_key(c.candidate) for c in hidden}
     pooled = pool.load(task.id, task.content_hash) if pool else []
@@ -120,8 +123,9 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in refuting_pool})
         result.executions += runs
         result.pool_replayed = len(refuting_pool)
-        result.witnesses += [(w, decisions[w.key].value) for w in refuting_pool if disagrees(w.label, decisions[w.key])]
-    for round_index in range(rounds):
+        result.replayed = [(w, decisions[w.key].value) for w in refuting_pool]
+        result.witnesses += [(w, d) for w, d in result.replayed if disagrees(w.label, Decision(d))]
+    for round_index in range(first_round, first_round + rounds):
         if result.witnesses:
             break  # refuted: the remaining budget is kept for trials not yet refuted
         result.rounds += 1

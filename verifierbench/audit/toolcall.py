@@ -39,8 +39,7 @@ def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
     spec = spec_for_reference(task.reference)
     rng = random.Random(f"{seed}:audit:{task.id}:{round_index}")
     drafts = generate(spec, rng, AUDIT_CAPS)
-    operators = SYSTEMATIC if round_index == 0 else ()
-    for operator in operators + SEEDED:
+    for operator in SYSTEMATIC + SEEDED:  # an audit dedupes what an earlier round of it already proposed
         made = list(operator(spec, spec.gold_calls(), rng))
         if len(made) > PER_OPERATOR:
             made = rng.sample(made, PER_OPERATOR)
@@ -88,6 +87,13 @@ def each_numeric_form(spec, gold, rng) -> Iterator[Draft]:
             yield _with(gold, ci, arg.name, int(value), Category.overstrict_trap, "float_written_as_int")
         elif kind == "integer" and spec.integral_float_is_integer and _is_int(value):
             yield _with(gold, ci, arg.name, float(value), Category.overstrict_trap, "integer_written_as_float")
+
+
+def default_passed_explicitly(spec, gold, rng) -> Iterator[Draft]:
+    """An optional argument set explicitly to its documented default, where the key accepts that default."""
+    for ci, arg in _args(spec):
+        if not arg.required and arg.default_matches() and not same_value(arg.values[0], arg.default):
+            yield _with(gold, ci, arg.name, arg.default, Category.overstrict_trap, "default_passed_explicitly")
 
 
 def shuffled_keywords_and_calls(spec, gold, rng) -> Iterator[Draft]:
@@ -159,7 +165,7 @@ def raw_drops_a_call(spec, gold, rng) -> Iterator[Draft]:
         yield Draft(Category.hack, candidate(gold, raw=render_python(gold[:ci] + gold[ci + 1:])), "raw_drops_a_call", {"call": ci})
 
 
-SYSTEMATIC = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form,
+SYSTEMATIC = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form, default_passed_explicitly,
               value_off_by_one, unknown_argument_added, other_tool_called)
 SEEDED = (shuffled_keywords_and_calls, random_acceptable_values, each_wrong_value, raw_drops_a_call)
 

@@ -17,7 +17,9 @@ from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.screening.run import retained_ids
 from verifierbench.schema import TaskType
+from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
+from verifierbench.scorers.testjack_audit import testjack_audit
 
 # Bumped whenever scores stop being comparable with earlier logs.
 TASK_VERSION = 1
@@ -39,7 +41,10 @@ def verifierbench(
     time_limit: int = TIME_LIMIT_S,
     max_tokens: int = MAX_TOKENS,
     run_public_budget: int = RUN_PUBLIC_BUDGET,
+    audit: bool = False,
+    audit_rounds: int = AUDIT_ROUNDS,
 ) -> Task:
+    """`audit=true` adds the TestJack audit scorer after hidden_cases (model roles `auditor`/`reviewer` when bound)."""
     if harness not in HARNESSES:
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in SWE_HARNESSES and sandbox == "vgb":
@@ -57,7 +62,8 @@ def verifierbench(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply"),
         solver=harness_solver(harness, run_public_budget),
         # Rounds beyond the first exist only when some selected task is judged more than once.
-        scorer=hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
+        scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
+                *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
         sandbox=sandbox_spec(sandbox),
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,

@@ -21,7 +21,8 @@ from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label
 
 SCORER = "hidden_cases"
-SELECTION_ARGS = {"source", "type", "task_ids", "suite"}  # choose tasks; do not change how they are scored
+# Choose tasks or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
+SELECTION_ARGS = {"source", "type", "task_ids", "suite", "audit", "audit_rounds"}
 SKIPPED_FIELDS = {"messages", "events", "store", "attachments", "output"}  # the leaderboard needs scores only
 
 

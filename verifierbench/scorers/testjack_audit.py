@@ -115,7 +115,11 @@ def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decis
            result: engine.AuditResult, audited: bool, note: str = "") -> Score:
     cases = list(hidden)
     decisions = {c.id: [(hidden_decisions.get(c.id, Decision.U), None)] for c in hidden}
-    for witness, generated in result.witnesses:
+    seen = set()
+    for witness, generated in result.replayed + result.witnesses:  # every pooled witness replayed, and the new ones
+        if witness.key in seen:
+            continue
+        seen.add(witness.key)
         case = _as_case(task, witness)
         cases.append(case)
         decisions[case.id] = [(Decision(generated), None)]

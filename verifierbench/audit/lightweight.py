@@ -1,0 +1,139 @@
+"""Lightweight auditing across configurations (testjack §3.3, Algorithm 1): per task, replay the pooled
+witnesses on every configuration's verifier; then, while the per-task budget lasts, audit one verifier
+chosen at random among those not yet refuted, share any new witnesses with all the others, and mark a
+verifier that survives its audit as clean. Finally every verifier is scored on hidden + all witnesses."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from verifierbench.audit import engine
+from verifierbench.audit.pool import WitnessPool
+from verifierbench.audit.witness import Witness
+from verifierbench.executor import Executor
+from verifierbench.protocol import Decision
+from verifierbench.schema import Label, Task, TestCase
+from verifierbench.scorers import verifier_files
+
+REFUTED, CLEAN, UNAUDITED, NOT_AUDITABLE, NO_VERIFIER = "refuted", "audited-clean", "unaudited", "not auditable", "no verifier"
+
+
+@dataclass
+class TrialAudit:
+    configuration: str
+    task_id: str
+    status: str
+    hidden: dict[str, Decision] = field(default_factory=dict)  # case id -> decision recorded in the log
+    on_witnesses: dict[str, Decision] = field(default_factory=dict)  # witness key -> decision
+    trial: engine.Trial | None = None
+
+    def rates(self, hidden_cases: list[TestCase], witnesses: list[Witness]) -> tuple[float, float, float, float]:
+        """(r_pos, r_neg) on the hidden cases alone, then on hidden plus witnesses (a crash is a wrong decision)."""
+        def rate(items: list[tuple[Label, Decision]], label: Label) -> float:
+            chosen = [d for l, d in items if l is label]
+            want = Decision.P if label is Label.PASS else Decision.F
+            return sum(d is want for d in chosen) / len(chosen) if chosen else 1.0
+
+        base = [(c.label, self.hidden.get(c.id, Decision.U)) for c in hidden_cases]
+        audited = base + [(w.label, self.on_witnesses.get(w.key, Decision.U)) for w in witnesses]
+        return rate(base, Label.PASS), rate(base, Label.FAIL), rate(audited, Label.PASS), rate(audited, Label.FAIL)
+
+
+@dataclass
+class TaskAudit:
+    task_id: str
+    trials: list[TrialAudit]
+    witnesses: list[Witness]
+    rounds: int = 0
+    executions: int = 0
+
+
+async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict], executor: Executor, pool: WitnessPool,
+                     auditors: engine.Auditors, rounds: int, rng: random.Random) -> TaskAudit:
+    """`trials`: configuration -> the hidden_cases score metadata of its sample for this task."""
+    audits = [_trial(task, name, meta, executor) for name, meta in sorted(trials.items())]
+    runnable = [a for a in audits if a.trial is not None]
+    result = TaskAudit(task.id, audits, [])
+    if not engine.supports(task):
+        for a in runnable:
+            a.status = NOT_AUDITABLE
+        return result
+    witnesses = {w.key: w for w in pool.load(task.id, task.content_hash) if w.refutes}
+    active = [a for a in runnable if not _share(a, list(witnesses.values()), executor, result)]
+    spent = 0
+    while active and spent < rounds:
+        chosen = rng.choice(active)
+        audit = await engine.audit(task, hidden, chosen.trial, executor, pool, auditors, rounds=1,
+                                   files=trials[chosen.configuration].get("verifier_files"), first_round=spent)
+        spent += 1
+        result.executions += audit.executions
+        new = [w for w, _ in audit.witnesses if w.key not in witnesses]
+        witnesses.update((w.key, w) for w, _ in audit.witnesses)
+        chosen.on_witnesses.update((w.key, Decision(d)) for w, d in audit.witnesses + audit.replayed)
+        if audit.refuted:
+            chosen.status = REFUTED
+            active = [a for a in active if a is not chosen and not _share(a, new, executor, result)]
+        else:
+            chosen.status = CLEAN
+            active = [a for a in active if a is not chosen]
+    result.rounds = spent
+    result.witnesses = list(witnesses.values())
+    for a in runnable:  # the final suite: every verifier meets every witness, so configurations compare on one case set
+        _share(a, result.witnesses, executor, result)
+    return result
+
+
+def _trial(task: Task, configuration: str, meta: dict, executor: Executor) -> TrialAudit:
+    files = meta.get("verifier_files") or {}
+    hidden = {c["case_id"]: Decision(c["decisions"][0]) for c in meta.get("cases", []) if c.get("decisions")}
+    if not verifier_files.has_entrypoint(files):
+        return TrialAudit(configuration, task.id, NO_VERIFIER, hidden)
+    return TrialAudit(configuration, task.id, UNAUDITED, hidden, trial=engine.freeze(executor, files))
+
+
+def _share(audit: TrialAudit, witnesses: list[Witness], executor: Executor, result: TaskAudit) -> bool:
+    """Replays witnesses on a verifier; True (and status refuted) when one disagrees."""
+    if not witnesses or audit.trial is None:
+        return False
+    decisions, runs = engine.decide_all(executor, audit.trial, {w.key: w.candidate for w in witnesses})
+    result.executions += runs
+    audit.on_witnesses.update(decisions)
+    if any(engine.disagrees(w.label, decisions[w.key]) for w in witnesses):
+        audit.status = REFUTED
+        return True
+    return False
+
+
+def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]) -> dict:
+    """Per configuration: refuted share and BA_norm before and after the audit (task-weighted, as the paper's)."""
+    per_config: dict[str, dict] = {}
+    for task_audit in audits:
+        for a in task_audit.trials:
+            row = per_config.setdefault(a.configuration, {"configuration": a.configuration, "tasks": 0, "refuted": 0,
+                                                          "statuses": {}, "_rates": []})
+            row["tasks"] += 1
+            row["refuted"] += a.status == REFUTED
+            row["statuses"][a.status] = row["statuses"].get(a.status, 0) + 1
+            if a.trial is None:
+                row["_rates"].append((0.0, 0.0, 0.0, 0.0))
+            else:
+                row["_rates"].append(a.rates(hidden_by_task[task_audit.task_id], task_audit.witnesses))
+    rows = []
+    for row in per_config.values():
+        rates = row.pop("_rates")
+        n = len(rates)
+        mean = [100 * sum(r[i] for r in rates) / n for i in range(4)]
+        row.update({"TPR": mean[0], "TNR": mean[1], "BA_norm": mean[0] + mean[1] - 100,
+                    "audited_TPR": mean[2], "audited_TNR": mean[3], "audited_BA_norm": mean[2] + mean[3] - 100,
+                    "refuted_rate": 100 * row["refuted"] / n})
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["audited_BA_norm"], r["configuration"]))
+    return {
+        "configurations": rows,
+        "tasks": [{"task_id": t.task_id, "rounds": t.rounds, "executions": t.executions, "witnesses": len(t.witnesses),
+                   "trials": {a.configuration: a.status for a in t.trials}} for t in audits],
+        "witnesses": sum(len(t.witnesses) for t in audits),
+        "audit_rounds": sum(t.rounds for t in audits),
+        "executions": sum(t.executions for t in audits),
+    }
