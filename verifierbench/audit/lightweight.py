@@ -111,14 +111,15 @@ def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]
     for task_audit in audits:
         for a in task_audit.trials:
             row = per_config.setdefault(a.configuration, {"configuration": a.configuration, "tasks": 0, "refuted": 0,
-                                                          "statuses": {}, "_rates": []})
+                                                          "perfect_on_hidden": 0, "perfect_refuted": 0, "statuses": {}, "_rates": []})
+            rates = (0.0, 0.0, 0.0, 0.0) if a.trial is None else a.rates(hidden_by_task[task_audit.task_id], task_audit.witnesses)
+            perfect = rates[0] == rates[1] == 1.0  # judged correct by the hidden suite: TestJack's "passing trial"
             row["tasks"] += 1
             row["refuted"] += a.status == REFUTED
+            row["perfect_on_hidden"] += perfect
+            row["perfect_refuted"] += perfect and a.status == REFUTED
             row["statuses"][a.status] = row["statuses"].get(a.status, 0) + 1
-            if a.trial is None:
-                row["_rates"].append((0.0, 0.0, 0.0, 0.0))
-            else:
-                row["_rates"].append(a.rates(hidden_by_task[task_audit.task_id], task_audit.witnesses))
+            row["_rates"].append(rates)
     rows = []
     for row in per_config.values():
         rates = row.pop("_rates")

@@ -79,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     table = Table(title=f"TestJack audit: {len(by_task)} tasks, {summary['witnesses']} witnesses, "
                         f"{summary['audit_rounds']} audit rounds, {summary['executions']} executions")
-    for column in ("configuration", "tasks", "refuted %", "BA_norm", "audited BA_norm", "audited TPR", "audited TNR"):
-        table.add_column(column, justify="left" if column == "configuration" else "right")
+    for column in ("configuration", "tasks", "refuted %", "perfect→refuted", "BA_norm", "audited BA_norm", "audited TPR", "audited TNR"):
+        table.add_column(column, justify="left" if column == "configuration" else "right", overflow="fold")
     for row in summary["configurations"]:
-        table.add_row(row["configuration"], str(row["tasks"]), f"{row['refuted_rate']:.1f}", f"{row['BA_norm']:.1f}",
+        table.add_row(row["configuration"], str(row["tasks"]), f"{row['refuted_rate']:.1f}",
+                      f"{row['perfect_refuted']}/{row['perfect_on_hidden']}", f"{row['BA_norm']:.1f}",
                       f"{row['audited_BA_norm']:.1f}", f"{row['audited_TPR']:.1f}", f"{row['audited_TNR']:.1f}")
     Console().print(table)
     print(f"summary: {out / 'summary.json'}; witness pool: {pool.directory}")

@@ -1,0 +1,36 @@
+"""Shared by the audit tests: verifier directories as log-style file maps, and executors to run them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from verifierbench.export import TEMPLATES, reference_libraries
+from verifierbench.executor import Executor, Limits
+from verifierbench.schema import Task
+from verifierbench.scorers import verifier_files
+
+FLAWED_DIR = Path(__file__).resolve().parent / "flawed_verifiers"
+
+FLAWED_TEMPLATE = TEMPLATES["reference"].replace(
+    'accepted, reason = decide(beside("reference.json"), candidate)\n',
+    'import flaw\n\naccepted, reason = decide(beside("reference.json"), candidate)\naccepted = flaw.apply(beside("reference.json"), candidate, accepted)\n',
+)
+
+
+def files_of(sources: dict[str, str]) -> dict[str, dict[str, str]]:
+    return {path: verifier_files.encode(text.encode()) for path, text in sources.items()}
+
+
+def reference_files(task: Task) -> dict[str, dict[str, str]]:
+    return files_of({"verify.py": TEMPLATES["reference"], "reference.json": json.dumps(task.reference)})
+
+
+def flawed_files(task: Task, flaw: str) -> dict[str, dict[str, str]]:
+    return files_of({"verify.py": FLAWED_TEMPLATE, "reference.json": json.dumps(task.reference),
+                     "flaw.py": (FLAWED_DIR / f"{flaw}.py").read_text(), "_common.py": (FLAWED_DIR / "_common.py").read_text()})
+
+
+def trusted_executor() -> Executor:
+    """Sandboxed like any verifier run, with our reference code mounted: only for verifiers written by tests."""
+    return Executor(Limits(), isolation="auto", libraries=reference_libraries())
