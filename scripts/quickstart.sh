@@ -4,8 +4,9 @@
 # VerifierBench task with the four model-free policies (each drives the real agent loop in the
 # no-Docker sandbox and delivers a verifier; the scorer runs it on every hidden case) and the
 # heuristic policy once more with the single-reply harness, then writes the leaderboard's tables
-# and figures and prints the ranking from the Inspect logs. Logs go to results/quickstart/logs;
-# an interrupted run resumes there without redoing finished samples.
+# and figures and prints the ranking from the Inspect logs; last, it audits every delivered verifier
+# (TestJack witnesses). Logs go to results/quickstart/logs; an interrupted run resumes there
+# without redoing finished samples.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/bootstrap.sh"
@@ -26,3 +27,5 @@ echo "quickstart: inspect eval-set with the heuristic policy, single_reply harne
   -T harness=single_reply --log-dir "$logs/single_reply" --log-level warning
 # Tables (CSV, Markdown, LaTeX) and index.html in results/leaderboard/, figures in paper_figures/.
 $vb leaderboard "$logs"
+# TestJack audit of every configuration's verifiers (witnesses pooled in results/quickstart/witnesses).
+$vb audit "$logs" --suite tasks/suite --pool results/quickstart/witnesses
