@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from verifierbench.cli.options import add_suite_option
 from verifierbench.errors import UserError
@@ -80,12 +81,12 @@ def run(args: argparse.Namespace) -> int:
     table = Table(title=f"TestJack audit: {len(by_task)} tasks, {summary['witnesses']} witnesses, "
                         f"{summary['audit_rounds']} audit rounds, {summary['executions']} executions")
     for column in ("configuration", "tasks", "refuted %", "perfect→refuted", "BA_norm", "audited BA_norm", "audited TPR", "audited TNR"):
-        table.add_column(column, justify="left" if column == "configuration" else "right", overflow="fold")
+        table.add_column(column, justify="left" if column == "configuration" else "right")
     for row in summary["configurations"]:
-        table.add_row(row["configuration"], str(row["tasks"]), f"{row['refuted_rate']:.1f}",
+        table.add_row(Text(row["configuration"]), str(row["tasks"]), f"{row['refuted_rate']:.1f}",
                       f"{row['perfect_refuted']}/{row['perfect_on_hidden']}", f"{row['BA_norm']:.1f}",
                       f"{row['audited_BA_norm']:.1f}", f"{row['audited_TPR']:.1f}", f"{row['audited_TNR']:.1f}")
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
     print(f"summary: {out / 'summary.json'}; witness pool: {pool.directory}")
     return 0
 
