@@ -11,10 +11,13 @@ A task is also excluded (code E) when what survives lacks a positive, a negative
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from verifierbench.schema import Category, Label, Task, TestCase
 from verifierbench.sources.toolcall.cases import Draft
-from verifierbench.sources.toolcall.reference import decide
+from verifierbench.sources.toolcall.reference import decide as tool_call_decide
+
+Decide = Callable[[dict, dict], "tuple[bool, str]"]  # (reference record, candidate) -> (PASS?, reason)
 
 
 @dataclass
@@ -25,7 +28,8 @@ class Replayed:
     exclusion: dict | None = None
 
 
-def replay(task: Task, drafts: list[Draft]) -> Replayed:
+def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide) -> Replayed:
+    """`decide` is the source's reference verifier (state sources pass their own)."""
     out = Replayed(task)
     name = f"{task.source.value}/{task.source_id}"
     for draft in drafts:

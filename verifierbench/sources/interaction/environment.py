@@ -1,0 +1,39 @@
+"""The public environment of a state task: what `run_public` executes (architecture §2).
+
+`replay(calls)` applies tool calls, in order, to a fresh copy of the task's initial environment and
+returns every observation and the resulting public state. It must be deterministic: the same calls
+give the same observations and the same `state_hash`, every time and in every process.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifierbench.hashing import content_hash
+
+
+@dataclass
+class Replay:
+    observations: list[dict] = field(default_factory=list)  # per call: {"name", "arguments", "result"} or {..., "error"}
+    state: dict = field(default_factory=dict)  # the public state after the calls, JSON-able
+
+    @property
+    def state_hash(self) -> str:
+        return content_hash(self.state)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"observations": self.observations, "state": self.state, "state_hash": self.state_hash}
+
+
+class PublicEnvironment(ABC):
+    """One task's environment. Implementations keep the pristine initial state and copy it per replay."""
+
+    @abstractmethod
+    def replay(self, calls: list[dict]) -> Replay:
+        """`calls`: [{"name", "arguments", "role"?}], role "assistant" by default (tau2 also has "user")."""
+
+    def tools(self) -> list[dict]:
+        """Tool definitions the agent had (public)."""
+        return []
