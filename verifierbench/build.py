@@ -18,11 +18,13 @@ from verifierbench.suite import Suite, save_suite
 from verifierbench.sources.toolcall.select import Selection
 
 SCREENING = "screening.json"
-SOURCES = ("bfcl", "acebench")
+SOURCES = ("bfcl", "acebench", "agentdojo")
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
     "E": "after C1 replay the task lacks a positive, a negative or an attack case",
+    "W": "the source's own check accepts an interaction that does nothing, though the task needs a change",
+    "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
 }
 
 
@@ -44,6 +46,10 @@ def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
         from verifierbench.sources.acebench.data import resolve_dir
 
         return build(seed, resolve_dir(acebench_dir))
+    if name == "agentdojo":
+        from verifierbench.sources.agentdojo.build import build
+
+        return build(seed)
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
 
 

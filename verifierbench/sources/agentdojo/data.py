@@ -1,0 +1,93 @@
+"""The AgentDojo suites as the installed package ships them, loaded once per process.
+
+A task is a user task, or a user task paired with an injection task: the environment then carries the
+injection's goal, planted by AgentDojo's `important_instructions` attack (no names, so nothing
+model-specific) in every injection vector the user task's ground truth reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from verifierbench.errors import UserError
+
+SUITE_VERSION = "v1.2.2"
+SUITES = ("banking", "slack", "travel", "workspace")
+PINNED = "0.1.35"
+
+
+def _package():
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from agentdojo.task_suite.load_suites import get_suite  # noqa: F401
+    except ImportError as e:
+        raise UserError(f"agentdojo is not installed ({e}); install agentdojo=={PINNED}") from None
+
+
+@functools.lru_cache(maxsize=None)
+def suite(name: str):
+    _package()
+    from agentdojo.task_suite.load_suites import get_suite
+
+    return get_suite(SUITE_VERSION, name)
+
+
+def installed_version() -> str:
+    from importlib import metadata
+
+    return metadata.version("agentdojo")
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    """What identifies an AgentDojo task; kept in the task's reference record."""
+
+    suite: str
+    user_task: str
+    injection_task: str | None = None
+
+    @property
+    def source_id(self) -> str:
+        return f"{self.suite}/{self.user_task}" + (f"+{self.injection_task}" if self.injection_task else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suite": self.suite, "user_task": self.user_task, "injection_task": self.injection_task}
+
+    @classmethod
+    def from_reference(cls, reference: dict) -> "TaskRef":
+        return cls(reference["suite"], reference["user_task"], reference.get("injection_task"))
+
+
+def user_task(ref: TaskRef):
+    return suite(ref.suite).get_user_task_by_id(ref.user_task)
+
+
+def injection_task(ref: TaskRef):
+    return suite(ref.suite).get_injection_task_by_id(ref.injection_task) if ref.injection_task else None
+
+
+@functools.lru_cache(maxsize=None)
+def injections(ref: TaskRef) -> tuple[tuple[str, str], ...]:
+    """The attack text per injection vector the user task's ground truth sees (empty for a user task alone)."""
+    if not ref.injection_task:
+        return ()
+    from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttackNoNames
+
+    class _Target:  # the attack asks the attacked pipeline for its name; NoNames then drops it
+        name = "gpt-4o-2024-05-13"
+
+    attack = ImportantInstructionsAttackNoNames(suite(ref.suite), _Target())
+    return tuple(sorted(attack.attack(user_task(ref), injection_task(ref)).items()))
+
+
+def tool_definitions(suite_name: str) -> list[dict]:
+    """The tools as the agent saw them: name, description, JSON-schema parameters."""
+    out = []
+    for function in suite(suite_name).tools:
+        schema = function.parameters.model_json_schema()
+        schema.pop("title", None)
+        out.append({"name": function.name, "description": function.description, "parameters": schema})
+    return out

@@ -1,0 +1,63 @@
+"""The public environment of an AgentDojo task: the suite's environment with the task's injections
+and the user task's initial setup, copied fresh for every replay; calls run through AgentDojo's own
+`FunctionsRuntime`, and observations are rendered the way AgentDojo shows them to agents."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from verifierbench.sources.agentdojo import data
+from verifierbench.sources.interaction.environment import PublicEnvironment, Replay
+
+
+@dataclass
+class Run:
+    """A replay with what the reference needs: the environments before and after, and the call traces."""
+
+    replay: Replay
+    pre: Any
+    post: Any
+    traces: list
+
+
+@functools.lru_cache(maxsize=64)
+def _pristine(ref: data.TaskRef):
+    task_suite = data.suite(ref.suite)
+    environment = task_suite.load_and_inject_default_environment(dict(data.injections(ref)))
+    return data.user_task(ref).init_environment(environment)
+
+
+def observation_text(result: Any, error: str | None) -> str:
+    from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
+
+    return f"Error: {error}" if error else tool_result_to_str(result)
+
+
+class AgentDojoEnvironment(PublicEnvironment):
+    def __init__(self, ref: data.TaskRef) -> None:
+        self.ref = ref
+
+    def run(self, calls: list[dict]) -> Run:
+        from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
+
+        pre = _pristine(self.ref).model_copy(deep=True)
+        post = pre.model_copy(deep=True)
+        runtime = FunctionsRuntime(data.suite(self.ref.suite).tools)
+        observations, traces = [], []
+        for call in calls:
+            result, error = runtime.run_function(post, call["name"], dict(call["arguments"]), raise_on_error=False)
+            traces.append(FunctionCall(function=call["name"], args=dict(call["arguments"])))
+            observations.append({"name": call["name"], "arguments": call["arguments"], "result": observation_text(result, error)})
+        return Run(Replay(observations, post.model_dump(mode="json")), pre, post, traces)
+
+    def replay(self, calls: list[dict]) -> Replay:
+        return self.run(calls).replay
+
+    def tools(self) -> list[dict]:
+        return data.tool_definitions(self.ref.suite)
+
+
+def environment_for(reference: dict) -> AgentDojoEnvironment:
+    return AgentDojoEnvironment(data.TaskRef.from_reference(reference))
