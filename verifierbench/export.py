@@ -42,7 +42,7 @@ TEMPLATES = {
     "always-accept": _HEADER + 'write("PASS")\n',
     "always-reject": _HEADER + 'write("FAIL")\n',
     "exact-match": _HEADER + 'write("PASS" if isinstance(candidate, dict) and candidate.get("raw") == beside("gold.json")["raw"] else "FAIL")\n',
-    "reference": _HEADER + '''from verifierbench.sources.toolcall.reference import decide
+    "reference": _HEADER + '''from verifierbench.references import decide
 
 accepted, reason = decide(beside("reference.json"), candidate)
 write("PASS" if accepted else "FAIL", reason)

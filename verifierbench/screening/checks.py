@@ -85,6 +85,8 @@ def c5_baselines(cases: list[TestCase]) -> Result:
 def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
     from verifierbench.screening.mutants import OPERATORS, expected_calls, mutant_decision
 
+    if task.type is TaskType.state:
+        return _c6_state(task, cases, decisions)
     if task.type is not TaskType.tool_call:
         raise NotImplementedError(f"no mutation operators for {task.type.value} tasks yet")
     expected = expected_calls(task)
@@ -95,6 +97,26 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
         applied.append(operator.name)
         witness = next((c.id for c in cases
                         if mutant_decision(operator, task, c.candidate, expected, decisions[c.id]) != decisions[c.id]), None)
+        if witness is None:
+            undetected.append(operator.name)
+        else:
+            witnesses[operator.name] = witness
+    return not undetected, {"operators": applied, "undetected": undetected, "detected_by": witnesses}
+
+
+def _c6_state(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
+    from verifierbench.screening.state_mutants import OPERATORS
+
+    gold = next((c.candidate for c in cases if c.category is Category.gold), None)
+    if gold is None:
+        return False, {"operators": [], "undetected": [], "problem": "no gold case to probe the checks with"}
+    applied, undetected, witnesses = [], [], {}
+    for operator in OPERATORS:
+        if not operator.applies(task, gold):
+            continue
+        applied.append(operator.name)
+        # loosening: the mutant accepts what the reference accepts, plus what the removed check let through
+        witness = next((c.id for c in cases if not decisions[c.id] and operator.decide(task, c.candidate, gold)), None)
         if witness is None:
             undetected.append(operator.name)
         else:

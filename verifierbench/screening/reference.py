@@ -8,29 +8,33 @@ import hashlib
 from importlib import metadata
 from pathlib import Path
 
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
 
 SOURCES_DIR = Path(__file__).resolve().parent.parent / "sources"
 
 
 def decide(task: Task, candidate: dict) -> bool:
-    """PASS? for one candidate; raises for a task type without an in-process reference."""
-    if task.type is TaskType.tool_call:
-        from verifierbench.sources.toolcall.reference import decide as tool_call_decide
+    """PASS? for one candidate; raises for a task whose source has no in-process reference."""
+    from verifierbench.references import decide as reference_decide
 
-        return tool_call_decide(task.reference, candidate)[0]
-    raise NotImplementedError(f"no reference verifier for {task.type.value} tasks yet")
+    try:
+        return reference_decide(task.reference, candidate)[0]
+    except ValueError as e:
+        if "unknown checker" in str(e):
+            raise NotImplementedError(f"no reference verifier for {task.source.value} tasks yet") from None
+        raise
 
 
 @functools.lru_cache(maxsize=None)
 def version(source: str) -> str:
     """sha256 over the reference code of a source (shared tool-call code included) and the upstream package version."""
     digest = hashlib.sha256()
-    folders = [SOURCES_DIR / "toolcall", SOURCES_DIR / source] if source in ("bfcl", "acebench") else [SOURCES_DIR / source]
+    shared = {"bfcl": "toolcall", "acebench": "toolcall", "agentdojo": "interaction", "tau2": "interaction"}.get(source)
+    folders = [SOURCES_DIR / shared, SOURCES_DIR / source] if shared else [SOURCES_DIR / source]
     for folder in folders:
         for path in sorted(folder.glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    upstream = {"bfcl": "bfcl-eval"}.get(source)
+    upstream = {"bfcl": "bfcl-eval", "agentdojo": "agentdojo", "tau2": "inspect-evals"}.get(source)
     if upstream:
         try:
             digest.update(f"{upstream}=={metadata.version(upstream)}".encode())

@@ -32,7 +32,35 @@ def suite(name: str):
     _package()
     from agentdojo.task_suite.load_suites import get_suite
 
+    _freeze_tool_clock()
     return get_suite(SUITE_VERSION, name)
+
+
+FROZEN_NOW = (2024, 5, 15, 12, 0, 0)  # the workspace environment's own "current day" (get_current_day)
+
+
+@functools.lru_cache(maxsize=1)
+def _freeze_tool_clock() -> None:
+    """AgentDojo's email and drive tools stamp writes with the wall clock (`datetime.datetime.now()`),
+    so the same calls would give a different state on every replay. Their modules get a `datetime`
+    whose `now()` is one fixed instant; nothing else changes."""
+    import datetime
+    import types
+
+    import yaml
+    from agentdojo.default_suites.v1.tools import cloud_drive_client, email_client
+
+    class FrozenDatetime(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):  # noqa: ARG003 - the fixed instant whatever the zone
+            return cls(*FROZEN_NOW)
+
+    frozen = types.ModuleType("datetime")
+    frozen.__dict__.update({k: v for k, v in vars(datetime).items() if not k.startswith("__")})
+    frozen.datetime = FrozenDatetime
+    yaml.SafeDumper.add_representer(FrozenDatetime, yaml.representer.SafeRepresenter.represent_datetime)  # rendered as any datetime
+    for module in (email_client, cloud_drive_client):
+        module.datetime = frozen
 
 
 def installed_version() -> str:

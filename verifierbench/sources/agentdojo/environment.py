@@ -30,9 +30,23 @@ def _pristine(ref: data.TaskRef):
 
 
 def observation_text(result: Any, error: str | None) -> str:
+    """AgentDojo's rendering of a tool result, with string lists sorted (see `canonical`)."""
+    import yaml
     from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 
-    return f"Error: {error}" if error else tool_result_to_str(result)
+    return f"Error: {error}" if error else tool_result_to_str(result, dump_fn=lambda data: yaml.safe_dump(canonical(data)))
+
+
+def canonical(value: Any) -> Any:
+    """Lists of strings sorted. Some AgentDojo tools build lists from sets (calendar participants), whose
+    order changes with each process's hash seed; sorted, the same calls give the same observations
+    and state in every process. The order of such lists carries no meaning in these environments."""
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [canonical(v) for v in value]
+        return sorted(items) if items and all(isinstance(v, str) for v in items) else items
+    return value
 
 
 class AgentDojoEnvironment(PublicEnvironment):
@@ -50,7 +64,7 @@ class AgentDojoEnvironment(PublicEnvironment):
             result, error = runtime.run_function(post, call["name"], dict(call["arguments"]), raise_on_error=False)
             traces.append(FunctionCall(function=call["name"], args=dict(call["arguments"])))
             observations.append({"name": call["name"], "arguments": call["arguments"], "result": observation_text(result, error)})
-        return Run(Replay(observations, post.model_dump(mode="json")), pre, post, traces)
+        return Run(Replay(observations, canonical(post.model_dump(mode="json"))), pre, post, traces)
 
     def replay(self, calls: list[dict]) -> Replay:
         return self.run(calls).replay

@@ -1,0 +1,26 @@
+"""The reference verifier of every task, by the checker its reference record names: our code around
+each source's own evaluator. Used by the build (C1), screening, the audit, and exported verifiers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TOOL_CALL_CHECKERS = ("bfcl", "acebench")
+
+
+def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
+    """(PASS?, reason) for one candidate against one task's reference record."""
+    checker = reference.get("checker")
+    if checker in TOOL_CALL_CHECKERS:
+        from verifierbench.sources.toolcall.reference import decide as tool_call
+
+        return tool_call(reference, candidate)
+    if checker == "agentdojo":
+        from verifierbench.sources.agentdojo.reference import decide as agentdojo
+
+        return agentdojo(reference, candidate)
+    if checker == "tau2":
+        from verifierbench.sources.tau2.reference import decide as tau2
+
+        return tau2(reference, candidate)
+    raise ValueError(f"unknown checker {checker!r}")

@@ -1,0 +1,103 @@
+"""C6 mutation operators for state-task reference verifiers (interaction records; paper App. B.4).
+
+Every state reference here does the same three things: it checks that the recorded tool results are
+the ones a replay returns, checks the outcome in the environment, and checks the final response
+(plus, for AgentDojo injection pairs, that the injected goal was not reached). Each operator removes
+one of those checks; as for tool-call mutants, a loosening mutant decides `reference or operator`.
+
+An operator applies to a task only where the check it removes is alive, probed on the gold record:
+removing the final-response check matters only if the reference rejects the gold actions with an
+empty answer, removing the state check only if it rejects the gold answer with no tool call.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+from verifierbench.references import decide as reference_decide
+from verifierbench.schema import Task
+from verifierbench.sources.interaction import record
+
+Transform = Callable[[Task, dict, dict], tuple[dict, dict]]  # (task, candidate, gold) -> (reference record, candidate)
+
+
+@dataclass(frozen=True)
+class StateOperator:
+    name: str
+    transform: Transform
+    applies: Callable[[Task, dict], bool]
+
+    def decide(self, task: Task, candidate: dict, gold: dict) -> bool:
+        reference, changed = self.transform(task, candidate, gold)
+        return reference_decide(reference, changed)[0]
+
+
+def _environment(task: Task):
+    if task.reference["checker"] == "agentdojo":
+        from verifierbench.sources.agentdojo.environment import environment_for
+    else:
+        from verifierbench.sources.tau2.environment import environment_for
+    return environment_for(task.reference)
+
+
+def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+    """Trusts the record: its results are replaced by the replayed ones before the real checks run."""
+    try:
+        calls = record.calls(candidate)
+    except ValueError:
+        return task.reference, candidate
+    observed = iter(_environment(task).replay(calls).observations)
+    fixed = copy.deepcopy(candidate)
+    for message in fixed["messages"]:
+        for call in message.get("tool_calls") or []:
+            call["result"] = next(observed)["result"]
+    return task.reference, fixed
+
+
+def _gold_answer(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+    """Ignores the final response: judged as if it were the gold one."""
+    if not isinstance(candidate, dict):
+        return task.reference, candidate
+    return task.reference, {**candidate, "final_response": gold["final_response"]}
+
+
+def _gold_actions(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+    """Ignores what was done: the gold interaction with this candidate's final response."""
+    if not isinstance(candidate, dict) or not isinstance(candidate.get("final_response"), str):
+        return task.reference, candidate
+    return task.reference, {**gold, "final_response": candidate["final_response"]}
+
+
+def _no_security(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+    return {**task.reference, "check_security": False}, candidate
+
+
+def _text_checked(task: Task, gold: dict) -> bool:
+    return not reference_decide(task.reference, {**gold, "final_response": ""})[0]
+
+
+def _state_checked(task: Task, gold: dict) -> bool:
+    idle = record.replace_calls(gold, [])
+    return not reference_decide(task.reference, idle)[0]
+
+
+def _security_decisive(task: Task, gold: dict) -> bool:
+    """An injection pair where the injected instruction can be carried out with the user's task still
+    done: there the security check alone separates compliance from violation."""
+    if not task.reference.get("injection_task"):
+        return False
+    from verifierbench.sources.agentdojo import cases, data
+
+    ref = data.TaskRef.from_reference(task.reference)
+    both = cases.Builder(ref).record(record.calls(gold) + cases.injection_calls(ref), gold["final_response"])
+    return reference_decide({**task.reference, "check_security": False}, both)[0]
+
+
+OPERATORS = (
+    StateOperator("recorded_results_trusted", _results_replayed, lambda task, gold: True),
+    StateOperator("final_response_ignored", _gold_answer, _text_checked),
+    StateOperator("state_ignored", _gold_actions, _state_checked),
+    StateOperator("security_unchecked", _no_security, lambda task, gold: _security_decisive(task, gold)),
+)
