@@ -28,6 +28,7 @@ from verifierbench.executor.limits import Limits
 from verifierbench.protocol import ENTRYPOINT, Decision, parse_result_file
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
+PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears inside the sandbox
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 
 
@@ -39,6 +40,7 @@ class Job:
     candidate: Any  # JSON value written to the candidate file
     key: str = ""  # the caller's handle, e.g. the case id
     extra_ro: tuple[tuple[str, str], ...] = ()  # (host path, sandbox path) read-only inputs, e.g. a checkout
+    public_socket_dir: str | None = None  # a run_public service's directory (public_env.service), for state tasks
 
 
 @dataclass
@@ -191,9 +193,11 @@ class Executor:
         if self.level is IsolationLevel.bwrap:
             candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
             verifier_path = f"/verifier/{ENTRYPOINT}"
-            env = self._env(candidate_path, result_path, home="/tmp")
+            env = self._env(candidate_path, result_path, home="/tmp", public=job.public_socket_dir and PUBLIC_DIR)
             binds = [Bind(str(entry.parent), "/verifier"), Bind(str(in_dir), "/input"), Bind(str(out_dir), "/output", writable=True)]
             binds += [Bind(host, inside) for host, inside in job.extra_ro]
+            if job.public_socket_dir:
+                binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes)
             cwd = str(run_dir)
@@ -201,7 +205,7 @@ class Executor:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
             candidate_path, result_path = str(in_dir / "candidate.json"), str(out_dir / f"result-{token}.json")
             scratch = run_dir / "scratch"
-            env = self._env(candidate_path, result_path, home=str(scratch))
+            env = self._env(candidate_path, result_path, home=str(scratch), public=job.public_socket_dir)
             argv = ["env", "-i", *[f"{k}={v}" for k, v in env.items()], self.interpreter, str(entry), candidate_path, result_path]
             cwd = str(scratch)
         cmd = ["prlimit", *self.limits.prlimit_args(), "--", *argv]
@@ -225,8 +229,9 @@ class Executor:
         outcome.decision, outcome.confidence, outcome.reason, outcome.problem = parsed.decision, parsed.confidence, parsed.reason, parsed.problem
         return outcome
 
-    def _env(self, candidate: str, result: str, home: str) -> dict[str, str]:
+    def _env(self, candidate: str, result: str, home: str, public: str | None = None) -> dict[str, str]:
         return {
+            **({"VGB_PUBLIC_SOCKET": f"{public}/public.sock", "VGB_TASK_TYPE": "state"} if public else {}),
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": home,
             "TMPDIR": "/tmp" if self.level is IsolationLevel.bwrap else home,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from verifierbench.harness.prompt import build_prompt, task_files
@@ -9,16 +11,19 @@ from verifierbench.schema import Task
 from verifierbench.suite import Suite
 
 
-def task_sample(task: Task, run_public_budget: int, has_tools: bool) -> Sample:
+def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None) -> Sample:
     return Sample(
         id=task.id,
         input=build_prompt(task, run_public_budget, has_tools),
+        # suite_dir and the budget let the sandbox start the task's run_public service (host side)
         metadata={"task_id": task.id, "source": task.source.value, "source_id": task.source_id,
-                  "task_type": task.type.value, "task_hash": task.content_hash},
+                  "task_type": task.type.value, "task_hash": task.content_hash, "run_public_budget": run_public_budget,
+                  **({"suite_dir": str(suite_dir)} if suite_dir else {})},
         files=task_files(task),
     )
 
 
-def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool) -> MemoryDataset:
-    return MemoryDataset([task_sample(t, run_public_budget, has_tools) for t in tasks],
+def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool,
+                  suite_dir: Path | None = None) -> MemoryDataset:
+    return MemoryDataset([task_sample(t, run_public_budget, has_tools, suite_dir) for t in tasks],
                          name=f"verifierbench-{suite.manifest.version}", shuffled=False)

@@ -32,6 +32,8 @@ from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
+from verifierbench.executor.runner import PUBLIC_DIR
+from verifierbench.public_env.service import SOCKET_NAME, PublicService
 
 WORKSPACE = "/workspace"
 VGB_LIB = "/opt/vgb/lib"
@@ -70,7 +72,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
         sweep_stale_workspaces()
-        return {"default": cls(level, task_type=str(metadata.get("task_type", "")))}
+        return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=_public_service(metadata))}
 
     @classmethod
     async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
@@ -78,8 +80,10 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         for environment in environments.values():
             environment.as_type(VgbSandboxEnvironment).remove()
 
-    def __init__(self, level: IsolationLevel, task_type: str = "", limits: Limits = GENERATION_LIMITS) -> None:
+    def __init__(self, level: IsolationLevel, task_type: str = "", limits: Limits = GENERATION_LIMITS,
+                 public: PublicService | None = None) -> None:
         super().__init__()
+        self.public = public  # the task's run_public service (state tasks): tools and sandboxed code share its budget
         self.level = level
         self.limits = limits
         self.task_type = task_type
@@ -104,6 +108,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         return True
 
     def remove(self) -> None:
+        if self.public is not None:
+            self.public.stop()
         if self.capped:
             subprocess.run(["umount", "-l", str(self.workspace)], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
@@ -123,6 +129,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             "LANG": "C.UTF-8",
             "PYTHONPATH": VGB_LIB,
             "VGB_TASK_TYPE": self.task_type,
+            **(self._public_env() if self.public else {}),
             **(env or {}),
         }
         argv = self._argv(cmd, environment, str(inside_cwd))
@@ -148,11 +155,17 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     def _argv(self, cmd: list[str], environment: dict[str, str], cwd: str) -> list[str]:
         if self.level is IsolationLevel.bwrap:
             binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
+            if self.public is not None:
+                binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd)
         else:  # degraded mode, opted into by the user: real paths, rlimits only
             environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
             inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
         return ["prlimit", *self.limits.prlimit_args(), "--", *inner]
+
+    def _public_env(self) -> dict[str, str]:
+        inside = PUBLIC_DIR if self.level is IsolationLevel.bwrap else str(self.public.directory)
+        return {"VGB_PUBLIC_SOCKET": f"{inside}/{SOCKET_NAME}"}
 
     # -- files ------------------------------------------------------------------------------
 
@@ -216,6 +229,20 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     def _own(self, path: Path) -> None:
         if running_as_root():
             os.lchown(path, self.uid, self.uid)
+
+
+def _public_service(metadata: dict) -> PublicService | None:
+    """The sample's run_public service, when its task has a public environment."""
+    if metadata.get("task_type") in (None, "", "tool-call") or not metadata.get("suite_dir"):
+        return None
+    from verifierbench.harness.suite_source import open_suite
+    from verifierbench.public_env.registry import environment_for, has_environment
+
+    _, suite = open_suite(str(metadata["suite_dir"]))
+    task = suite.tasks.get(str(metadata.get("task_id")))
+    if task is None or not has_environment(task):
+        return None
+    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))).start()
 
 
 def sweep_stale_workspaces() -> list[str]:

@@ -1,11 +1,15 @@
 """Generation tools beyond Inspect's bash and python: file editing, `run_public` and `reset`.
 
-`run_public` executions are budgeted per sample (paper App. E, default 20) and counted in the
-sample store as `cap_run_public` (requests, blocked ones included) and `cap_budget_blocks`; the
-scorer copies the counters into the log.
+`run_public` executions are budgeted per sample (paper App. E, default 20). The budget lives in the
+sample's host-side service (public_env.service), which both these tools and code in the sandbox
+(`vgb_env.run_public`) reach, so one budget covers both. Its counters are copied to the sample store
+as `cap_run_public` (requests, blocked ones included) and `cap_budget_blocks`; the scorer logs them.
 """
 
 from __future__ import annotations
+
+import asyncio
+import json
 
 from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox, store
@@ -13,6 +17,7 @@ from inspect_ai.util import sandbox, store
 RUN_PUBLIC_USES = "cap_run_public"
 BUDGET_BLOCKS = "cap_budget_blocks"
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
+STATE_FILE = "/workspace/public/last_state.json"
 
 
 @tool
@@ -59,17 +64,23 @@ def replace_in_file() -> Tool:
 @tool
 def run_public(task_type: str, budget: int) -> Tool:
     async def execute(request: str) -> str:
-        """Execute a request in the task's public environment (for example replay a candidate's actions) and return what it observed.
+        """Replay tool calls in the task's public environment, on a fresh copy of its initial state, and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json).
 
         Args:
-          request: The request as JSON, in the format the task describes.
+          request: JSON: an interaction record (the candidate format), or {"calls": [{"name": ..., "arguments": {...}}]}.
         """
-        data = store()
-        data.set(RUN_PUBLIC_USES, data.get(RUN_PUBLIC_USES, 0) + 1)
-        if data.get(RUN_PUBLIC_USES) > budget:
-            data.set(BUDGET_BLOCKS, data.get(BUDGET_BLOCKS, 0) + 1)
-            return BUDGET_EXCEEDED
-        return _no_environment("run_public", task_type)
+        service = _service("run_public", task_type)
+        try:
+            data = json.loads(request)
+        except json.JSONDecodeError as e:
+            raise ToolError(f"run_public: the request is not JSON ({e})") from None
+        calls_only = isinstance(data, dict) and "calls" in data and "messages" not in data
+        reply = await asyncio.to_thread(service.handle, {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})})
+        sync_counters()
+        if "error" in reply:
+            return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request
+        await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
+        return json.dumps({"observations": reply["observations"], "state_hash": reply["state_hash"], "state_file": STATE_FILE})
 
     return execute
 
@@ -77,13 +88,34 @@ def run_public(task_type: str, budget: int) -> Tool:
 @tool
 def reset(task_type: str) -> Tool:
     async def execute() -> str:
-        """Restore the task's public environment to its initial state."""
-        return _no_environment("reset", task_type)
+        """Restore the task's public environment to its initial state (every run_public starts from it); the state is written to /workspace/public/last_state.json."""
+        reply = await asyncio.to_thread(_service("reset", task_type).handle, {"op": "reset"})
+        await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
+        return json.dumps({"state_hash": reply["state_hash"], "state_file": STATE_FILE})
 
     return execute
 
 
-def _no_environment(name: str, task_type: str) -> str:
-    # Public environments arrive with the state and code sources (issues 4 and 9). The harness offers
-    # these tools only for task types that have one, so reaching this is a harness defect.
-    raise ToolError(f"{name}: no public environment is installed for {task_type} tasks")
+def sync_counters() -> None:
+    """Copies the sample's run_public counters (tool calls and sandboxed calls alike) into the store."""
+    service = _sample_service()
+    if service is not None:
+        store().set(RUN_PUBLIC_USES, service.uses)
+        store().set(BUDGET_BLOCKS, service.blocks)
+
+
+def _sample_service():
+    from verifierbench.harness.sandbox import VgbSandboxEnvironment
+
+    try:
+        return sandbox().as_type(VgbSandboxEnvironment).public
+    except (ProcessLookupError, RuntimeError, TypeError, ValueError):
+        return None
+
+
+def _service(name: str, task_type: str):
+    service = _sample_service()
+    if service is None:
+        # The vgb sandbox starts the service; a container sandbox has no host channel for it yet.
+        raise ToolError(f"{name}: no public environment is available for this {task_type} task in this sandbox")
+    return service

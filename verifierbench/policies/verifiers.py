@@ -2,10 +2,11 @@
 
 - `always_accept` / `always_reject`: constant decisions (BA_norm 0 by construction).
 - `random`: PASS or FAIL from a seeded hash of the candidate (deterministic per case and seed).
-- `heuristic`: schema checks a careful reader could write without solving the task: at least one
-  call, known function names, required arguments present, no unknown arguments, JSON types and
-  enums as declared, string arguments grounded in the request, and raw text that names the
-  parsed calls.
+- `heuristic`: checks a careful reader could write without solving the task. Tool-call tasks: at
+  least one call, known function names, required arguments present, no unknown arguments, JSON types
+  and enums as declared, string arguments grounded in the request, and raw text that names the
+  parsed calls. State tasks: some action, known tools, a replay with `vgb_env.run_public` whose
+  observations match the recorded results without errors, and a final answer.
 """
 
 from __future__ import annotations
@@ -56,6 +57,27 @@ def grounded(value):
 
 
 tools = {norm(t["name"]): t for t in TOOLS}
+if isinstance(candidate, dict) and "messages" in candidate:  # a state task: an interaction record
+    import vgb_env
+
+    calls = [c for m in candidate.get("messages") or [] if isinstance(m, dict) for c in m.get("tool_calls") or []]
+    if not calls:
+        decide("FAIL", "no action taken")
+    for call in calls:
+        if norm(str(call.get("name"))) not in tools:
+            decide("FAIL", "unknown tool " + str(call.get("name")))
+    try:
+        replayed = vgb_env.run_public(candidate)
+    except Exception as error:  # the budget spent, or a malformed record
+        decide("FAIL", "cannot replay: " + str(error))
+    for call, seen in zip(calls, replayed["observations"]):
+        if call.get("result") != seen.get("result"):
+            decide("FAIL", "recorded result of " + str(call.get("name")) + " differs from the replay")
+        if str(seen.get("result", "")).startswith("Error"):
+            decide("FAIL", "a tool call failed")
+    if not str(candidate.get("final_response") or "").strip():
+        decide("FAIL", "no final answer")
+    decide("PASS", "the record replays and answers")
 if not isinstance(candidate, dict) or not isinstance(candidate.get("parsed"), list) or not candidate["parsed"]:
     decide("FAIL", "no tool call")
 raw = candidate.get("raw") if isinstance(candidate.get("raw"), str) else ""

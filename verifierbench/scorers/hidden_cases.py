@@ -24,8 +24,9 @@ from inspect_ai.util import store
 from verifierbench.executor import Executor, Job, Limits
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
-from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES
+from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
+from verifierbench.public_env.jobs import CaseJobs
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.scorers import verifier_files
 from verifierbench.scorers.metrics import verifierbench_metrics
@@ -55,10 +56,11 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scor
         if task is None:
             raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
         files, skipped = await delivered_files()
+        sync_counters()  # run_public calls made by sandboxed code count too
         cases = loaded.cases_by_task[task.id]
         judged = rounds_for(task, rounds)
         if verifier_files.has_entrypoint(files):
-            verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged)
+            verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task)
         else:
             verifier_hash = None
             decisions = {case.id: [(Decision.U, "missing verifier")] * judged for case in cases}
@@ -81,13 +83,18 @@ async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:
     return files, skipped
 
 
-def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged: int) -> tuple[str, dict[str, list[tuple[Decision, str | None]]]]:
+def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged: int,
+                task: Task | None = None) -> tuple[str, dict[str, list[tuple[Decision, str | None]]]]:
+    """Every case `judged` times; a state task's runs each get a fresh public environment (run_public)."""
     executor = shared_executor()
     with tempfile.TemporaryDirectory(prefix="verifierbench-delivered-") as tmp:
         frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
     decisions: dict[str, list[tuple[Decision, str | None]]] = {case.id: [] for case in cases}
     for _ in range(judged):
-        outcomes = {o.key: o for o in executor.run_many(Job(frozen, case.candidate, key=case.id) for case in cases)}
+        with CaseJobs() as factory:
+            jobs = [factory.job(task, frozen, case.candidate, case.id) if task else Job(frozen, case.candidate, key=case.id)
+                    for case in cases]
+            outcomes = {o.key: o for o in executor.run_many(jobs)}
         for case in cases:
             outcome = outcomes[case.id]
             decisions[case.id].append((outcome.decision, outcome.problem))

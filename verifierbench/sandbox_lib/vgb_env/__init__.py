@@ -7,8 +7,11 @@ conventions and the public environment interface:
   `$VGB_CANDIDATE`);
 - `write_decision("PASS" | "FAIL", confidence=None, reason=None)` writes the one result object to
   the path named by argv[2] or `$VGB_RESULT`;
-- `run_public(...)` and `reset()` reach the task's public environment. Tool-call tasks have no
-  environment to execute, so both raise `RunPublicUnavailable` there.
+- `run_public(record)` replays an interaction record's tool calls (or `calls=[{"name", "arguments"}]`)
+  on a fresh copy of the task's public environment and returns `{"observations", "state",
+  "state_hash"}`; `reset()` returns the initial state. Calls are budgeted: past the budget they raise
+  `BudgetExceeded("BudgetExceeded: run_public")`. Tool-call tasks have no environment to execute, so
+  both raise `RunPublicUnavailable` there.
 """
 
 from __future__ import annotations
@@ -17,11 +20,15 @@ import json
 import os
 import sys
 
-__all__ = ["RunPublicUnavailable", "read_candidate", "reset", "run_public", "write_decision"]
+__all__ = ["BudgetExceeded", "RunPublicUnavailable", "read_candidate", "reset", "run_public", "write_decision"]
 
 
 class RunPublicUnavailable(RuntimeError):
     """This task has no public environment to execute (tool-call tasks)."""
+
+
+class BudgetExceeded(RuntimeError):
+    """The run_public budget of this generation or evaluation is spent."""
 
 
 def _arg(index: int, variable: str) -> str:
@@ -50,9 +57,37 @@ def write_decision(decision: str, confidence: float | None = None, reason: str |
         json.dump(result, handle)
 
 
-def run_public(*args: object, **kwargs: object) -> object:
-    raise RunPublicUnavailable(f"run_public: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
+def run_public(record: object = None, calls: object = None) -> dict:
+    """Replay `record` (an interaction record) or `calls` in the public environment."""
+    request = {"op": "run_public", **({"record": record} if record is not None else {"calls": calls or []})}
+    return _ask(request, "run_public")
 
 
-def reset() -> None:
-    raise RunPublicUnavailable(f"reset: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to reset")
+def reset() -> dict:
+    """The public environment's initial state (every run_public starts from it)."""
+    return _ask({"op": "reset"}, "reset")
+
+
+def _ask(request: dict, name: str) -> dict:
+    import socket
+
+    path = os.environ.get("VGB_PUBLIC_SOCKET")
+    if not path or not os.path.exists(path):
+        raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(path)
+        client.sendall(json.dumps(request).encode() + b"\n")
+        client.shutdown(socket.SHUT_WR)
+        data = b""
+        while True:
+            chunk = client.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    reply = json.loads(data)
+    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
+    if error:
+        if str(error).startswith("BudgetExceeded"):
+            raise BudgetExceeded(error)
+        raise RuntimeError(f"{name}: {error}")
+    return reply

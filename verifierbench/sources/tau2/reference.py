@@ -1,0 +1,119 @@
+"""The reference verifier of tau2 tasks: `decide(reference, candidate) -> (PASS?, reason)`, no LLM.
+
+1. The candidate must be a well-formed interaction record (`sources/interaction/record.py`) whose every tool
+   call carries its recorded result.
+2. Its calls, assistant and customer alike, are replayed in order on a fresh environment (`environment.py`);
+   a recorded result that differs from the replayed observation (a fabricated result) fails.
+3. tau2's own evaluation, as the package runs it (`inspect_evals.tau2`):
+   - retail (`retail_scorer`): DB and COMMUNICATE, always;
+   - banking_knowledge (`banking_scorer`): ACTION and/or DB, as the task's `reward_basis` says.
+   DB: the replayed state's hash equals the state after the gold actions, replayed the way the package's scorers
+   build the expected DB (retail `get_expected_db`: skip calculate and transfers, failed gold calls change
+   nothing; banking `_build_expected_db`: skip transfers, each action on its requestor's side). COMMUNICATE: the
+   package's `get_messages_from_agent` over the assistant's messages and final response (lower-cased, commas
+   dropped) must contain every `communicate_info` string. ACTION: the package's `find_unused_actions`.
+
+Re-derived, and why (source-notes, tau2 traps):
+- the DB comparison uses our environment, not the package's scorer objects: it applies the task's initial state
+  to a copy (trap 2), replays without Inspect's argument casting (trap 1), leaves out the log rows of read-only
+  discoverable tools (trap 3) and writes no temp files (trap 5);
+- transfers with `compare_args` (banking task_004/008/012/014 compare `reason`): the package accepts any
+  `transfer_to_human_agents` call whatever its arguments (trap 4); we also require the compared arguments to
+  match, as upstream tau2 does.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import SimpleNamespace
+
+from verifierbench.sources.interaction import record
+from verifierbench.sources.tau2 import data
+from verifierbench.sources.tau2.environment import environment_for, recorded_result
+
+TRANSFER = "transfer_to_human_agents"
+# Gold actions the package's expected-DB builders skip.
+SKIPPED_FOR_DB = {"retail": {"calculate", TRANSFER}, "banking_knowledge": {TRANSFER, data.PACKAGE_PREFIX + TRANSFER}}
+
+
+def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
+    try:
+        calls = record.calls(candidate)
+    except ValueError as e:
+        return False, f"malformed record: {e}"
+    for i, call in enumerate(calls):
+        if call["result"] is None:
+            return False, f"malformed record: call {i} ({call['name']}) has no recorded result"
+    domain, task_id = reference["domain"], reference["task_id"]
+    env = environment_for(reference)
+    observations, state_hash = env.run(calls)
+    for i, (call, observation) in enumerate(zip(calls, observations)):
+        if call["result"] != recorded_result(observation):
+            return False, f"call {i} ({call['name']}): the recorded result is not what replaying the call returns"
+    basis = reward_basis(domain, task_id)
+    if "ACTION" in basis:
+        missing = missing_actions(domain, task_id, calls)
+        if missing:
+            return False, f"required actions not taken: {', '.join(missing)}"
+    if "DB" in basis and state_hash != expected_state_hash(domain, task_id):
+        return False, "the resulting database differs from the one the gold actions produce"
+    if "COMMUNICATE" in basis:
+        missing = missing_info(domain, task_id, candidate)
+        if missing:
+            return False, f"required information not communicated: {', '.join(missing)}"
+    return True, f"tau2 evaluation passed ({'+'.join(basis)})"
+
+
+def reward_basis(domain: str, task_id: str) -> tuple[str, ...]:
+    if domain == "retail":
+        return ("DB", "COMMUNICATE")  # retail_scorer: db_match and score_communicated_info, whatever the basis says
+    basis = [b.value for b in data.task_model(domain, task_id).evaluation_criteria.reward_basis]
+    return tuple(b for b in ("ACTION", "DB") if b in basis)  # banking_scorer checks these two only
+
+
+def gold_calls(domain: str, task_id: str) -> list[dict]:
+    """The gold actions as calls: {"role", "name", "arguments"}."""
+    actions = data.task(domain, task_id)["evaluation_criteria"].get("actions") or []
+    return [{"role": a.get("requestor") or "assistant", "name": a["name"].removeprefix(data.PACKAGE_PREFIX),
+             "arguments": a["arguments"]} for a in actions]
+
+
+@lru_cache(maxsize=None)
+def expected_state_hash(domain: str, task_id: str) -> str:
+    calls = [c for c in gold_calls(domain, task_id) if c["name"] not in SKIPPED_FOR_DB[domain]]
+    return environment_for({"domain": domain, "task_id": task_id}).run(calls)[1]
+
+
+def missing_info(domain: str, task_id: str, candidate: dict) -> list[str]:
+    from inspect_ai.model import ChatMessageUser
+    from inspect_evals.tau2.common.scorer import get_messages_from_agent
+
+    info = data.task_model(domain, task_id).evaluation_criteria.communicate_info or []
+    texts = [m.get("content") or "" for m in candidate["messages"] if m["role"] == "assistant"] + [candidate["final_response"]]
+    # The package's scorer reads the agent's messages from the user simulator's side, where they are user messages.
+    said = get_messages_from_agent(SimpleNamespace(messages=[ChatMessageUser(content=t) for t in texts if t]))
+    return [i for i in info if i.lower() not in said]
+
+
+def missing_actions(domain: str, task_id: str, calls: list[dict]) -> list[str]:
+    from inspect_ai.model import ChatMessageAssistant
+    from inspect_ai.tool import ToolCall
+    from inspect_evals.tau2.common.scorer import find_unused_actions
+    from inspect_evals.tau2.utils import deep_equal_unordered
+
+    task = data.task_model(domain, task_id)
+
+    def messages(role: str) -> list:
+        return [ChatMessageAssistant(content="", tool_calls=[ToolCall(id=f"{role}-{i}", function=c["name"], arguments=c["arguments"])])
+                for i, c in enumerate(calls) if c["role"] == role]
+
+    agent, user = SimpleNamespace(messages=messages("assistant")), SimpleNamespace(messages=messages("user"))
+    unused = [a.action_id for a in find_unused_actions(agent, user, task)]
+    # Trap 4: the package takes any transfer call as the transfer action; upstream compares `compare_args`.
+    for action in task.evaluation_criteria.actions or []:
+        if action.name.removeprefix(data.PACKAGE_PREFIX) == TRANSFER and action.compare_args and action.action_id not in unused:
+            side = [c for c in calls if c["role"] == action.requestor and c["name"].removeprefix(data.PACKAGE_PREFIX) == TRANSFER]
+            expected = {k: action.arguments.get(k) for k in action.compare_args}
+            if not any(deep_equal_unordered({k: c["arguments"].get(k) for k in action.compare_args}, expected) for c in side):
+                unused.append(action.action_id)
+    return unused
