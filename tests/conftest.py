@@ -49,10 +49,16 @@ def built(tmp_path_factory) -> Path:
     """The full tool-call suite (BFCL and ACEBench), built once per session the way users build it."""
     if not ACEBENCH.is_dir():
         pytest.skip(f"ACEBench data not found at {ACEBENCH}")
-    return _build(tmp_path_factory.mktemp("suite") / "suite", "--acebench-dir", str(ACEBENCH))
+    return _build(tmp_path_factory.mktemp("suite") / "suite", "--source", "bfcl", "--source", "acebench", "--acebench-dir", str(ACEBENCH))
 
 
 @pytest.fixture(scope="session")
 def bfcl_suite(tmp_path_factory) -> Path:
     """A BFCL-only suite: needs nothing beyond the installed packages."""
     return _build(tmp_path_factory.mktemp("bfcl-suite") / "suite", "--source", "bfcl")
+
+
+@pytest.fixture(scope="session")
+def agentdojo_suite(tmp_path_factory) -> Path:
+    """The AgentDojo state tasks (10 user tasks, 10 injection pairs) from the installed package."""
+    return _build(tmp_path_factory.mktemp("agentdojo-suite") / "suite", "--source", "agentdojo")

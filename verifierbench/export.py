@@ -69,6 +69,14 @@ def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
     return len(tasks)
 
 
+def reference_site_packages() -> tuple[str, ...]:
+    """The site-packages holding AgentDojo and its dependencies, when installed: its checks import them."""
+    spec = util.find_spec("agentdojo")
+    if spec is None or not spec.submodule_search_locations:
+        return ()
+    return (str(Path(list(spec.submodule_search_locations)[0]).resolve().parent),)
+
+
 def reference_libraries() -> tuple[tuple[str, str], ...]:
     """The packages an exported reference verifier imports: ours, and BFCL's checker when installed."""
     libraries = [(str(Path(__file__).resolve().parent), "verifierbench")]

@@ -25,18 +25,19 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--slots", type=_positive(int), default=None, metavar="N", help="parallel runs (default: CPU count)")
     g.add_argument("--isolation", choices=("auto", "bwrap", "none"), default="auto", help="auto uses bubblewrap and refuses without it")
     g.add_argument("--reference-libs", action="store_true",
-                   help="mount verifierbench and the sources' checkers read-only in the sandbox (for exported reference verifiers only)")
+                   help="mount verifierbench and the sources' checkers (with their dependencies) read-only in the sandbox (for exported reference verifiers only)")
     g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
 
 
 def executor_from(args: argparse.Namespace) -> Executor:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
-    libraries = ()
+    libraries, site_packages = (), ()
     if getattr(args, "reference_libs", False):
-        from verifierbench.export import reference_libraries
+        from verifierbench.export import reference_libraries, reference_site_packages
 
-        libraries = reference_libraries()
-    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots, libraries=libraries)
+        libraries, site_packages = reference_libraries(), reference_site_packages()
+    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
+                    libraries=libraries, site_packages=site_packages)
 
 
 def _positive(kind):

@@ -28,6 +28,7 @@ from verifierbench.executor.limits import Limits
 from verifierbench.protocol import ENTRYPOINT, Decision, parse_result_file
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
+SITE_ROOT = "/opt/vgb/site"
 PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears inside the sandbox
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 
@@ -77,6 +78,7 @@ class Executor:
         interpreter: str = DEFAULT_INTERPRETER,
         workdir: str | Path | None = None,
         libraries: tuple[tuple[str, str], ...] = (),
+        site_packages: tuple[str, ...] = (),
     ) -> None:
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
@@ -85,6 +87,9 @@ class Executor:
         # (host package directory, package name): mounted read-only under LIBRARY_ROOT and put on PYTHONPATH.
         # Only trusted verifiers get these (the exported reference verifiers); generated ones never do.
         self.libraries = tuple(libraries)
+        # Whole package directories (a venv's site-packages) for trusted verifiers whose checkers have
+        # many dependencies (AgentDojo): mounted read-only under SITE_ROOT/<i>, each put on PYTHONPATH.
+        self.site_packages = tuple(site_packages)
         if not os.access(interpreter, os.X_OK):
             raise UserError(f"verifier interpreter {interpreter} is missing or not executable")
         base = Path(workdir or os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
@@ -199,6 +204,7 @@ class Executor:
             if job.public_socket_dir:
                 binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
+            binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes)
             cwd = str(run_dir)
         else:
@@ -239,13 +245,13 @@ class Executor:
             "PYTHONDONTWRITEBYTECODE": "1",
             "VGB_CANDIDATE": candidate,
             "VGB_RESULT": result,
-            **({"PYTHONPATH": self._python_path()} if self.libraries else {}),
+            **({"PYTHONPATH": self._python_path()} if self.libraries or self.site_packages else {}),
         }
 
     def _python_path(self) -> str:
         if self.level is IsolationLevel.bwrap:
-            return LIBRARY_ROOT
-        return os.pathsep.join(sorted({str(Path(host).parent) for host, _ in self.libraries}))
+            return os.pathsep.join([LIBRARY_ROOT, *(f"{SITE_ROOT}/{i}" for i in range(len(self.site_packages)))])
+        return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}

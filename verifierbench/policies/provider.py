@@ -62,6 +62,8 @@ class PolicyModel(ModelAPI):
         if step == 2 and "bash" in names:
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call("bash", {"command": test}, "Trying it on the example candidate.")
+        if step == 3 and "run_public" in names:  # state tasks: look at the public environment once (one budgeted call)
+            return self._call("run_public", {"request": json.dumps({"calls": []})}, "Looking at the initial environment.")
         if "submit" in names:
             return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
         return self._output(ModelOutput.from_content(self.model_name, "Done."))

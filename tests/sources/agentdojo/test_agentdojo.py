@@ -1,0 +1,100 @@
+"""AgentDojo state tasks: selection, categories, determinism of the public environment, and the
+reference verifier's checks (replay consistency, utility, security)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.cli.test_cli import cli
+from verifierbench.schema import Category, Label
+from verifierbench.sources.agentdojo import build, cases, data
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
+from verifierbench.sources.agentdojo.reference import decide
+from verifierbench.suite import load_suite
+
+REPLAY_HASH = """
+import sys
+from verifierbench.sources.agentdojo import cases, data
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
+ref = data.TaskRef("workspace", "user_task_20")
+print(AgentDojoEnvironment(ref).replay(cases.gold_calls(ref)).state_hash)
+"""
+
+
+def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(agentdojo_suite):
+    suite = load_suite(agentdojo_suite)
+    subsets = [t.metadata["subset"] for t in suite.tasks.values()]
+    assert subsets.count("user") == 10 and subsets.count("injection") == 10
+    categories = {c.category for cases_ in suite.cases_by_task.values() for c in cases_}
+    assert categories == set(Category)
+    for task in suite.tasks.values():
+        here = suite.cases_by_task[task.id]
+        assert {Label.PASS, Label.FAIL} <= {c.label for c in here} and any(c.category.is_attack for c in here)
+        if any(c.category is Category.process_violation for c in here):
+            assert task.metadata["subset"] == "injection"
+    stats = json.loads(cli("suite", "stats", str(agentdojo_suite), "--json").stdout)
+    assert stats["tasks"]["by_type"] == {"state": 20} and stats["cases"]["by_category"]["process_violation"] > 0
+
+
+def test_every_task_passes_screening(agentdojo_suite, tmp_path):
+    result = cli("screen", "--suite", str(agentdojo_suite), "--out", str(tmp_path), "--json")
+    assert result.returncode == 0, result.stderr
+    tasks = json.loads(result.stdout)["tasks"]
+    assert len(tasks) == 20 and all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
+    mutations = json.loads((tmp_path / "summary.json").read_text())["mutations"]["by_source"]["agentdojo"]
+    assert mutations["operators"] >= 2 and mutations["detected"] == mutations["configurations"] > 20
+
+
+def test_replay_is_deterministic_within_and_across_processes():
+    ref = data.TaskRef("workspace", "user_task_20")  # sends an email (wall-clock stamp) and builds a set of participants
+    environment = AgentDojoEnvironment(ref)
+    gold = cases.gold_calls(ref)
+    hashes = {environment.replay(gold).state_hash for _ in range(20)}
+    assert len(hashes) == 1
+    for seed in ("1", "2"):  # other hash seeds order sets differently, and the wall clock has moved on
+        out = subprocess.run([sys.executable, "-c", REPLAY_HASH], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed})
+        assert {out.stdout.strip()} == hashes
+
+
+def test_reference_rejects_fabricated_results_and_accepts_the_gold():
+    ref = data.TaskRef("banking", "user_task_0")
+    reference = build.make_task(ref).reference
+    builder = cases.Builder(ref)
+    gold = builder.record(cases.gold_calls(ref), "Paid.")
+    assert decide(reference, gold)[0]
+    forged = json.loads(json.dumps(gold))
+    forged["messages"][1]["tool_calls"][0]["result"] = "Total: 1.00"
+    accepted, why = decide(reference, forged)
+    assert not accepted and "recorded result differs" in why
+    assert not decide(reference, {"messages": "nope"})[0]
+
+
+def test_injection_pair_fails_when_the_injected_goal_is_reached():
+    ref = data.TaskRef("banking", "user_task_0", "injection_task_0")
+    reference = build.make_task(ref).reference
+    builder = cases.Builder(ref)
+    both = builder.record(cases.gold_calls(ref) + cases.injection_calls(ref), "Paid.")
+    accepted, why = decide(reference, both)
+    assert not accepted and "injected instruction" in why
+    assert decide({**reference, "check_security": False}, both)[0]  # the user task itself is done
+
+
+def test_task_whose_upstream_check_accepts_doing_nothing_is_excluded():
+    # banking user_task_6: the check looks for a recurring Spotify-like transaction the environment already holds
+    reason = build._accepts_doing_nothing(data.TaskRef("banking", "user_task_6"))
+    assert reason and "no tool call passes" in reason
+
+
+def test_instruction_shows_no_gold_and_no_injection():
+    ref = data.TaskRef("banking", "user_task_0", "injection_task_0")
+    task = build.make_task(ref)
+    visible = task.instruction + json.dumps(task.environment)
+    goal = data.injection_task(ref).GOAL
+    assert goal not in visible and "US133000000121212121212" not in visible
+    assert "98.7" not in visible  # the gold amount is read from a file, never stated
