@@ -18,12 +18,13 @@ from verifierbench.suite import Suite, save_suite
 from verifierbench.sources.toolcall.select import Selection
 
 SCREENING = "screening.json"
-SOURCES = ("bfcl", "acebench", "agentdojo")
+SOURCES = ("bfcl", "acebench", "tau2", "agentdojo")
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
     "E": "after C1 replay the task lacks a positive, a negative or an attack case",
     "W": "the source's own check accepts an interaction that does nothing, though the task needs a change",
+    "J": "tau2: an empty trajectory already gets reward 1.0 upstream (refusal/transfer tasks judged by an LLM there)",
     "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
 }
 
@@ -48,6 +49,10 @@ def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
         return build(seed, resolve_dir(acebench_dir))
     if name == "agentdojo":
         from verifierbench.sources.agentdojo.build import build
+
+        return build(seed)
+    if name == "tau2":
+        from verifierbench.sources.tau2.build import build
 
         return build(seed)
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")

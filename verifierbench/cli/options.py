@@ -31,11 +31,13 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
 
 def executor_from(args: argparse.Namespace) -> Executor:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
-    libraries, site_packages = (), ()
+    from verifierbench.harness.sandbox import SANDBOX_LIB
+
+    libraries, site_packages = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),), ()  # the public helpers, as in the eval
     if getattr(args, "reference_libs", False):
         from verifierbench.export import reference_libraries, reference_site_packages
 
-        libraries, site_packages = reference_libraries(), reference_site_packages()
+        libraries, site_packages = libraries + reference_libraries(), reference_site_packages()
     return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
                     libraries=libraries, site_packages=site_packages)
 

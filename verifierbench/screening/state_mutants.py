@@ -19,6 +19,7 @@ from typing import Callable
 from verifierbench.references import decide as reference_decide
 from verifierbench.schema import Task
 from verifierbench.sources.interaction import record
+from verifierbench.sources.interaction.environment import observed_result
 
 Transform = Callable[[Task, dict, dict], tuple[dict, dict]]  # (task, candidate, gold) -> (reference record, candidate)
 
@@ -52,7 +53,7 @@ def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, di
     fixed = copy.deepcopy(candidate)
     for message in fixed["messages"]:
         for call in message.get("tool_calls") or []:
-            call["result"] = next(observed)["result"]
+            call["result"] = observed_result(next(observed))
     return task.reference, fixed
 
 

@@ -77,7 +77,9 @@ def _source(selection, task_id: str) -> str:
 @pytest.mark.parametrize("candidate", [None, [], {"messages": []}, {"messages": [{"role": "system", "content": ""}], "final_response": ""},
                                        {"messages": [{"role": "assistant", "content": "", "tool_calls": [{"name": "get_user_details"}]}], "final_response": ""},
                                        {"messages": [{"role": "assistant", "content": "", "tool_calls": [{"name": "get_user_details", "arguments": {"user_id": "x"}}]}],
-                                        "final_response": ""}])
+                                        "final_response": ""},
+                                       {"messages": [{"role": "assistant", "content": "", "tool_calls": [{"name": "get_user_details", "arguments": {"user_id": float("nan")},
+                                                                                                            "result": "x"}]}], "final_response": ""}])
 def test_malformed_records_fail(candidate):
     accepted, reason = decide(ref("retail/34"), candidate)
     assert not accepted and reason.startswith("malformed record")

@@ -27,6 +27,11 @@ class Replay:
         return {"observations": self.observations, "state": self.state, "state_hash": self.state_hash}
 
 
+def observed_result(observation: dict) -> str:
+    """What an interaction record shows as a replayed call's result: its result, or "Error: <message>"."""
+    return observation["result"] if "result" in observation else "Error: " + str(observation.get("error"))
+
+
 class PublicEnvironment(ABC):
     """One task's environment. Implementations keep the pristine initial state and copy it per replay."""
 

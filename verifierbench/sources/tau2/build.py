@@ -40,18 +40,24 @@ CANDIDATE_FORMAT = {
                                        "failed (unknown tool, bad arguments, a tool error)"),
     "final_response": "the assistant's last message to the customer",
 }
-PUBLIC_ENVIRONMENT = (
-    "run_public replays a list of calls [{\"name\", \"arguments\", \"role\": \"assistant\" (default) | \"user\"}] in order on a "
-    "fresh copy of this task's initial environment and returns each observation ({\"name\", \"arguments\", \"result\"} or "
-    "{..., \"error\"}) and the resulting state: the domain database as JSON, with its hash. Integral floats are read as "
-    "integers. In banking_knowledge the state leaves out the rows that only log access to read-only discoverable tools.")
+
+
+def public_environment(domain: str) -> str:
+    text = ("run_public replays a list of calls [{\"name\", \"arguments\", \"role\": \"assistant\" (default) | \"user\"}] in order "
+            "on a fresh copy of this task's initial environment and returns each observation ({\"name\", \"arguments\", "
+            "\"result\"} or {..., \"error\"}) and the resulting state: the domain database as JSON, with its hash. Integral "
+            "floats in arguments are read as integers.")
+    if domain == "banking_knowledge":
+        text += (" The state leaves out the rows that only log access to read-only discoverable tools (their calls, and "
+                 "read-only tools given to the customer).")
+    return text
 
 
 def make_task(domain: str, task_id: str) -> Task:
     raw = data.task(domain, task_id)
     tools, user_tools = data.agent_tools(domain), data.user_tools(domain, task_id)
     environment = {"domain": domain, "policy": data.policy(domain), "tools": tools, "candidate_format": CANDIDATE_FORMAT,
-                   "public_environment": PUBLIC_ENVIRONMENT}
+                   "public_environment": public_environment(domain)}
     if domain == "banking_knowledge":
         environment.update({
             "user_tools": user_tools,
@@ -93,7 +99,7 @@ def instruction(domain: str, raw: dict, tools: list[dict], user_tools: list[dict
     if domain == "banking_knowledge":
         parts.append("Discoverable tools (documented in the knowledge base, reached through the unlock/call/give wrappers): "
                      "see `discoverable_agent_tools` and `discoverable_user_tools`.")
-    parts += ["", "The environment can be replayed: " + PUBLIC_ENVIRONMENT,
+    parts += ["", "The environment can be replayed: " + public_environment(domain),
               "", "Each candidate your verifier receives is a JSON object:",
               *(f"- `{k}`: {v}" for k, v in CANDIDATE_FORMAT.items())]
     return "\n".join(parts)

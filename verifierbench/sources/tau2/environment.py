@@ -100,6 +100,8 @@ def normalise_arguments(name: str, arguments: dict) -> dict:
             inner = json.loads(out["arguments"])
         except ValueError:
             return out
+        if not _finite(inner):
+            raise _CallError("arguments must be JSON values (no NaN or infinity)")
         if isinstance(inner, dict):
             out["arguments"] = json.dumps(_integral(inner))
     return out
@@ -115,9 +117,19 @@ def _integral(value: Any) -> Any:
     return value
 
 
+def _finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _finite(v) for k, v in value.items())
+    return value is None or isinstance(value, (str, int, bool))
+
+
 def _plain(cls: type) -> type:
-    """The package's tool methods on a plain class: the same code, without Inspect's store (whose every field
-    read re-validates the whole DB)."""
+    """The package's tool methods on a plain class: the same code, without Inspect's store (which pushes every
+    field read through a pydantic TypeAdapter and every write through a validation of all fields)."""
     namespace = {k: v for k, v in vars(cls).items()
                  if not k.startswith("__") and (pyinspect.isfunction(v) or isinstance(v, (staticmethod, classmethod)))}
     namespace.pop("initialize", None)
@@ -337,7 +349,7 @@ class Tau2Environment(PublicEnvironment):
 
     def run(self, calls: list[dict]) -> tuple[list[dict], str]:
         """(observations, state hash) without building the state dict; memoised per call list."""
-        key = canonical_json([[c.get("role") or "assistant", c.get("name"), c.get("arguments")] for c in calls])
+        key = json.dumps([[c.get("role") or "assistant", c.get("name"), c.get("arguments")] for c in calls], sort_keys=True, default=repr)
         with self._memo_lock:
             hit = self._memo.get(key)
             if hit is not None:
@@ -368,6 +380,8 @@ class Tau2Environment(PublicEnvironment):
             try:
                 if not isinstance(name, str) or not isinstance(arguments, dict) or role not in ("assistant", "user"):
                     raise _CallError("a call needs a string name, an object of arguments and role assistant or user")
+                if not _finite(arguments):
+                    raise _CallError("arguments must be JSON values (no NaN or infinity)")
                 observation["result"] = invoke(role, name, normalise_arguments(name, arguments))
             except _CallError as e:
                 observation["error"] = str(e)

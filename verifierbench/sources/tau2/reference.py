@@ -1,6 +1,6 @@
 """The reference verifier of tau2 tasks: `decide(reference, candidate) -> (PASS?, reason)`, no LLM.
 
-1. The candidate must be a well-formed interaction record (`sources/interaction/record.py`) whose every tool
+1. The candidate must be a well-formed interaction record (plain JSON, no NaN) (`sources/interaction/record.py`) whose every tool
    call carries its recorded result.
 2. Its calls, assistant and customer alike, are replayed in order on a fresh environment (`environment.py`);
    a recorded result that differs from the replayed observation (a fabricated result) fails.
@@ -24,6 +24,7 @@ Re-derived, and why (source-notes, tau2 traps):
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from types import SimpleNamespace
 
@@ -38,15 +39,19 @@ SKIPPED_FOR_DB = {"retail": {"calculate", TRANSFER}, "banking_knowledge": {TRANS
 
 def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
     try:
+        json.dumps(candidate, allow_nan=False)
         calls = record.calls(candidate)
-    except ValueError as e:
+    except (TypeError, ValueError) as e:
         return False, f"malformed record: {e}"
     for i, call in enumerate(calls):
         if call["result"] is None:
             return False, f"malformed record: call {i} ({call['name']}) has no recorded result"
     domain, task_id = reference["domain"], reference["task_id"]
     env = environment_for(reference)
-    observations, state_hash = env.run(calls)
+    try:
+        observations, state_hash = env.run(calls)
+    except ValueError as e:  # a state that is not JSON (a non-finite number a tool computed from odd input)
+        return False, f"the replayed environment has no JSON state: {e}"
     for i, (call, observation) in enumerate(zip(calls, observations)):
         if call["result"] != recorded_result(observation):
             return False, f"call {i} ({call['name']}): the recorded result is not what replaying the call returns"
