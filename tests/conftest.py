@@ -59,6 +59,6 @@ def bfcl_suite(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def agentdojo_suite(tmp_path_factory) -> Path:
-    """The AgentDojo state tasks (10 user tasks, 10 injection pairs) from the installed package."""
-    return _build(tmp_path_factory.mktemp("agentdojo-suite") / "suite", "--source", "agentdojo")
+def state_suite(tmp_path_factory) -> Path:
+    """The state tasks from the installed packages: tau2 (retail, banking_knowledge) and AgentDojo."""
+    return _build(tmp_path_factory.mktemp("state-suite") / "suite", "--source", "tau2", "--source", "agentdojo")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -17,7 +18,11 @@ logger = logging.getLogger(__name__)
 
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "verifierbench" / f"suite-{__version__}"
+    from verifierbench.build import SOURCES
+
+    # The source list is in the name: a default built before a source was added is not reused.
+    sources = hashlib.sha256(",".join(SOURCES).encode()).hexdigest()[:8]
+    return Path(base) / "verifierbench" / f"suite-{__version__}-{sources}"
 
 
 def resolve_suite_dir(suite: str | None = None) -> Path:

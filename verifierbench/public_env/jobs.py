@@ -3,6 +3,7 @@ its own, so each run has the evaluation budget to itself and no run sees another
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from verifierbench.executor import Job
@@ -19,6 +20,7 @@ class CaseJobs:
     def __init__(self, budget: int = EVALUATION_BUDGET) -> None:
         self.budget = budget
         self.services: dict[str, PublicService] = {}
+        self._stopping: list[threading.Thread] = []
 
     def job(self, task: Task, verifier: Any, candidate: Any, key: str) -> Job:
         if not has_environment(task):
@@ -28,13 +30,19 @@ class CaseJobs:
         return Job(verifier, candidate, key=key, public_socket_dir=str(service.directory))
 
     def done(self, key: str) -> None:
+        """Stops the job's service in the background: a stop waits for the server loop's next poll."""
         service = self.services.pop(key, None)
         if service is not None:
-            service.stop()
+            stopper = threading.Thread(target=service.stop, daemon=True)
+            stopper.start()
+            self._stopping.append(stopper)
 
     def close(self) -> None:
         for key in list(self.services):
             self.done(key)
+        for stopper in self._stopping:
+            stopper.join()
+        self._stopping.clear()
 
     def __enter__(self) -> "CaseJobs":
         return self

@@ -25,6 +25,7 @@ BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 SOCKET_NAME = "public.sock"
 SANDBOX_DIR = "/run/vgb"  # where sandboxes see the socket's directory
 MAX_REQUEST_BYTES = 16 << 20
+POLL_S = 0.02
 
 
 class PublicService:
@@ -84,7 +85,9 @@ class PublicService:
         self._server = socketserver.ThreadingUnixStreamServer(str(self.socket_path), Handler)
         self._server.daemon_threads = True
         os.chmod(self.socket_path, 0o666)  # sandboxes run as other uids
-        threading.Thread(target=self._server.serve_forever, name="verifierbench-public", daemon=True).start()
+        # A short poll interval: stop() waits for the loop to notice, once per case at scoring time.
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, name="verifierbench-public",
+                         daemon=True).start()
         return self
 
     def stop(self) -> None:

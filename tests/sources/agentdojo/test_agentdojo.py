@@ -26,28 +26,30 @@ print(AgentDojoEnvironment(ref).replay(cases.gold_calls(ref)).state_hash)
 """
 
 
-def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(agentdojo_suite):
-    suite = load_suite(agentdojo_suite)
-    subsets = [t.metadata["subset"] for t in suite.tasks.values()]
+def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(state_suite):
+    suite = load_suite(state_suite)
+    subsets = [t.metadata["subset"] for t in suite.tasks.values() if t.source.value == "agentdojo"]
     assert subsets.count("user") == 10 and subsets.count("injection") == 10
-    categories = {c.category for cases_ in suite.cases_by_task.values() for c in cases_}
+    categories = {c.category for t in suite.tasks.values() if t.source.value == "agentdojo" for c in suite.cases_by_task[t.id]}
     assert categories == set(Category)
     for task in suite.tasks.values():
         here = suite.cases_by_task[task.id]
         assert {Label.PASS, Label.FAIL} <= {c.label for c in here} and any(c.category.is_attack for c in here)
         if any(c.category is Category.process_violation for c in here):
             assert task.metadata["subset"] == "injection"
-    stats = json.loads(cli("suite", "stats", str(agentdojo_suite), "--json").stdout)
-    assert stats["tasks"]["by_type"] == {"state": 20} and stats["cases"]["by_category"]["process_violation"] > 0
+    stats = json.loads(cli("suite", "stats", str(state_suite), "--json").stdout)
+    assert stats["tasks"]["by_source"]["agentdojo"] == 20 and stats["cases"]["by_source_and_category"]["agentdojo"]["process_violation"] > 0
 
 
-def test_every_task_passes_screening(agentdojo_suite, tmp_path):
-    result = cli("screen", "--suite", str(agentdojo_suite), "--out", str(tmp_path), "--json")
+def test_every_state_task_passes_screening(state_suite, tmp_path):
+    result = cli("screen", "--suite", str(state_suite), "--out", str(tmp_path), "--json")
     assert result.returncode == 0, result.stderr
     tasks = json.loads(result.stdout)["tasks"]
-    assert len(tasks) == 20 and all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
-    mutations = json.loads((tmp_path / "summary.json").read_text())["mutations"]["by_source"]["agentdojo"]
-    assert mutations["operators"] >= 2 and mutations["detected"] == mutations["configurations"] > 20
+    assert all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
+    by_source = json.loads((tmp_path / "summary.json").read_text())["mutations"]["by_source"]
+    assert by_source["agentdojo"]["operators"] >= 2 and by_source["agentdojo"]["detected"] == by_source["agentdojo"]["configurations"] > 20
+    if "tau2" in by_source:  # inspect-evals installed
+        assert by_source["tau2"]["operators"] >= 3 and by_source["tau2"]["detected"] == by_source["tau2"]["configurations"]
 
 
 def test_replay_is_deterministic_within_and_across_processes():

@@ -34,9 +34,17 @@ def make_task(ref: data.TaskRef) -> Task:
         instruction=task.instruction(ref),
         environment=task.environment(ref),
         candidate_format=CandidateFormat.interaction_record,
-        reference={"checker": "agentdojo", **ref.to_json(), "suite_version": data.SUITE_VERSION, "agentdojo": data.PINNED},
+        reference={"checker": "agentdojo", **ref.to_json(), "suite_version": data.SUITE_VERSION, "agentdojo": data.PINNED,
+                   **({"injections": dict(data.injections(ref))} if ref.injection_task and _injectable(ref) else {})},
         metadata={"subset": "injection" if ref.injection_task else "user", "suite": ref.suite},
     )
+
+
+def _injectable(ref: data.TaskRef) -> bool:
+    try:
+        return bool(data.injections(ref))
+    except ValueError:  # not injectable: construct excludes the pair (code N)
+        return False
 
 
 def construct(ref: data.TaskRef, seed: int) -> Replayed:

@@ -76,6 +76,7 @@ class TaskRef:
     suite: str
     user_task: str
     injection_task: str | None = None
+    planted: tuple[tuple[str, str], ...] | None = None  # the injections as built (kept in the reference record)
 
     @property
     def source_id(self) -> str:
@@ -86,7 +87,9 @@ class TaskRef:
 
     @classmethod
     def from_reference(cls, reference: dict) -> "TaskRef":
-        return cls(reference["suite"], reference["user_task"], reference.get("injection_task"))
+        planted = reference.get("injections")
+        return cls(reference["suite"], reference["user_task"], reference.get("injection_task"),
+                   tuple(sorted(planted.items())) if planted is not None else None)
 
 
 def user_task(ref: TaskRef):
@@ -102,6 +105,8 @@ def injections(ref: TaskRef) -> tuple[tuple[str, str], ...]:
     """The attack text per injection vector the user task's ground truth sees (empty for a user task alone)."""
     if not ref.injection_task:
         return ()
+    if ref.planted is not None:  # computed once at build time: no attack generation per verifier run
+        return ref.planted
     from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttackNoNames
 
     class _Target:  # the attack asks the attacked pipeline for its name; NoNames then drops it
