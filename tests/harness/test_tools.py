@@ -1,4 +1,6 @@
-"""Generation tools: the run_public budget and its counters."""
+"""Generation tools: run_public and reset reach the sample's host-side service, or say there is none.
+(The budget and its counters are tested with the service, tests/public_env, and end to end in
+tests/harness/test_state_eval.py.)"""
 
 from __future__ import annotations
 
@@ -6,18 +8,12 @@ import asyncio
 
 import pytest
 from inspect_ai.tool import ToolError
-from inspect_ai.util import store
 
-from verifierbench.harness.tools import BUDGET_BLOCKS, BUDGET_EXCEEDED, RUN_PUBLIC_USES, run_public
+from verifierbench.harness.tools import reset, run_public
 
 
-def test_run_public_answers_budget_exceeded_past_its_budget_and_counts_every_request():
-    tool = run_public("state", budget=2)
-    store().set(RUN_PUBLIC_USES, 0)
-    store().set(BUDGET_BLOCKS, 0)
-    for _ in range(2):  # within budget: reaches the environment (none is installed for any source yet)
-        with pytest.raises(ToolError, match="no public environment"):
-            asyncio.run(tool(request="{}"))
-    assert asyncio.run(tool(request="{}")) == BUDGET_EXCEEDED
-    assert asyncio.run(tool(request="{}")) == BUDGET_EXCEEDED
-    assert (store().get(RUN_PUBLIC_USES), store().get(BUDGET_BLOCKS)) == (4, 2)
+def test_without_a_public_environment_the_tools_say_so():
+    with pytest.raises(ToolError, match="no public environment is available"):
+        asyncio.run(run_public("state", budget=2)(request="{}"))
+    with pytest.raises(ToolError, match="no public environment is available"):
+        asyncio.run(reset("state")())
