@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from verifierbench.errors import UserError
-from verifierbench.public_env.jobs import CaseJobs
-from verifierbench.executor import Executor, Job
+from verifierbench.public_env.jobs import case_job
+from verifierbench.executor import Executor
 from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
 from verifierbench.protocol import ENTRYPOINT, Decision
 from verifierbench.schema import Task, TestCase
@@ -101,14 +101,12 @@ def judge(
             else:
                 runnable.append((a, case))
         by_key = {case.id: (a, case) for a, case in runnable}
-        with CaseJobs() as factory:  # state tasks: a run_public service per case
-            jobs = (factory.job(a.task, a.verifier, case.candidate, case.id) for a, case in runnable)
-            for outcome in executor.run_many(jobs):
-                factory.done(outcome.key)
-                a, case = by_key[outcome.key]
-                write(decision_line(a.task, case, a.verifier.sha256, outcome.decision, problem=outcome.problem,
-                                    isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
-                                    timed_out=outcome.timed_out))
+        jobs = (case_job(a.task, a.verifier, case.candidate, case.id) for a, case in runnable)  # state tasks: run_public per case
+        for outcome in executor.run_many(jobs):
+            a, case = by_key[outcome.key]
+            write(decision_line(a.task, case, a.verifier.sha256, outcome.decision, problem=outcome.problem,
+                                isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
+                                timed_out=outcome.timed_out))
     return total
 
 

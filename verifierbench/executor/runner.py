@@ -17,7 +17,8 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -42,6 +43,9 @@ class Job:
     key: str = ""  # the caller's handle, e.g. the case id
     extra_ro: tuple[tuple[str, str], ...] = ()  # (host path, sandbox path) read-only inputs, e.g. a checkout
     public_socket_dir: str | None = None  # a run_public service's directory (public_env.service), for state tasks
+    # Or a context manager factory that starts such a service for this run only and yields its directory:
+    # entered when the run gets a slot, so at most `slots` services are alive at once.
+    public: Callable[[], AbstractContextManager[str]] | None = None
 
 
 @dataclass
@@ -141,6 +145,9 @@ class Executor:
     def run(self, job: Job) -> Outcome:
         slot = self._free_slots.get()
         try:
+            if job.public is not None:
+                with job.public() as directory:
+                    return self._run_in_slot(replace(job, public=None, public_socket_dir=directory), slot)
             return self._run_in_slot(job, slot)
         finally:
             self._free_slots.put(slot)

@@ -21,12 +21,12 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox as sandbox_env
 from inspect_ai.util import store
 
-from verifierbench.executor import Executor, Job, Limits
+from verifierbench.executor import Executor, Limits
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
-from verifierbench.public_env.jobs import CaseJobs
+from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.scorers import verifier_files
 from verifierbench.scorers.metrics import verifierbench_metrics
@@ -91,10 +91,7 @@ def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged:
         frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
     decisions: dict[str, list[tuple[Decision, str | None]]] = {case.id: [] for case in cases}
     for _ in range(judged):
-        with CaseJobs() as factory:
-            jobs = [factory.job(task, frozen, case.candidate, case.id) if task else Job(frozen, case.candidate, key=case.id)
-                    for case in cases]
-            outcomes = {o.key: o for o in executor.run_many(jobs)}
+        outcomes = {o.key: o for o in executor.run_many(case_job(task, frozen, case.candidate, case.id) for case in cases)}
         for case in cases:
             outcome = outcomes[case.id]
             decisions[case.id].append((outcome.decision, outcome.problem))
