@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from tests.cli.test_cli import cli
 from verifierbench.schema import Category, Label

@@ -22,7 +22,7 @@ PINNED = "0.1.35"
 def _package():
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        from agentdojo.task_suite.load_suites import get_suite  # noqa: F401
+        import agentdojo.task_suite.load_suites  # noqa: F401 - only whether it imports
     except ImportError as e:
         raise UserError(f"agentdojo is not installed ({e}); install agentdojo=={PINNED}") from None
 
