@@ -60,14 +60,14 @@ def test_what_the_agent_sees_holds_no_answer_key(built):
 
 def test_two_builds_are_identical(built, tmp_path):
     again = tmp_path / "again"
-    assert cli("build", "--out", str(again), "--acebench-dir", str(ACEBENCH)).returncode == 0
+    assert cli("build", "--out", str(again), "--source", "bfcl", "--source", "acebench", "--acebench-dir", str(ACEBENCH)).returncode == 0
     for name in ("manifest.json", "tasks.jsonl", "cases.jsonl", "screening.json"):
         assert (again / name).read_bytes() == (built / name).read_bytes(), name
 
 
 def test_a_missing_source_is_named_in_one_line_and_the_rest_is_built(tmp_path):
     out = tmp_path / "suite"
-    result = cli("build", "--out", str(out), "--acebench-dir", str(tmp_path / "nowhere"))
+    result = cli("build", "--out", str(out), "--source", "bfcl", "--source", "acebench", "--acebench-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 0, result.stderr
     missing = [line for line in result.stdout.splitlines() if "acebench unavailable" in line]
     assert len(missing) == 1 and str(tmp_path / "nowhere") in missing[0]
