@@ -23,7 +23,6 @@ from verifierbench.sources.interaction.environment import PublicEnvironment
 
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 SOCKET_NAME = "public.sock"
-SANDBOX_DIR = "/run/vgb"  # where sandboxes see the socket's directory
 MAX_REQUEST_BYTES = 16 << 20
 POLL_S = 0.02
 
@@ -103,14 +102,6 @@ class PublicService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def binds(self) -> tuple[tuple[str, str], ...]:
-        """(host dir, sandbox dir) to mount read-only, and the variable naming the socket inside."""
-        return ((str(self.directory), SANDBOX_DIR),)
-
-    @staticmethod
-    def sandbox_env() -> dict[str, str]:
-        return {"VGB_PUBLIC_SOCKET": f"{SANDBOX_DIR}/{SOCKET_NAME}"}
 
 
 def _calls(request: dict) -> list[dict]:

@@ -28,6 +28,7 @@ from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES, sync_cou
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.suite import Suite
 from verifierbench.scorers import verifier_files
 from verifierbench.scorers.metrics import verifierbench_metrics
 
@@ -51,10 +52,7 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scor
         raise ValueError("rounds must be at least 1")
 
     async def score(state: TaskState, target: Target) -> Score:
-        _, loaded = open_suite(suite)
-        task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
-        if task is None:
-            raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
+        loaded, task = sample_task(state, suite)
         files, skipped = await delivered_files()
         sync_counters()  # run_public calls made by sandboxed code count too
         cases = loaded.cases_by_task[task.id]
@@ -67,6 +65,15 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scor
         return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged)
 
     return score
+
+
+def sample_task(state: TaskState, suite: str | None) -> tuple[Suite, Task]:
+    """The suite and the VerifierBench task a sample stands for."""
+    _, loaded = open_suite(suite)
+    task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
+    if task is None:
+        raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
+    return loaded, task
 
 
 async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:

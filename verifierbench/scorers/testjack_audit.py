@@ -19,11 +19,10 @@ from inspect_ai.solver import TaskState
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
-from verifierbench.harness.suite_source import open_suite
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Task, TestCase
 from verifierbench.scorers import verifier_files
-from verifierbench.scorers.hidden_cases import delivered_files, round_values, shared_executor
+from verifierbench.scorers.hidden_cases import delivered_files, round_values, sample_task, shared_executor
 from verifierbench.scorers.metrics import verifierbench_metrics
 
 HIDDEN_SCORER = "hidden_cases"
@@ -56,10 +55,7 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
         raise ValueError("rounds must be at least 0")
 
     async def score(state: TaskState, target: Target) -> Score:
-        _, loaded = open_suite(suite)
-        task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
-        if task is None:
-            raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
+        loaded, task = sample_task(state, suite)
         hidden = loaded.cases_by_task[task.id]
         files = await _verifier(state)
         if not verifier_files.has_entrypoint(files):

@@ -44,7 +44,7 @@ from verifierbench.sources.tau2.environment import (
     recorded_result,
 )
 from verifierbench.sources.tau2.reference import TRANSFER, gold_calls
-from verifierbench.sources.toolcall.cases import Draft
+from verifierbench.sources.toolcall.cases import Draft, letter_changed
 
 RETAIL_WRITES = frozenset({"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
                            "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
@@ -693,14 +693,7 @@ def _is_int(value: Any) -> bool:
 
 def _changed(value: str) -> str:
     """The same string with one digit (else one letter) changed."""
-    for i, ch in enumerate(value):
-        if ch.isdigit():
-            return value[:i] + str((int(ch) + 1) % 10) + value[i + 1:]
-    for i, ch in enumerate(value):
-        if ch.isalpha() and ch.isascii():
-            nxt = chr((ord(ch.lower()) - 97 + 1) % 26 + 97)
-            return value[:i] + (nxt.upper() if ch.isupper() else nxt) + value[i + 1:]
-    return value + "x"
+    return letter_changed(value) or value + "x"
 
 
 def _thousands(info: str) -> str:

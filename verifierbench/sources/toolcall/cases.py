@@ -302,7 +302,7 @@ def wrong_values(arg: ArgSpec, pool: list[str], rng: random.Random) -> list[Any]
         candidates = [value * 2 if value else 1.5, value + 1.0]
     elif isinstance(value, str):
         enum = [e for e in arg.schema.get("enum", []) if isinstance(e, str)]
-        candidates = [e for e in enum if e != value] + [p for p in pool if p != value] + [_letter_changed(value)]
+        candidates = [e for e in enum if e != value] + [p for p in pool if p != value] + [letter_changed(value)]
     elif isinstance(value, list):
         if len(value) > 1:
             candidates = [value[:-1]]
@@ -317,7 +317,8 @@ def wrong_values(arg: ArgSpec, pool: list[str], rng: random.Random) -> list[Any]
     return [c for c in candidates if c is not None and not bad(c)]
 
 
-def _letter_changed(value: str) -> str | None:
+def letter_changed(value: str) -> str | None:
+    """The string with its first digit (else first ASCII letter) moved on by one, or None."""
     for i, ch in enumerate(value):
         if ch.isdigit():
             return value[:i] + str((int(ch) + 1) % 10) + value[i + 1:]
