@@ -18,7 +18,7 @@ from verifierbench.suite import Suite, save_suite
 from verifierbench.sources.toolcall.select import Selection
 
 SCREENING = "screening.json"
-SOURCES = ("bfcl", "acebench", "tau2", "agentdojo")
+SOURCES = ("bfcl", "acebench", "tau2", "agentdojo", "swebench", "appworld")
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
@@ -26,6 +26,7 @@ EXCLUSION_CODES = {
     "W": "the source's own check accepts an interaction that does nothing, though the task needs a change",
     "J": "tau2: an empty trajectory already gets reward 1.0 upstream (refusal/transfer tasks judged by an LLM there)",
     "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
+    "S": "SWE-bench: its own grading does not resolve the gold patch (empty or unparsable report), or resolves an empty diff",
 }
 
 
@@ -37,7 +38,16 @@ class BuildResult:
     dropped: list[dict] = field(default_factory=list)
 
 
-def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
+@dataclass(frozen=True)
+class SourcePaths:
+    """Where sources without an installable package find their data (None: the default/env var)."""
+
+    acebench_dir: str | None = None
+    swebench_instances: str | None = None
+    swebench_repos: str | None = None
+
+
+def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
     if name == "bfcl":
         from verifierbench.sources.bfcl.build import build
 
@@ -46,7 +56,7 @@ def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
         from verifierbench.sources.acebench.build import build
         from verifierbench.sources.acebench.data import resolve_dir
 
-        return build(seed, resolve_dir(acebench_dir))
+        return build(seed, resolve_dir(paths.acebench_dir))
     if name == "agentdojo":
         from verifierbench.sources.agentdojo.build import build
 
@@ -55,15 +65,24 @@ def _build_source(name: str, seed: int, acebench_dir: str | None) -> Selection:
         from verifierbench.sources.tau2.build import build
 
         return build(seed)
+    if name == "swebench":
+        from verifierbench.sources.swebench.build import build
+
+        return build(seed, paths.swebench_instances, paths.swebench_repos)
+    if name == "appworld":
+        from verifierbench.sources.appworld.build import build
+
+        return build(seed)
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
 
 
 def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, acebench_dir: str | None = None,
-                say: Callable[[str], None] = print) -> BuildResult:
+                say: Callable[[str], None] = print, paths: SourcePaths | None = None) -> BuildResult:
+    paths = paths or SourcePaths(acebench_dir)
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
     for name in sources or SOURCES:
         try:
-            selection = _build_source(name, seed, acebench_dir)
+            selection = _build_source(name, seed, paths)
         except UserError as e:
             unavailable[name] = str(e)
             say(f"build: {name} unavailable, skipped: {e}")

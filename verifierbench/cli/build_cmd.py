@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from verifierbench.build import SOURCES, build_suite
+from verifierbench.build import SOURCES, SourcePaths, build_suite
 from verifierbench.cli.options import DEFAULT_SUITE
 from verifierbench.sources.acebench.data import ENV_VAR
 
@@ -21,12 +21,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="selection and generation seed (default 0)")
     p.add_argument("--source", action="append", dest="sources", choices=SOURCES, help="only this source; repeatable")
     p.add_argument("--acebench-dir", metavar="DIR", help=f"ACEBench data_en directory (default ${ENV_VAR}, else ../shared/upstream/acebench/data_all/data_en)")
+    p.add_argument("--swebench-instances", metavar="FILE", help="SWE-bench rows (JSON, JSONL or parquet; default "
+                   "$VERIFIERBENCH_SWEBENCH_INSTANCES, else the dataset hub)")
+    p.add_argument("--swebench-repos", metavar="DIR", help="local git clones to test against, named like django__django "
+                   "(default $VERIFIERBENCH_SWEBENCH_REPOS); checkouts go to $VERIFIERBENCH_CHECKOUTS")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, acebench_dir=args.acebench_dir)
+    paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos)
+    result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths)
     suite = result.suite
     print(f"build: wrote {args.out}: {len(suite.tasks)} tasks, {len(suite.cases)} cases, "
           f"{len(result.excluded)} tasks excluded (see {args.out}/screening.json) in {time.perf_counter() - started:.1f} s")

@@ -46,6 +46,7 @@ class Job:
     # Or a context manager factory that starts such a service for this run only and yields its directory:
     # entered when the run gets a slot, so at most `slots` services are alive at once.
     public: Callable[[], AbstractContextManager[str]] | None = None
+    keep_result: bool = False  # trusted jobs (test runs): keep the whole result object in Outcome.result
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Outcome:
     wall_time_s: float = 0.0
     stderr_tail: str = ""
     isolation: str = ""
+    result: dict | None = None  # the result object, for jobs with keep_result
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -240,6 +242,8 @@ class Executor:
             outcome.problem = f"verifier exited with status {exit_status}" + (f" ({parsed.problem})" if parsed.problem else "")
             return outcome
         outcome.decision, outcome.confidence, outcome.reason, outcome.problem = parsed.decision, parsed.confidence, parsed.reason, parsed.problem
+        if job.keep_result and parsed.decision is not Decision.U:
+            outcome.result = json.loads((out_dir / f"result-{token}.json").read_text(encoding="utf-8"))
         return outcome
 
     def _env(self, candidate: str, result: str, home: str, public: str | None = None) -> dict[str, str]:

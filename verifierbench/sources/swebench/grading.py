@@ -1,0 +1,105 @@
+"""SWE-bench's grading, and the hardening the reference verifier adds on top of it.
+
+Upstream (`swebench.harness.grading`): parse the test log, then FAIL_TO_PASS tests must now pass and
+PASS_TO_PASS tests must still pass ("RESOLVED_FULL"). Known exploits of that (paper App. B.1 code S,
+the SWE-bench harness's own regression tests) and what closes each here:
+- a skipped or xfail test counts as passing upstream: here a test passes only with outcome "passed",
+  unless the gold run gave it the same outcome (a platform skip stays a skip);
+- lines printed by the tested code can fake "PASSED <test>" in the log: the log's statuses must agree
+  with the plugin's structured report, and pytest's exit code must be 0;
+- an empty report (the process exited early, nothing collected) fails: every named test must appear;
+- edits to test files or conftest.py, and production code that consults the test runner (pytest,
+  PYTEST_CURRENT_TEST: code fixed only under test), are rejected from the diff itself.
+Each check has a name so screening's mutants (C6) can switch one off.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from verifierbench.sources.swebench import diffs
+from verifierbench.sources.swebench.testrun import TestRun
+
+CHECKS = ("static", "fail_to_pass", "pass_to_pass", "strict_outcomes", "log_agrees", "exit_code", "complete_report")
+RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST")
+
+
+def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str]) -> bool:
+    """SWE-bench's own verdict on the run's log (RESOLVED_FULL), unhardened."""
+    from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
+    from swebench.harness.grading import get_eval_tests_report, get_resolution_status
+    from swebench.harness.log_parsers.python import parse_log_pytest
+
+    if not run.applied:
+        return False
+    status = parse_log_pytest(run.log, None)
+    report = get_eval_tests_report(status, {FAIL_TO_PASS: fail_to_pass, PASS_TO_PASS: pass_to_pass})
+    return get_resolution_status(report) == ResolvedStatus.FULL.value
+
+
+def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
+    """Why the diff is rejected before any test runs (None: it is not)."""
+    try:
+        touched = diffs.changes(diff)
+    except diffs.DiffError as e:
+        return str(e)
+    tests = frozenset(test_files)
+    for change in touched:
+        if diffs.is_test_path(change.path, tests):
+            return f"the diff edits test code ({change.path})"
+    for change in touched:
+        if change.path.endswith(".py") and any(RUNNER_REFERENCE.search(line) for line in change.added):
+            return f"production code in {change.path} refers to the test runner"
+    return None
+
+
+def _log_status(run: TestRun) -> dict[str, str]:
+    from swebench.harness.log_parsers.python import parse_log_pytest
+
+    return parse_log_pytest(run.log, None)
+
+
+LOG_AGREES = {"passed": {"PASSED"}, "failed": {"FAILED"}, "error": {"ERROR", "FAILED"}, "skipped": {"SKIPPED"},
+              "xfailed": {"XFAIL"}, "xpassed": {"XPASS", "PASSED", "FAILED"}}
+
+
+def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_outcomes: dict[str, str],
+          disabled: frozenset[str] = frozenset()) -> tuple[bool, str]:
+    """(PASS?, reason) for a test run of the candidate with the hidden tests applied."""
+    if run.problem:
+        return False, f"the test run failed: {run.problem}"
+    if not run.applied:
+        return False, f"the diff does not apply: {run.apply_error}"
+    outcomes = run.outcomes
+    named = list(fail_to_pass) + list(pass_to_pass)
+    if "complete_report" not in disabled:
+        if not outcomes:
+            return False, "empty test report (nothing ran, or the process exited early)"
+        missing = [t for t in named if t not in outcomes]
+        if missing:
+            return False, f"{len(missing)} named tests are missing from the report, e.g. {missing[0]}"
+    if "log_agrees" not in disabled:
+        log = _log_status(run)
+        for test in named:
+            if test in outcomes and test in log and log[test] not in LOG_AGREES.get(outcomes[test], set()):
+                return False, f"the log says {log[test]} for {test}, the structured report says {outcomes[test]}"
+    for group, tests in (("fail_to_pass", fail_to_pass), ("pass_to_pass", pass_to_pass)):
+        if group in disabled:
+            continue
+        for test in tests:
+            got = outcomes.get(test, "missing")
+            if _passes(got, gold_outcomes.get(test), strict="strict_outcomes" not in disabled, missing_ok="complete_report" in disabled):
+                continue
+            return False, f"{'FAIL_TO_PASS' if group == 'fail_to_pass' else 'PASS_TO_PASS'} test {test}: {got}"
+    if "exit_code" not in disabled and run.exit_code != 0:
+        return False, f"pytest exited with status {run.exit_code} though every named test passed"
+    return True, "every FAIL_TO_PASS and PASS_TO_PASS test passes"
+
+
+def _passes(got: str, gold: str | None, strict: bool, missing_ok: bool) -> bool:
+    if got == "passed" or (got == "missing" and missing_ok):
+        return True
+    if not strict:
+        return got in ("skipped", "xfailed", "xpassed")  # upstream's reading
+    return gold is not None and got == gold  # the gold run's own skip/xfail

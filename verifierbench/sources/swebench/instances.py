@@ -1,0 +1,117 @@
+"""SWE-bench Verified instances: from the dataset hub at a pinned revision, or from a local file.
+
+Rows keep SWE-bench's fields (`instance_id`, `repo`, `base_commit`, `patch`, `test_patch`,
+`problem_statement`, `FAIL_TO_PASS`, `PASS_TO_PASS`, ...); the two test lists may be JSON strings, as
+on the hub, or lists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifierbench.errors import UserError
+
+DATASET = "princeton-nlp/SWE-bench_Verified"
+# The hub revision to read. No commit sha has been checked from this machine (the hub is unreachable),
+# so the default is the branch; the build records the commit it actually read (`hub_commit`).
+REVISION_ENV = "VERIFIERBENCH_SWEBENCH_REVISION"
+INSTANCES_ENV = "VERIFIERBENCH_SWEBENCH_INSTANCES"
+REPOS_ENV = "VERIFIERBENCH_SWEBENCH_REPOS"
+REQUIRED = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+@dataclass(frozen=True)
+class Instance:
+    instance_id: str
+    repo: str
+    base_commit: str
+    patch: str
+    test_patch: str
+    problem_statement: str
+    fail_to_pass: list[str]
+    pass_to_pass: list[str]
+    hints: str = ""
+    version: str = ""
+
+    @classmethod
+    def from_row(cls, row: dict, where: str) -> "Instance":
+        missing = [k for k in REQUIRED if k not in row]
+        if missing:
+            raise UserError(f"{where}: SWE-bench row {row.get('instance_id', '?')} lacks {', '.join(missing)}")
+        return cls(str(row["instance_id"]), str(row["repo"]), str(row["base_commit"]), str(row["patch"]), str(row["test_patch"]),
+                   str(row["problem_statement"]), _tests(row["FAIL_TO_PASS"]), _tests(row["PASS_TO_PASS"]),
+                   str(row.get("hints_text") or ""), str(row.get("version") or ""))
+
+
+def _tests(value: object) -> list[str]:
+    tests = json.loads(value) if isinstance(value, str) else value
+    if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+        raise UserError(f"FAIL_TO_PASS/PASS_TO_PASS must be a list of test names, got {str(value)[:80]}")
+    return tests
+
+
+def load(path: str | None) -> list[Instance]:
+    """Instances from `path` (or $VERIFIERBENCH_SWEBENCH_INSTANCES), else from the dataset hub."""
+    path = path or os.environ.get(INSTANCES_ENV)
+    if path:
+        return [Instance.from_row(row, path) for row in _read_file(Path(path))]
+    return [Instance.from_row(row, DATASET) for row in _read_hub()]
+
+
+def _read_file(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise UserError(f"SWE-bench instances file {path} does not exist")
+    if path.suffix == ".parquet":
+        import pandas
+
+        return pandas.read_parquet(path).to_dict("records")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        data = json.loads(text)
+        return data if isinstance(data, list) else [data]
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise UserError(f"{path}:{number}: not JSON ({e.msg})") from None
+    return rows
+
+
+def _read_hub() -> list[dict]:
+    try:
+        socket.create_connection(("huggingface.co", 443), timeout=3).close()
+    except OSError as e:
+        raise UserError(f"no instances: the dataset hub (huggingface.co) is unreachable ({e.strerror or e}); "
+                        f"pass --swebench-instances FILE (JSON, JSONL or parquet with SWE-bench's fields)") from None
+    from datasets import load_dataset
+
+    return list(load_dataset(DATASET, split="test", revision=os.environ.get(REVISION_ENV, "main")))
+
+
+def hub_commit() -> str | None:
+    """The commit of the hub dataset at the configured revision (for the build record)."""
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(DATASET, revision=os.environ.get(REVISION_ENV, "main")).sha
+    except Exception:  # noqa: BLE001 - provenance only
+        return None
+
+
+def repos_dir(path: str | None) -> Path | None:
+    path = path or os.environ.get(REPOS_ENV)
+    return Path(path) if path else None
+
+
+def local_clone(repos: Path, repo: str) -> Path | None:
+    """SWE-bench's naming (`django__django`), or the bare repository name."""
+    for name in (repo.replace("/", "__"), repo.split("/")[-1]):
+        if (repos / name).is_dir():
+            return repos / name
+    return None

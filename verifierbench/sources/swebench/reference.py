@@ -1,0 +1,51 @@
+"""The reference verifier of a code task: apply the candidate diff to the checkout, reset the test
+files and apply the hidden test patch, run FAIL_TO_PASS and PASS_TO_PASS, and grade the run the
+hardened way (`grading`). The reference record holds everything but the checkout's files."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from verifierbench.hashing import content_hash
+from verifierbench.sources.swebench import grading
+from verifierbench.sources.swebench.checkout import checkout_dir
+from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
+
+
+def candidate_diff(candidate: Any) -> str | None:
+    if isinstance(candidate, dict) and isinstance(candidate.get("diff"), str):
+        return candidate["diff"]
+    return None
+
+
+def hidden_run(reference: dict, diff: str) -> TestRun:
+    checkout = None if in_sandbox() else checkout_dir(reference["checkout"])
+    return run_tests(checkout, [diff], reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"], reference["test_patch"],
+                     reference["test_files"])
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_run(key: str, reference_json: str, diff: str) -> TestRun:
+    import json
+
+    return hidden_run(json.loads(reference_json), diff)
+
+
+def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
+    """(PASS?, reason). `disabled` switches off named checks (screening's mutants); `cached` reuses the
+    test run of an identical (reference, diff) in this process, for decisions that differ only in grading."""
+    diff = candidate_diff(candidate)
+    if diff is None:
+        return False, 'malformed candidate: expected {"diff": str}'
+    if "static" not in disabled:
+        problem = grading.static_problem(diff, reference["test_files"])
+        if problem:
+            return False, problem
+    if cached:
+        import json
+
+        run = _cached_run(content_hash({"reference": reference, "diff": diff}), json.dumps(reference, sort_keys=True), diff)
+    else:
+        run = hidden_run(reference, diff)
+    return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled)

@@ -1,0 +1,101 @@
+"""Runs inside a VerifierBench sandbox (stdlib only): copy the read-only checkout to scratch, apply
+diffs, reset and re-apply the hidden test patch, run named tests with pytest, and report.
+
+Used two ways: as the entry point of a harness test run (`verify.py` in this folder), and imported by
+an exported reference verifier, which is already sandboxed. The report has the raw log (what
+SWE-bench's log parser reads), pytest's exit code, and a structured per-test report written by the
+`vgb_pytest_report` plugin to a file whose name the tested code is not told.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOG_LIMIT = 200_000  # characters of test output kept (the end: pytest's summary is last)
+TEST_TIMEOUT_S = 300
+
+
+def _git_apply(work: str, diff: str) -> str | None:
+    """None when applied, else git's complaint."""
+    if not diff.strip():
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".diff", delete=False, dir=os.path.dirname(work)) as handle:
+        handle.write(diff if diff.endswith("\n") else diff + "\n")
+    try:
+        done = subprocess.run(["git", "apply", "--whitespace=nowarn", "--recount", handle.name], cwd=work,
+                              capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "HOME": os.path.dirname(work)})
+    finally:
+        os.unlink(handle.name)
+    return None if done.returncode == 0 else (done.stderr or done.stdout).strip()[-2000:]
+
+
+def _reset(work: str, repo: str, paths: list[str]) -> None:
+    """Test files the hidden test patch touches go back to the checkout's version (as SWE-bench does)."""
+    for rel in paths:
+        target, original = os.path.join(work, rel), os.path.join(repo, rel)
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.unlink(target)
+        if os.path.isfile(original):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(original, target)
+
+
+def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
+        scratch: str | None = None) -> dict:
+    base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
+    work = os.path.join(base, "work")
+    shutil.copytree(repo, work, symlinks=True)
+    for number, diff in enumerate(diffs):
+        problem = _git_apply(work, diff)
+        if problem:
+            return {"applied": False, "apply_error": f"diff {number}: {problem}"}
+    if test_patch:
+        _reset(work, repo, reset or [])
+        problem = _git_apply(work, test_patch)
+        if problem:
+            return {"applied": False, "apply_error": f"test patch: {problem}"}
+    if not tests:
+        return {"applied": True, "exit_code": None, "log": "", "report": {}, "tests": []}
+    report_path = os.path.join(base, f"report-{secrets.token_hex(8)}.json")
+    env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join([HERE, work, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]),
+           "VGB_REPORT_PATH": report_path}
+    argv = [sys.executable, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "-rA", "--tb=short",
+            "-o", "addopts=", *tests]
+    try:
+        done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=TEST_TIMEOUT_S)
+        exit_code, output = done.returncode, done.stdout
+    except subprocess.TimeoutExpired as e:
+        exit_code, output = None, (e.stdout or b"") + b"\n[verifierbench: tests timed out]\n"
+    log = output.decode("utf-8", errors="replace")[-LOG_LIMIT:]
+    try:
+        with open(report_path, encoding="utf-8") as handle:
+            report = json.load(handle)
+    except (OSError, ValueError):
+        report = {}
+    shutil.rmtree(base, ignore_errors=True)
+    return {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
+            "tests": list(tests)}
+
+
+def main() -> None:
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        job = json.load(handle)
+    result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
+                 job.get("scratch"))
+    with open(sys.argv[2], "w", encoding="utf-8") as handle:
+        json.dump({"decision": "PASS", "result": result}, handle)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""Entry point of a harness test run in the sandbox (the executor runs a `verify.py`)."""
+
+from run_tests import main
+
+main()

@@ -1,0 +1,40 @@
+"""A pytest plugin (stdlib + pytest only) that writes {node id: outcome} when the session ends.
+
+The report path is taken from the environment and removed from it at import, before any tested
+code is imported, so code under test is not told where the report goes. Outcomes: passed, failed,
+error (setup/teardown), skipped, xfailed, xpassed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+_PATH = os.environ.pop("VGB_REPORT_PATH", None)
+_OUTCOMES: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report):  # noqa: ANN001 - pytest hook
+    node = report.nodeid
+    if getattr(report, "wasxfail", None) is not None:
+        _OUTCOMES[node] = "xfailed" if report.skipped else "xpassed"
+    elif report.when == "call":
+        _OUTCOMES[node] = report.outcome
+    elif report.failed:
+        _OUTCOMES[node] = "error"
+    elif report.skipped:
+        _OUTCOMES[node] = "skipped"
+    elif report.when == "setup" and node not in _OUTCOMES:
+        _OUTCOMES[node] = "setup-passed"
+
+
+def pytest_collectreport(report):  # noqa: ANN001 - pytest hook
+    if report.failed:
+        _OUTCOMES[report.nodeid or "<collection>"] = "collection-error"
+
+
+def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001 - pytest hook
+    if _PATH:
+        outcomes = {k: ("error" if v == "setup-passed" else v) for k, v in _OUTCOMES.items()}
+        with open(_PATH, "w", encoding="utf-8") as handle:
+            json.dump({"outcomes": outcomes, "exitstatus": int(exitstatus)}, handle)

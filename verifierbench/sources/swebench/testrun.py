@@ -1,0 +1,79 @@
+"""Runs a code task's tests on a candidate diff, sandboxed: the candidate's code is untrusted.
+
+The harness side starts `sandbox_runner/` in the executor (no network, rlimits, its own uid) with the
+checkout mounted read-only at /repo and the harness's site-packages (pytest) on the path. Code already
+inside a VerifierBench sandbox (an exported reference verifier) runs the same runner directly.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sysconfig
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifierbench.executor import Executor, Job, Limits
+
+RUNNER = Path(__file__).resolve().parent / "sandbox_runner"
+SANDBOX_REPO = "/repo"
+LIMITS = Limits(timeout_s=360, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
+
+
+@dataclass(frozen=True)
+class TestRun:
+    __test__ = False  # not a pytest class
+
+    applied: bool
+    apply_error: str = ""
+    exit_code: int | None = None  # pytest's; None when it timed out or never ran
+    log: str = ""
+    outcomes: dict[str, str] = field(default_factory=dict)  # node id -> passed/failed/error/skipped/xfailed/xpassed
+    problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TestRun":
+        report = data.get("report") or {}
+        return cls(bool(data.get("applied")), str(data.get("apply_error") or ""), data.get("exit_code"), str(data.get("log") or ""),
+                   dict(report.get("outcomes") or {}))
+
+    def to_json(self) -> dict:
+        return {"applied": self.applied, "apply_error": self.apply_error, "exit_code": self.exit_code, "log": self.log[-20_000:],
+                "outcomes": self.outcomes, **({"problem": self.problem} if self.problem else {})}
+
+
+_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _executor() -> Executor:
+    return Executor(LIMITS, site_packages=(sysconfig.get_paths()["purelib"],))
+
+
+def in_sandbox() -> bool:
+    return bool(os.environ.get("VGB_CANDIDATE")) and os.path.isdir(SANDBOX_REPO)
+
+
+def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None) -> TestRun:
+    job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or [])}
+    if in_sandbox():
+        return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job))
+    assert checkout is not None, "a checkout is needed outside the sandbox"
+    with _lock:
+        executor = _executor()
+    bwrap = executor.level.value == "bwrap"
+    outcome = executor.run(Job(RUNNER, {**job, "repo": SANDBOX_REPO if bwrap else str(checkout)}, key="tests",
+                               extra_ro=((str(checkout), SANDBOX_REPO),) if bwrap else (), keep_result=True))
+    if outcome.result is None:
+        return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail)
+    return TestRun.from_json(outcome.result.get("result") or {})
+
+
+@functools.lru_cache(maxsize=1)
+def _runner_module():
+    spec = importlib.util.spec_from_file_location("vgb_run_tests", RUNNER / "run_tests.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
