@@ -23,4 +23,8 @@ def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
         from verifierbench.sources.tau2.reference import decide as tau2
 
         return tau2(reference, candidate)
+    if checker == "swebench":
+        from verifierbench.sources.swebench.reference import decide as swebench
+
+        return swebench(reference, candidate)
     raise ValueError(f"unknown checker {checker!r}")

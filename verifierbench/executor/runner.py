@@ -248,7 +248,7 @@ class Executor:
 
     def _env(self, candidate: str, result: str, home: str, public: str | None = None) -> dict[str, str]:
         return {
-            **({"VGB_PUBLIC_SOCKET": f"{public}/public.sock", "VGB_TASK_TYPE": "state"} if public else {}),
+            **({"VGB_PUBLIC_SOCKET": f"{public}/public.sock"} if public else {}),
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": home,
             "TMPDIR": "/tmp" if self.level is IsolationLevel.bwrap else home,

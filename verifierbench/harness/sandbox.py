@@ -72,7 +72,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
         sweep_stale_workspaces()
-        return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=_public_service(metadata))}
+        public, read_only = _task_environment(metadata)
+        return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=public, read_only=read_only)}
 
     @classmethod
     async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
@@ -81,8 +82,9 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             environment.as_type(VgbSandboxEnvironment).remove()
 
     def __init__(self, level: IsolationLevel, task_type: str = "", limits: Limits = GENERATION_LIMITS,
-                 public: PublicService | None = None) -> None:
+                 public: PublicService | None = None, read_only: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__()
+        self.read_only = read_only  # (host path, sandbox path): a code task's checkout at /repo
         self.public = public  # the task's run_public service (state tasks): tools and sandboxed code share its budget
         self.level = level
         self.limits = limits
@@ -157,6 +159,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
+            binds += [Bind(host, inside) for host, inside in self.read_only]
             inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd)
         else:  # degraded mode, opted into by the user: real paths, rlimits only
             environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
@@ -231,18 +234,18 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             os.lchown(path, self.uid, self.uid)
 
 
-def _public_service(metadata: dict) -> PublicService | None:
-    """The sample's run_public service, when its task has a public environment."""
+def _task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
+    """The sample's run_public service, when its task has a public environment, and its read-only inputs."""
     if metadata.get("task_type") in (None, "", "tool-call") or not metadata.get("suite_dir"):
-        return None
+        return None, ()
     from verifierbench.harness.suite_source import open_suite
-    from verifierbench.public_env.registry import environment_for, has_environment
+    from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs
 
     _, suite = open_suite(str(metadata["suite_dir"]))
     task = suite.tasks.get(str(metadata.get("task_id")))
     if task is None or not has_environment(task):
-        return None
-    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))).start()
+        return None, ()
+    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))).start(), read_only_inputs(task)
 
 
 def sweep_stale_workspaces() -> list[str]:

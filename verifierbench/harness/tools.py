@@ -64,21 +64,28 @@ def replace_in_file() -> Tool:
 @tool
 def run_public(task_type: str, budget: int) -> Tool:
     async def execute(request: str) -> str:
-        """Replay tool calls in the task's public environment, on a fresh copy of its initial state, and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json).
+        """Execute in the task's public environment. State tasks: replay tool calls on a fresh copy of the initial state and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json). Code tasks: apply a diff to a scratch copy of the checkout and run the named pytest tests.
 
         Args:
-          request: JSON: an interaction record (the candidate format), or {"calls": [{"name": ..., "arguments": {...}}]}.
+          request: JSON. State tasks: an interaction record (the candidate format), or {"calls": [{"name": ..., "arguments": {...}}]}. Code tasks: {"diff": "<unified diff>", "tests": ["tests/test_x.py::test_y", ...]}.
         """
         service = _service("run_public", task_type)
         try:
             data = json.loads(request)
         except json.JSONDecodeError as e:
             raise ToolError(f"run_public: the request is not JSON ({e})") from None
+        code = isinstance(data, dict) and ("diff" in data or "tests" in data)
         calls_only = isinstance(data, dict) and "calls" in data and "messages" not in data
-        reply = await asyncio.to_thread(service.handle, {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})})
+        if code:
+            request = {"op": "run_public", "diff": data.get("diff", ""), "tests": data.get("tests", [])}
+        else:
+            request = {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})}
+        reply = await asyncio.to_thread(service.handle, request)
         sync_counters()
         if "error" in reply:
             return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request
+        if code:
+            return json.dumps({k: reply.get(k) for k in ("applied", "apply_error", "exit_code", "outcomes")} | {"log_tail": str(reply.get("log", ""))[-4000:]})
         await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
         return json.dumps({"observations": reply["observations"], "state_hash": reply["state_hash"], "state_file": STATE_FILE})
 
@@ -90,6 +97,8 @@ def reset(task_type: str) -> Tool:
     async def execute() -> str:
         """Restore the task's public environment to its initial state (every run_public starts from it); the state is written to /workspace/public/last_state.json."""
         reply = await asyncio.to_thread(_service("reset", task_type).handle, {"op": "reset"})
+        if "state" not in reply:  # code tasks: nothing persists between runs
+            return json.dumps(reply)
         await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
         return json.dumps({"state_hash": reply["state_hash"], "state_file": STATE_FILE})
 

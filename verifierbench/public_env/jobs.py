@@ -1,4 +1,4 @@
-"""Executor jobs for verifier runs that may call `run_public`: every state-task case gets a service of
+"""Executor jobs for verifier runs that may call `run_public`: every state- or code-task case gets a service of
 its own, started when the run gets an executor slot and stopped when it ends, so each run has the
 evaluation budget to itself, no run sees another's calls, and at most `slots` services are alive."""
 
@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from verifierbench.executor import Job
-from verifierbench.public_env.registry import environment_for, has_environment
+from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs
 from verifierbench.public_env.service import PublicService
 from verifierbench.schema import Task
 
@@ -24,4 +24,4 @@ def case_job(task: Task | None, verifier: Any, candidate: Any, key: str, budget:
         with PublicService(environment_for(task), budget) as running:
             yield str(running.directory)
 
-    return Job(verifier, candidate, key=key, public=service)
+    return Job(verifier, candidate, key=key, public=service, extra_ro=read_only_inputs(task))

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from verifierbench.schema import Task
-from verifierbench.sources.interaction.environment import PublicEnvironment
+from verifierbench.sources.interaction.environment import ServedEnvironment
 
 
 def has_environment(task: Task) -> bool:
-    return task.reference.get("checker") in ("agentdojo", "tau2")
+    return task.reference.get("checker") in ("agentdojo", "tau2", "swebench")
 
 
-def environment_for(task: Task) -> PublicEnvironment:
+def read_only_inputs(task: Task) -> tuple[tuple[str, str], ...]:
+    """(host path, sandbox path) every run for this task sees read-only: a code task's checkout at /repo."""
+    if task.reference.get("checker") == "swebench":
+        from verifierbench.sources.swebench.checkout import checkout_dir
+
+        return ((str(checkout_dir(task.reference["checkout"])), "/repo"),)
+    return ()
+
+
+def environment_for(task: Task) -> ServedEnvironment:
     checker = task.reference.get("checker")
     if checker == "agentdojo":
         from verifierbench.sources.agentdojo.environment import environment_for as agentdojo
@@ -20,4 +29,8 @@ def environment_for(task: Task) -> PublicEnvironment:
         from verifierbench.sources.tau2.environment import environment_for as tau2
 
         return tau2(task.reference)
+    if checker == "swebench":
+        from verifierbench.sources.swebench.environment import environment_for as swebench
+
+        return swebench(task.reference)
     raise ValueError(f"task {task.source.value}/{task.source_id} has no public environment")

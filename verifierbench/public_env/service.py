@@ -1,8 +1,9 @@
 """One task's public environment behind a unix socket: one JSON request per connection, one JSON reply.
 
-Requests: `{"op": "run_public", "record": <interaction record>}` (or `"calls": [...]`) replays the
-calls on a fresh copy of the initial environment and answers `{"observations", "state", "state_hash"}`;
-`{"op": "reset"}` answers the initial state (every replay starts from it anyway). Each `run_public`
+Requests: for state tasks `{"op": "run_public", "record": <interaction record>}` (or `"calls": [...]`)
+replays the calls on a fresh copy of the initial environment and answers `{"observations", "state",
+"state_hash"}`; for code tasks `{"op": "run_public", "diff": str, "tests": [...]}` applies the diff to a
+scratch copy of the checkout and runs the tests. `{"op": "reset"}` answers the initial state. Each `run_public`
 counts against the budget, blocked ones included; past it the answer is `{"error": "BudgetExceeded: run_public"}`.
 The socket's directory is bind-mounted read-only into sandboxes; the counters live only here.
 """
@@ -18,8 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from verifierbench.sources.interaction import record
-from verifierbench.sources.interaction.environment import PublicEnvironment
+from verifierbench.sources.interaction.environment import ServedEnvironment
 
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 SOCKET_NAME = "public.sock"
@@ -28,7 +28,7 @@ POLL_S = 0.02
 
 
 class PublicService:
-    def __init__(self, environment: PublicEnvironment, budget: int) -> None:
+    def __init__(self, environment: ServedEnvironment, budget: int) -> None:
         self.environment = environment
         self.budget = budget
         self.uses = 0
@@ -44,17 +44,15 @@ class PublicService:
             return {"error": 'request must be {"op": "run_public", "record": ...} or {"op": "reset"}'}
         with self._lock:  # one replay at a time: environments need not be thread-safe
             if request["op"] == "reset":
-                return self.environment.replay([]).to_json()
+                return self.environment.reset_reply()
             self.uses += 1
             if self.uses > self.budget:
                 self.blocks += 1
                 return {"error": BUDGET_EXCEEDED}
             try:
-                calls = _calls(request)
+                return self.environment.run_request(request)
             except ValueError as e:
                 return {"error": f"bad request: {e}"}
-            try:
-                return self.environment.replay(calls).to_json()
             except Exception as e:  # noqa: BLE001 - an environment failure is an answer, not a crash of the service
                 return {"error": f"replay failed: {type(e).__name__}: {e}"}
 
@@ -103,12 +101,3 @@ class PublicService:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-
-def _calls(request: dict) -> list[dict]:
-    if "record" in request:
-        return record.calls(request["record"])
-    calls = request.get("calls")
-    if not isinstance(calls, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str)
-                                              and isinstance(c.get("arguments", {}), dict) for c in calls):
-        raise ValueError("`calls` must be a list of {name, arguments}")
-    return [{"name": c["name"], "arguments": c.get("arguments", {}), "role": c.get("role", "assistant")} for c in calls]

@@ -25,6 +25,16 @@ Decide = Callable[[Task, dict], bool]
 Result = tuple[bool, dict[str, Any]]
 
 
+def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
+    """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
+    if task.type is not TaskType.code:
+        return {case.id: decide(task, case.candidate) for case in cases}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        return dict(zip([c.id for c in cases], pool.map(lambda c: decide(task, c.candidate), cases)))
+
+
 def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
     wrong = [{"case_id": c.id, "category": c.category.value, "label": c.label.value,
               "reference": "PASS" if decisions[c.id] else "FAIL"}
@@ -36,9 +46,8 @@ def c2_repeat(task: Task, cases: list[TestCase], decisions: dict[str, bool], dec
     runs = 2 if task.type is TaskType.tool_call else 3
     changed = []
     for _ in range(runs - 1):
-        for case in cases:
-            if decide(task, case.candidate) != decisions[case.id]:
-                changed.append(case.id)
+        again = decide_all(task, cases, decide)
+        changed += [case.id for case in cases if again[case.id] != decisions[case.id]]
     return not changed, {"runs": runs, "changed": sorted(set(changed))[:20]}
 
 
@@ -87,6 +96,8 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
 
     if task.type is TaskType.state:
         return _c6_state(task, cases, decisions)
+    if task.type is TaskType.code:
+        return _c6_code(task, cases, decisions)
     if task.type is not TaskType.tool_call:
         raise NotImplementedError(f"no mutation operators for {task.type.value} tasks yet")
     expected = expected_calls(task)
@@ -97,6 +108,22 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
         applied.append(operator.name)
         witness = next((c.id for c in cases
                         if mutant_decision(operator, task, c.candidate, expected, decisions[c.id]) != decisions[c.id]), None)
+        if witness is None:
+            undetected.append(operator.name)
+        else:
+            witnesses[operator.name] = witness
+    return not undetected, {"operators": applied, "undetected": undetected, "detected_by": witnesses}
+
+
+def _c6_code(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
+    from verifierbench.screening.code_mutants import OPERATORS
+
+    applied, undetected, witnesses = [], [], {}
+    for operator in OPERATORS:
+        if not operator.applies(task):
+            continue
+        applied.append(operator.name)
+        witness = next((c.id for c in cases if not decisions[c.id] and operator.decide(task, c.candidate)), None)
         if witness is None:
             undetected.append(operator.name)
         else:

@@ -34,7 +34,7 @@ def version(source: str) -> str:
     for folder in folders:
         for path in sorted(folder.glob("*.py")):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    upstream = {"bfcl": "bfcl-eval", "agentdojo": "agentdojo", "tau2": "inspect-evals"}.get(source)
+    upstream = {"bfcl": "bfcl-eval", "agentdojo": "agentdojo", "tau2": "inspect-evals", "swebench": "swebench"}.get(source)
     if upstream:
         try:
             digest.update(f"{upstream}=={metadata.version(upstream)}".encode())

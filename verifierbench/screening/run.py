@@ -34,7 +34,7 @@ CODE_MEANING = {
 
 def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.decide) -> dict[str, Any]:
     cases = suite.cases_by_task.get(task.id, [])
-    decisions = {case.id: decide(task, case.candidate) for case in cases}
+    decisions = checks.decide_all(task, cases, decide)
     manifest_cases = {c.id: c for c in suite.manifest.cases if c.task_id == task.id}
     version = reference.version(task.source.value)
     results = {

@@ -32,6 +32,11 @@ def month_number(name):
     return MONTHS.index(name[:3].lower()) + 1
 
 
+def weekday_name(number):
+    """"Monday" for 0, "Sunday" for 6."""
+    return ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")[number]
+
+
 def two_digit_year(year, now=None):
     """The full year of a two-digit year in an RFC 850 date."""
     if year < 70:
@@ -101,7 +106,12 @@ def test_two_digit_year_fifty_years_boundary():
 '''
 
 TEST_MONTHS = '''\
-from httpdate.parse import month_number
+from httpdate.parse import month_number, weekday_name
+
+
+def test_weekday_name():
+    assert weekday_name(0) == "Monday"
+    assert weekday_name(6) == "Sunday"
 
 
 def test_month_number_short():
@@ -162,7 +172,8 @@ def make_fixture(root: Path) -> tuple[Path, Path]:
         "FAIL_TO_PASS": json.dumps(["tests/test_parse.py::test_parse_rfc850_past_century",
                                     "tests/test_parse.py::test_two_digit_year_near_future",
                                     "tests/test_parse.py::test_two_digit_year_fifty_years_boundary"]),
-        "PASS_TO_PASS": json.dumps(["tests/test_parse.py::test_parse_rfc850_recent", "tests/test_months.py::test_month_number_short",
+        "PASS_TO_PASS": json.dumps(["tests/test_parse.py::test_parse_rfc850_recent", "tests/test_months.py::test_weekday_name",
+                                    "tests/test_months.py::test_month_number_short",
                                     "tests/test_months.py::test_month_number_long"]),
         "environment_setup_commit": base, "difficulty": "<15 min fix",
     }

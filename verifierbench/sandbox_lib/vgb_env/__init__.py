@@ -9,7 +9,9 @@ conventions and the public environment interface:
   the path named by argv[2] or `$VGB_RESULT`;
 - `run_public(record)` replays an interaction record's tool calls (or `calls=[{"name", "arguments"}]`)
   on a fresh copy of the task's public environment and returns `{"observations", "state",
-  "state_hash"}`; `reset()` returns the initial state. Calls are budgeted: past the budget they raise
+  "state_hash"}`; `reset()` returns the initial state. On code tasks `run_public(diff=..., tests=[...])`
+  applies the diff to a scratch copy of the read-only checkout at /repo, runs the named pytest tests
+  and returns `{"applied", "apply_error", "exit_code", "outcomes": {node id: outcome}, "log"}`. Calls are budgeted: past the budget they raise
   `BudgetExceeded("BudgetExceeded: run_public")`. Tool-call tasks have no environment to execute, so
   both raise `RunPublicUnavailable` there.
 """
@@ -57,9 +59,13 @@ def write_decision(decision: str, confidence: float | None = None, reason: str |
         json.dump(result, handle)
 
 
-def run_public(record: object = None, calls: object = None) -> dict:
-    """Replay `record` (an interaction record) or `calls` in the public environment."""
-    request = {"op": "run_public", **({"record": record} if record is not None else {"calls": calls or []})}
+def run_public(record: object = None, calls: object = None, diff: object = None, tests: object = None) -> dict:
+    """Replay `record` (an interaction record) or `calls` in the public environment; on code tasks, apply
+    `diff` and run `tests`."""
+    if diff is not None or tests is not None:
+        request = {"op": "run_public", "diff": diff or "", "tests": list(tests or [])}
+    else:
+        request = {"op": "run_public", **({"record": record} if record is not None else {"calls": calls or []})}
     return _ask(request, "run_public")
 
 

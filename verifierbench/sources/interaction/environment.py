@@ -32,8 +32,26 @@ def observed_result(observation: dict) -> str:
     return observation["result"] if "result" in observation else "Error: " + str(observation.get("error"))
 
 
-class PublicEnvironment(ABC):
+class ServedEnvironment(ABC):
+    """What a run_public service serves: one reply per request (architecture §2)."""
+
+    @abstractmethod
+    def run_request(self, request: dict) -> dict[str, Any]:
+        """The reply to `{"op": "run_public", ...}`; raises ValueError for a malformed request."""
+
+    @abstractmethod
+    def reset_reply(self) -> dict[str, Any]:
+        """The reply to `{"op": "reset"}`: the initial state."""
+
+
+class PublicEnvironment(ServedEnvironment):
     """One task's environment. Implementations keep the pristine initial state and copy it per replay."""
+
+    def run_request(self, request: dict) -> dict[str, Any]:
+        return self.replay(requested_calls(request)).to_json()
+
+    def reset_reply(self) -> dict[str, Any]:
+        return self.replay([]).to_json()
 
     @abstractmethod
     def replay(self, calls: list[dict]) -> Replay:
@@ -42,3 +60,16 @@ class PublicEnvironment(ABC):
     def tools(self) -> list[dict]:
         """Tool definitions the agent had (public)."""
         return []
+
+
+def requested_calls(request: dict) -> list[dict]:
+    """The calls of a run_public request: an interaction record's, or `calls` given directly."""
+    from verifierbench.sources.interaction import record
+
+    if "record" in request:
+        return record.calls(request["record"])
+    calls = request.get("calls")
+    if not isinstance(calls, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str)
+                                              and isinstance(c.get("arguments", {}), dict) for c in calls):
+        raise ValueError("`calls` must be a list of {name, arguments}")
+    return [{"name": c["name"], "arguments": c.get("arguments", {}), "role": c.get("role", "assistant")} for c in calls]

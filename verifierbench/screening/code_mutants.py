@@ -1,0 +1,37 @@
+"""C6 mutation operators for code-task reference verifiers (paper Table 9: newly passing and
+previously passing tests, missing tests, expected failures, empty reports).
+
+Each operator switches off one check of the hardened grading (`swebench.grading`); the mutant
+decides `reference or mutant` on every case, and a case detects it when the decisions differ.
+Test runs are shared with the reference's own decisions (the checks differ, the run does not).
+The test-list operators are paired with the exit-code check (paper App. B.3, paired mutations):
+a failing named test also makes pytest exit non-zero, which would otherwise hide the mutation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from verifierbench.schema import Task
+
+
+@dataclass(frozen=True)
+class CodeOperator:
+    name: str
+    disabled: frozenset[str]
+    applies: Callable[[Task], bool]
+
+    def decide(self, task: Task, candidate: dict) -> bool:
+        from verifierbench.sources.swebench.reference import decide
+
+        return decide(task.reference, candidate, disabled=self.disabled, cached=True)[0]
+
+
+OPERATORS = (
+    CodeOperator("fail_to_pass_unchecked", frozenset({"fail_to_pass", "exit_code"}), lambda t: bool(t.reference["FAIL_TO_PASS"])),
+    CodeOperator("pass_to_pass_unchecked", frozenset({"pass_to_pass", "exit_code"}), lambda t: bool(t.reference["PASS_TO_PASS"])),
+    CodeOperator("skips_count_as_passes", frozenset({"strict_outcomes"}), lambda t: True),
+    CodeOperator("missing_tests_pass", frozenset({"complete_report"}), lambda t: True),
+    CodeOperator("diff_not_inspected", frozenset({"static"}), lambda t: True),
+)
