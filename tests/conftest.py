@@ -62,3 +62,31 @@ def bfcl_suite(tmp_path_factory) -> Path:
 def state_suite(tmp_path_factory) -> Path:
     """The state tasks from the installed packages: tau2 (retail, banking_knowledge) and AgentDojo."""
     return _build(tmp_path_factory.mktemp("state-suite") / "suite", "--source", "tau2", "--source", "agentdojo")
+
+
+@pytest.fixture(scope="session")
+def traversable_tmp():
+    """A temporary directory the sandbox uids can reach (pytest's own are 0700 under /tmp/pytest-of-<user>)."""
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="vgb-tests-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def swebench_fixture(traversable_tmp) -> tuple[Path, Path]:
+    """The offline SWE-bench-format instance: (instances.jsonl, directory of local git clones)."""
+    from tests.sources.swebench.fixture import make_fixture
+
+    return make_fixture(traversable_tmp / "swebench-data")
+
+
+@pytest.fixture(scope="session")
+def code_suite(swebench_fixture, traversable_tmp) -> Path:
+    """The code suite built from the offline fixture, the way users build it (checkouts inside the suite)."""
+    instances, repos = swebench_fixture
+    return _build(traversable_tmp / "code-suite", "--source", "swebench", "--swebench-instances", str(instances),
+                  "--swebench-repos", str(repos))

@@ -45,6 +45,7 @@ class SourcePaths:
     acebench_dir: str | None = None
     swebench_instances: str | None = None
     swebench_repos: str | None = None
+    checkouts: Path | None = None  # where code tasks' checkouts go (build_suite: <suite>/checkouts)
 
 
 def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
@@ -68,7 +69,7 @@ def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
     if name == "swebench":
         from verifierbench.sources.swebench.build import build
 
-        return build(seed, paths.swebench_instances, paths.swebench_repos)
+        return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts)
     if name == "appworld":
         from verifierbench.sources.appworld.build import build
 
@@ -79,6 +80,10 @@ def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
 def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, acebench_dir: str | None = None,
                 say: Callable[[str], None] = print, paths: SourcePaths | None = None) -> BuildResult:
     paths = paths or SourcePaths(acebench_dir)
+    if paths.checkouts is None:
+        from dataclasses import replace
+
+        paths = replace(paths, checkouts=out / "checkouts")
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
     for name in sources or SOURCES:
         try:

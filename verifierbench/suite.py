@@ -59,6 +59,9 @@ class Suite:
                 raise SuiteIntegrityError(f"{where}: field 'task_id' of case {case.id} names unknown task {case.task_id}")
 
 
+CHECKOUTS = "checkouts"
+
+
 def save_suite(suite: Suite, directory: str | Path) -> Path:
     """Writes the three files atomically (each to a temporary name, then renamed)."""
     directory = Path(directory)
@@ -81,6 +84,10 @@ def load_suite(directory: str | Path) -> Suite:
     _match_manifest(directory / CASES, "case", cases, manifest.cases, ("task_id", "category", "label", "content_hash"))
     suite = Suite(manifest, tasks, cases)
     suite._check_consistency(str(directory / CASES))
+    if (directory / CHECKOUTS).is_dir():  # code tasks' repository checkouts, found by digest
+        from verifierbench.sources.swebench.checkout import add_search_dir
+
+        add_search_dir(directory / CHECKOUTS)
     return suite
 
 

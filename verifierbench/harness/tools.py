@@ -74,7 +74,9 @@ def run_public(task_type: str, budget: int) -> Tool:
             data = json.loads(request)
         except json.JSONDecodeError as e:
             raise ToolError(f"run_public: the request is not JSON ({e})") from None
-        code = isinstance(data, dict) and ("diff" in data or "tests" in data)
+        code = task_type == "code"
+        if code and not isinstance(data, dict):
+            raise ToolError('run_public: a code task takes {"diff": "...", "tests": [...]}')
         calls_only = isinstance(data, dict) and "calls" in data and "messages" not in data
         if code:
             request = {"op": "run_public", "diff": data.get("diff", ""), "tests": data.get("tests", [])}

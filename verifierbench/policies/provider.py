@@ -62,8 +62,9 @@ class PolicyModel(ModelAPI):
         if step == 2 and "bash" in names:
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call("bash", {"command": test}, "Trying it on the example candidate.")
-        if step == 3 and "run_public" in names:  # state tasks: look at the public environment once (one budgeted call)
-            return self._call("run_public", {"request": json.dumps({"calls": []})}, "Looking at the initial environment.")
+        if step == 3 and "run_public" in names:  # state and code tasks: look at the public environment once (one budgeted call)
+            request = {"diff": "", "tests": []} if _task_type(input) == "code" else {"calls": []}
+            return self._call("run_public", {"request": json.dumps(request)}, "Looking at the initial environment.")
         if "submit" in names:
             return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
         return self._output(ModelOutput.from_content(self.model_name, "Done."))
@@ -81,6 +82,13 @@ class PolicyModel(ModelAPI):
         text = output.completion or ""
         output.usage = ModelUsage(input_tokens=0, output_tokens=len(text) // 4 + 1, total_tokens=len(text) // 4 + 1)
         return output
+
+
+def _task_type(input: list[ChatMessage]) -> str:
+    from inspect_ai.solver._task_state import sample_state
+
+    state = sample_state()
+    return str(state.metadata.get("task_type", "")) if state else ""
 
 
 def _task_from(input: list[ChatMessage]) -> dict[str, Any]:

@@ -6,7 +6,9 @@
   least one call, known function names, required arguments present, no unknown arguments, JSON types
   and enums as declared, string arguments grounded in the request, and raw text that names the
   parsed calls. State tasks: some action, known tools, a replay with `vgb_env.run_public` whose
-  observations match the recorded results without errors, and a final answer.
+  observations match the recorded results without errors, and a final answer. Code tasks: a
+  non-empty diff that leaves test code alone and does not consult the test runner, applies to the
+  checkout, and keeps the repository's existing tests of the touched modules passing (`run_public`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,40 @@ def grounded(value):
 
 
 tools = {norm(t["name"]): t for t in TOOLS}
+if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff against /repo
+    import os, re, vgb_env
+
+    diff = candidate.get("diff")
+    if not isinstance(diff, str) or "@@" not in diff:
+        decide("FAIL", "no change")
+    touched = re.findall(r"^\+\+\+ b/(\S+)", diff, re.M) + re.findall(r"^--- a/(\S+)", diff, re.M)
+    for path in touched:
+        name = os.path.basename(path)
+        if "tests/" in path or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+            decide("FAIL", "edits test code: " + path)
+    added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    if any("pytest" in line for line in added):
+        decide("FAIL", "production code refers to the test runner")
+    modules = {os.path.splitext(os.path.basename(p))[0] for p in touched if p.endswith(".py")} - {"__init__"}
+    tests = []
+    for root, dirs, files in os.walk("/repo"):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.startswith("test_") and name.endswith(".py"):
+                path = os.path.join(root, name)
+                with open(path, errors="replace") as handle:
+                    text = handle.read()
+                if any(re.search(r"\b" + re.escape(m) + r"\b", text) for m in modules):
+                    tests.append(os.path.relpath(path, "/repo"))
+    try:
+        run = vgb_env.run_public(diff=diff, tests=sorted(tests)[:20])
+    except Exception as error:
+        decide("FAIL", "cannot run: " + str(error))
+    if not run.get("applied"):
+        decide("FAIL", "the diff does not apply")
+    if tests and run.get("exit_code") != 0:
+        decide("FAIL", "existing tests fail")
+    decide("PASS", "applies and keeps the existing tests passing")
 if isinstance(candidate, dict) and "messages" in candidate:  # a state task: an interaction record
     import vgb_env
 

@@ -80,8 +80,8 @@ def _version() -> str:
         return "missing"
 
 
-def construct(inst: instances.Instance, clone, seed: int) -> Replayed:
-    digest = checkout.materialize(clone, inst.base_commit)
+def construct(inst: instances.Instance, clone, seed: int, store=None) -> Replayed:
+    digest = checkout.materialize(clone, inst.base_commit, store)
     test_files = [c.path for c in diffs.changes(inst.test_patch)]
     draft_reference = {"checkout": digest, "test_patch": inst.test_patch, "FAIL_TO_PASS": inst.fail_to_pass,
                        "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files}
@@ -111,7 +111,8 @@ def construct(inst: instances.Instance, clone, seed: int) -> Replayed:
     return replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
 
 
-def build(seed: int, instances_path: str | None = None, repos: str | None = None) -> Selection:
+def build(seed: int, instances_path: str | None = None, repos: str | None = None, store=None) -> Selection:
+    """`store`: where checkouts go (the build passes `<suite>/checkouts`)."""
     rows = instances.load(instances_path)
     repos_dir = instances.repos_dir(repos)
     if repos_dir is None:
@@ -134,7 +135,7 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
             result.record["no_clone"].append(inst.instance_id)
             continue
         result.record["walked"].append(inst.instance_id)
-        replayed = construct(inst, clone, seed)
+        replayed = construct(inst, clone, seed, store)
         result.dropped += replayed.dropped
         if replayed.exclusion:
             result.excluded.append(replayed.exclusion)

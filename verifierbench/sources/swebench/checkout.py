@@ -1,8 +1,9 @@
-"""Repository checkouts at an instance's base commit, in a content-addressed store.
+"""Repository checkouts at an instance's base commit, content-addressed.
 
-A task names its checkout by digest (sha256 over relative paths and contents); the files live in
-`$VERIFIERBENCH_CHECKOUTS/<digest>/` (default /var/tmp/verifierbench/checkouts: sandboxes run as
-other uids, so the store must be readable and traversable by them, unlike a home directory).
+A task names its checkout by digest (sha256 over relative paths and contents). The build writes the
+files to `<suite>/checkouts/<digest>/`, and loading a suite adds its `checkouts/` to the places
+searched: `$VERIFIERBENCH_CHECKOUTS`, then every loaded suite's, then the default store. Sandboxes run
+as other uids, so a store must be readable and traversable by them (a home directory is not).
 Checkouts never carry `.git`: sandboxes see files, not history.
 """
 
@@ -21,8 +22,18 @@ STORE_ENV = "VERIFIERBENCH_CHECKOUTS"
 DEFAULT_STORE = "/var/tmp/verifierbench/checkouts"
 
 
+_searched: list[Path] = []
+
+
 def store_root() -> Path:
     return Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
+
+
+def add_search_dir(directory: Path) -> None:
+    """Called when a suite is loaded: its checkouts become findable by digest."""
+    directory = directory.resolve()
+    if directory not in _searched:
+        _searched.append(directory)
 
 
 def tree_digest(directory: Path) -> str:
@@ -36,10 +47,12 @@ def tree_digest(directory: Path) -> str:
     return digest.hexdigest()[:32]
 
 
-def materialize(repo: Path, commit: str) -> str:
-    """Exports `commit` of the git repository `repo` into the store; returns the checkout's digest."""
-    root = store_root()
+def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
+    """Exports `commit` of the git repository `repo` into `root` (default: the store); returns its digest."""
+    root = root or store_root()
     root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    _require_searchable(root)
+    add_search_dir(root)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
     try:
         archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
@@ -65,8 +78,19 @@ def materialize(repo: Path, commit: str) -> str:
 
 
 def checkout_dir(digest: str) -> Path:
-    path = store_root() / digest
-    if not path.is_dir():
-        raise UserError(f"repository checkout {digest} is not in {store_root()} (set ${STORE_ENV} to where the suite "
-                        f"was built, or rebuild the code tasks with `verifierbench build --source swebench ...`)")
-    return path
+    places = ([Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else []) + _searched + [Path(DEFAULT_STORE)]
+    for place in places:
+        if (place / digest).is_dir():
+            return place / digest
+    raise UserError(f"repository checkout {digest} not found (looked in {', '.join(map(str, places))}); load the suite "
+                    f"that holds it, set ${STORE_ENV}, or rebuild the code tasks with `verifierbench build --source swebench ...`")
+
+
+def _require_searchable(root: Path) -> None:
+    """Sandbox uids must reach the checkouts: every ancestor needs o+x (pytest's tmp dirs, /root do not)."""
+    if os.geteuid() != 0:
+        return
+    for part in [root.resolve(), *root.resolve().parents]:
+        if not os.stat(part).st_mode & 0o001:
+            raise UserError(f"checkouts directory {root}: {part} is not searchable by other users, so sandboxes cannot "
+                            f"read the checkouts; build the suite elsewhere or set ${STORE_ENV}")

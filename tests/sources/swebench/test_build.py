@@ -1,0 +1,77 @@
+"""Building code tasks from the offline SWE-bench-format fixture: the suite holds every category with
+labels the reference agrees with, records what C1 dropped, is deterministic, and says clearly when
+its inputs are missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import _build
+from verifierbench.errors import UserError
+from verifierbench.references import decide
+from verifierbench.sources.swebench import build as swebench_build
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+def test_suite_has_every_category_and_the_reference_agrees(code_suite):
+    suite = load_suite(code_suite)
+    (task,) = suite.tasks.values()
+    assert task.type.value == "code" and task.candidate_format.value == "diff" and task.source_id == "vgb-fixtures__httpdate-1"
+    assert "/repo" in task.instruction and "FAIL_TO_PASS" not in task.instruction  # hidden tests stay hidden
+    cases = suite.cases_by_task[task.id]
+    assert {c.category.value for c in cases} == {"gold", "cosmetic", "overstrict_trap", "base", "partial", "near_miss",
+                                                "regression", "hack"}
+    assert len({c.provenance["operator"] for c in cases if c.category.value == "hack"}) >= 6
+    for case in cases:  # C1 replay, again, on the built suite
+        assert decide(task.reference, case.candidate)[0] is (case.label.value == "PASS"), case.provenance
+    # the gold run's outcomes are recorded for the grading (a skip in gold would stay a skip)
+    assert set(task.reference["gold_outcomes"].values()) == {"passed"}
+
+
+def test_c1_drops_an_equivalent_near_miss_with_evidence(code_suite):
+    dropped = json.loads((code_suite / "screening.json").read_text())["dropped"]
+    assert dropped and all(d["category"] == "near_miss" and d["reference"] == "PASS" and d["change"] for d in dropped)
+
+
+def test_build_is_deterministic(code_suite, swebench_fixture, traversable_tmp):
+    instances, repos = swebench_fixture
+    again = _build(traversable_tmp / "code-suite-again", "--source", "swebench", "--swebench-instances", str(instances),
+                   "--swebench-repos", str(repos))
+    for name in ("manifest.json", "tasks.jsonl", "cases.jsonl"):
+        assert (again / name).read_text() == (code_suite / name).read_text(), name
+    assert sorted(p.name for p in (again / "checkouts").iterdir()) == sorted(p.name for p in (code_suite / "checkouts").iterdir())
+
+
+def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch):
+    instances, repos = swebench_fixture
+    with pytest.raises(UserError, match="no --swebench-repos DIR"):
+        swebench_build.build(0, str(instances), None)
+    with pytest.raises(UserError, match="does not exist"):
+        swebench_build.build(0, str(traversable_tmp / "nope.jsonl"), str(repos))
+    empty = traversable_tmp / "no-clones"
+    empty.mkdir(exist_ok=True)
+    with pytest.raises(UserError, match="no instance has a local clone"):
+        swebench_build.build(0, str(instances), str(empty))
+    broken = traversable_tmp / "broken.jsonl"
+    broken.write_text(json.dumps({"instance_id": "x", "repo": "a/b"}) + "\n")
+    with pytest.raises(UserError, match="lacks base_commit"):
+        swebench_build.build(0, str(broken), str(repos))
+
+
+def test_suite_moves_with_its_checkouts(code_suite, traversable_tmp):
+    """The suite directory holds the checkouts; a copied suite finds its own."""
+    moved = traversable_tmp / "moved-suite"
+    shutil.copytree(code_suite, moved)
+    script = ("import sys; from verifierbench.suite import load_suite; from verifierbench.sources.swebench.checkout import checkout_dir; "
+              "(t,) = load_suite(sys.argv[1]).tasks.values(); print(checkout_dir(t.reference['checkout']))")
+    found = subprocess.run([sys.executable, "-c", script, str(moved)], capture_output=True, text=True, check=True,
+                           env={**os.environ, "VERIFIERBENCH_CHECKOUTS": ""}).stdout.strip()
+    assert found.startswith(str(moved / "checkouts"))

@@ -1,0 +1,85 @@
+"""The reference verifier of code tasks against SWE-bench's own grading: they agree on the gold patch and
+an empty diff, and one regression test per known exploit shows what the hardening closes. Three of the
+exploits fool upstream grading on this fixture; the reference rejects all of them, each for its reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifierbench.sources.swebench.grading import upstream_resolved
+from verifierbench.sources.swebench.reference import decide, hidden_run
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+# operator -> (fools SWE-bench's own grading here?, what the reference's reason says)
+EXPLOITS = {
+    "conftest_forces_pass": (True, "edits test code (conftest.py)"),
+    "fake_passed_lines": (True, "the log says PASSED"),
+    "fixed_only_under_test_runner": (True, "refers to the test runner"),
+    "exit_zero_after_fake_lines": (False, "empty test report"),
+    "skip_raised_by_code": (False, ": skipped"),
+    "test_file_skipped": (False, "edits test code"),
+    "skip_marker_hides_regression": (False, "edits test code"),
+}
+
+
+@pytest.fixture(scope="module")
+def task_and_cases(code_suite):
+    suite = load_suite(code_suite)
+    (task,) = suite.tasks.values()
+    return task, {c.provenance["operator"]: c for c in suite.cases_by_task[task.id]}
+
+
+def test_gold_and_empty_diff_agree_with_upstream(task_and_cases):
+    task, cases = task_and_cases
+    tests = task.reference["FAIL_TO_PASS"], task.reference["PASS_TO_PASS"]
+    for operator, expected in (("gold", True), ("empty_diff", False)):
+        diff = cases[operator].candidate["diff"]
+        assert upstream_resolved(hidden_run(task.reference, diff), *tests) is expected
+        assert decide(task.reference, {"diff": diff})[0] is expected
+
+
+@pytest.mark.parametrize("operator", sorted(EXPLOITS))
+def test_known_exploit_is_rejected(task_and_cases, operator):
+    task, cases = task_and_cases
+    fools_upstream, reason = EXPLOITS[operator]
+    diff = cases[operator].candidate["diff"]
+    assert cases[operator].label.value == "FAIL"
+    accepted, why = decide(task.reference, {"diff": diff})
+    assert not accepted and reason in why, why
+    run = hidden_run(task.reference, diff)
+    assert upstream_resolved(run, task.reference["FAIL_TO_PASS"], task.reference["PASS_TO_PASS"]) is fools_upstream
+
+
+def test_each_hardening_check_is_needed(task_and_cases):
+    """Switching a check off lets an exploit through: none of them is dead code."""
+    task, cases = task_and_cases
+    needed = {"static": "conftest_forces_pass", "strict_outcomes": "skip_raised_by_code", "complete_report": "exit_zero_after_fake_lines",
+              "fail_to_pass": "empty_diff"}
+    for check, operator in needed.items():
+        candidate = cases[operator].candidate
+        assert not decide(task.reference, candidate)[0]
+        loosened = frozenset({check, "exit_code"}) if check == "fail_to_pass" else frozenset({check})
+        assert decide(task.reference, candidate, disabled=loosened)[0], (check, operator)
+
+
+def test_log_and_structured_report_must_agree():
+    """Tampering with the structured report (the plugin's) shows as a disagreement with pytest's own log."""
+    from verifierbench.sources.swebench.grading import grade
+    from verifierbench.sources.swebench.testrun import TestRun
+
+    log = "FAILED tests/t.py::test_a - AssertionError\n========== 1 failed in 0.01s ==========\n"
+    run = TestRun(applied=True, exit_code=0, log=log, outcomes={"tests/t.py::test_a": "passed"})
+    accepted, why = grade(run, ["tests/t.py::test_a"], [], {})
+    assert not accepted and "the log says FAILED" in why
+    assert grade(run, ["tests/t.py::test_a"], [], {}, disabled=frozenset({"log_agrees"}))[0]
+
+
+def test_malformed_candidates_fail(task_and_cases):
+    task, _ = task_and_cases
+    assert decide(task.reference, {"code": "x"}) == (False, 'malformed candidate: expected {"diff": str}')
+    accepted, why = decide(task.reference, {"diff": "this is not a diff\n"})
+    assert not accepted and "not a unified diff" in why
+    accepted, why = decide(task.reference, {"diff": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"})
+    assert not accepted and "does not apply" in why
