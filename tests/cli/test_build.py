@@ -74,3 +74,20 @@ def test_a_missing_source_is_named_in_one_line_and_the_rest_is_built(tmp_path):
     stats = json.loads(cli("suite", "stats", str(out), "--json").stdout)
     assert stats["tasks"]["by_source"] == {"bfcl": 45}
     assert load_suite(out).manifest.build["unavailable"]["acebench"]
+
+
+def test_code_and_appworld_sources_without_data_are_named_and_skipped(tmp_path, monkeypatch):
+    """No dataset hub, no Docker engine, no AppWorld data here: one line each, exit 0, the rest is built."""
+    for variable in ("VERIFIERBENCH_SWEBENCH_INSTANCES", "VERIFIERBENCH_SWEBENCH_REPOS", "VERIFIERBENCH_APPWORLD_PYTHON"):
+        monkeypatch.delenv(variable, raising=False)
+    out = tmp_path / "suite"
+    result = cli("build", "--out", str(out), "--source", "bfcl", "--source", "swebench", "--source", "appworld")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for source in ("swebench", "appworld"):
+        said = [line for line in lines if f"{source} unavailable" in line]
+        assert len(said) == 1 and len(said[0]) > len(f"build: {source} unavailable, skipped: ") + 20, said
+    assert "dataset hub" in next(line for line in lines if "swebench unavailable" in line)
+    unavailable = load_suite(out).manifest.build["unavailable"]
+    assert set(unavailable) == {"swebench", "appworld"}
+    assert json.loads(cli("suite", "stats", str(out), "--json").stdout)["tasks"]["by_source"] == {"bfcl": 45}

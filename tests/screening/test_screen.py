@@ -133,3 +133,12 @@ def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
     screened(copy, tmp_path / "out")
     after = {s.id for s in verifierbench(suite=str(copy)).dataset}
     assert task_id in before and after == before - {task_id}
+
+
+def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path):
+    (record,) = screened(code_suite, tmp_path / "out").values()
+    assert record["retained"] and all(record["checks"].values()), record["evidence"]
+    c6 = record["evidence"]["C6"]
+    assert c6["operators"] == ["fail_to_pass_unchecked", "pass_to_pass_unchecked", "skips_count_as_passes", "missing_tests_pass",
+                               "diff_not_inspected"] and not c6["undetected"]
+    assert record["verifier_version"].startswith("swebench-ref:")

@@ -1,0 +1,35 @@
+"""`inspect eval` on the offline code task with a model-free policy: the agent sees the checkout at /repo,
+its one run_public call is counted host-side, and the scorer judges the delivered verifier (which runs
+tests through run_public) on every hidden case, in rounds, with no U."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.inspect_cli import eval_log, inspect
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+def test_code_task_runs_end_to_end(tmp_path, code_suite):
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={code_suite}",
+                     "--log-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(tmp_path)
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    score = sample.scores["hidden_cases"]
+    assert score.metadata["rounds_judged"] == 3
+    # two budgeted executions: the verifier's self-test on the example diff (in the sandbox) and the tool call
+    assert (score.value["run_public"], score.value["budget_blocks"]) == (2.0, 0.0)
+    decisions = [d for case in score.metadata["cases"] for d in case["decisions"]]
+    assert decisions and set(decisions) <= {"P", "F"}, [c.get("problem") for c in score.metadata["cases"] if c.get("problem")][:3]
+    # the heuristic accepts the gold, and rejects the empty diff (not a docs-only one) and edits to test code
+    by_category = {}
+    for case in score.metadata["cases"]:
+        by_category.setdefault(case["category"], []).extend(case["decisions"])
+    assert set(by_category["gold"]) == {"P"} and "F" in by_category["base"] and "F" in by_category["hack"]
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert metrics["BA_norm[code]"] > 0 and metrics["submission_rate"] == 100.0
+    tool_results = [e for e in sample.events if getattr(e, "event", "") == "tool" and e.function == "run_public"]
+    assert tool_results and '"applied": true' in str(tool_results[0].result)
