@@ -7,12 +7,13 @@ from pathlib import Path
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from verifierbench.harness.prompt import build_prompt, task_files
-from verifierbench.schema import Task
+from verifierbench.schema import Task, TaskType
 from verifierbench.suite import Suite
 
 
-def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None) -> Sample:
+def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None, sandbox: str = "vgb") -> Sample:
     return Sample(
+        sandbox=_own_sandbox(task, sandbox),
         id=task.id,
         input=build_prompt(task, run_public_budget, has_tools),
         # suite_dir and the budget let the sandbox start the task's run_public service (host side)
@@ -23,7 +24,16 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
     )
 
 
+def _own_sandbox(task: Task, sandbox: str) -> tuple[str, str] | None:
+    """Code tasks under Docker get their instance's SWE-bench environment image (the task's default otherwise)."""
+    if sandbox == "docker" and task.type is TaskType.code and task.source.value == "swebench":
+        from verifierbench.sources.swebench.sandbox import compose_file
+
+        return ("docker", str(compose_file(task)))
+    return None
+
+
 def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool,
-                  suite_dir: Path | None = None) -> MemoryDataset:
-    return MemoryDataset([task_sample(t, run_public_budget, has_tools, suite_dir) for t in tasks],
+                  suite_dir: Path | None = None, sandbox: str = "vgb") -> MemoryDataset:
+    return MemoryDataset([task_sample(t, run_public_budget, has_tools, suite_dir, sandbox) for t in tasks],
                          name=f"verifierbench-{suite.manifest.version}", shuffled=False)

@@ -59,7 +59,8 @@ def verifierbench(
         if not tasks:
             raise ValueError("every selected task was excluded by screening (see screened.json beside the suite)")
     return Task(
-        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory),
+        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
+                              sandbox=sandbox),
         solver=harness_solver(harness, run_public_budget),
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
