@@ -27,4 +27,8 @@ def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
         from verifierbench.sources.swebench.reference import decide as swebench
 
         return swebench(reference, candidate)
+    if checker == "appworld":
+        from verifierbench.sources.appworld.reference import decide as appworld
+
+        return appworld(reference, candidate)
     raise ValueError(f"unknown checker {checker!r}")

@@ -1,0 +1,60 @@
+"""AppWorld's own environment, found and called from the harness. Its interpreter only answers where its
+packages are (trusted: the user's install); tasks and candidate code run in the executor's sandbox."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from pathlib import Path
+
+from verifierbench.errors import UserError
+from verifierbench.executor import Executor, Job, Limits
+
+PYTHON_ENV = "VERIFIERBENCH_APPWORLD_PYTHON"
+BRIDGE = Path(__file__).resolve().parent / "bridge"
+LIMITS = Limits(timeout_s=300, memory_bytes=6 << 30, max_processes=128, scratch_bytes=2 << 30, max_file_bytes=512 << 20)
+SETUP = (f"install AppWorld in its own venv built from /usr/bin/python3 (it pins pydantic<2), run `appworld install` and "
+         f"`appworld download data` there, then set ${PYTHON_ENV} to its python and $APPWORLD_ROOT to its root")
+
+
+@functools.lru_cache(maxsize=1)
+def locate() -> tuple[str, Path]:
+    """(AppWorld's site-packages, its data directory), or UserError with what is missing."""
+    python = os.environ.get(PYTHON_ENV)
+    if not python:
+        raise UserError(f"AppWorld is not configured: {SETUP}")
+    if not os.access(python, os.X_OK):
+        raise UserError(f"${PYTHON_ENV}={python} is not an executable interpreter")
+    found = subprocess.run([python, "-c", "import appworld, os; print(os.path.dirname(os.path.dirname(appworld.__file__)))"],
+                           capture_output=True, text=True, timeout=120)
+    if found.returncode:
+        last = (found.stderr.strip().splitlines() or ["no error output"])[-1]
+        raise UserError(f"{python} cannot import appworld ({last}); {SETUP}")
+    root = os.environ.get("APPWORLD_ROOT")
+    data = Path(root) / "data" if root else None
+    if data is None or not (data / "tasks").is_dir():
+        raise UserError(f"AppWorld task data not found ({'$APPWORLD_ROOT is not set' if data is None else f'no {data}/tasks'}): "
+                        "run `appworld download data` where the network allows, and set $APPWORLD_ROOT")
+    return found.stdout.strip(), data
+
+
+@functools.lru_cache(maxsize=1)
+def _executor() -> Executor:
+    site, _ = locate()
+    return Executor(LIMITS, site_packages=(site,))
+
+
+def call(request: dict) -> dict:
+    """Runs one bridge request in the sandbox; raises RuntimeError when the bridge itself fails."""
+    _, data = locate()
+    executor = _executor()
+    bwrap = executor.level.value == "bwrap"
+    job = Job(BRIDGE, request, key=request["op"], keep_result=True,
+              extra_ro=((str(data), "/appworld/data"),) if bwrap else ())
+    if not bwrap:
+        raise UserError("AppWorld runs only in the bubblewrap sandbox (its data is mounted there)")
+    outcome = executor.run(job)
+    if outcome.result is None:
+        raise RuntimeError(f"AppWorld bridge ({request['op']}) failed: {outcome.problem}; {outcome.stderr_tail[-800:]}")
+    return outcome.result["result"]
