@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from verifierbench.errors import UserError
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.appworld import cases, runtime
 from verifierbench.sources.appworld.reference import decide
@@ -40,8 +41,13 @@ def make_task(entry: dict, version: str) -> Task:
 
 
 def build(seed: int) -> Selection:
-    probe = runtime.call({"op": "probe"})
-    entries = [{**e, "split": split} for split in SPLITS for e in runtime.call({"op": "tasks", "split": split})["tasks"]]
+    try:
+        probe = runtime.call({"op": "probe"})
+        entries = [{**e, "split": split} for split in SPLITS for e in runtime.call({"op": "tasks", "split": split})["tasks"]]
+    except RuntimeError as e:
+        raise UserError(f"AppWorld's data under $APPWORLD_ROOT cannot be read: {e}") from None
+    if not entries:
+        raise UserError(f"AppWorld {probe['version']} finds no tasks in its {' and '.join(SPLITS)} splits under $APPWORLD_ROOT")
     entries.sort(key=lambda e: e["task_id"])
     random.Random(f"{seed}:appworld").shuffle(entries)
     result = Selection(record={"seed": seed, "quota": QUOTA, "appworld": probe["version"], "splits": probe["splits"], "walked": []})

@@ -33,9 +33,11 @@ def locate() -> tuple[str, Path]:
         raise UserError(f"{python} cannot import appworld ({last}); {SETUP}")
     root = os.environ.get("APPWORLD_ROOT")
     data = Path(root) / "data" if root else None
-    if data is None or not (data / "tasks").is_dir():
-        raise UserError(f"AppWorld task data not found ({'$APPWORLD_ROOT is not set' if data is None else f'no {data}/tasks'}): "
-                        "run `appworld download data` where the network allows, and set $APPWORLD_ROOT")
+    missing = "$APPWORLD_ROOT is not set" if data is None else \
+        next((f"no {data / part}" for part in ("tasks", "datasets") if not (data / part).is_dir()), None)
+    if missing:
+        raise UserError(f"AppWorld task data not found ({missing}): run `appworld download data` where the network allows, "
+                        "and set $APPWORLD_ROOT")
     return found.stdout.strip(), data
 
 
@@ -56,5 +58,6 @@ def call(request: dict) -> dict:
         raise UserError("AppWorld runs only in the bubblewrap sandbox (its data is mounted there)")
     outcome = executor.run(job)
     if outcome.result is None:
-        raise RuntimeError(f"AppWorld bridge ({request['op']}) failed: {outcome.problem}; {outcome.stderr_tail[-800:]}")
+        last = (outcome.stderr_tail.strip().splitlines() or [outcome.problem or "no output"])[-1]
+        raise RuntimeError(f"AppWorld ({request['op']}) failed in the sandbox: {last}")
     return outcome.result["result"]

@@ -1,0 +1,45 @@
+"""The AppWorld adapter against the real `appworld` package (installed into its own venv for this test,
+as users install it), without AppWorld's data, which is not downloadable here: the package runs in the
+sandbox, and the build names what is missing and goes on."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.cli.test_cli import cli
+from verifierbench.sources.appworld import runtime
+
+PIN = "appworld==0.1.3.post1"
+
+
+@pytest.fixture(scope="module")
+def appworld_python(traversable_tmp):
+    venv = traversable_tmp / "appworld-venv"
+    made = subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", PIN], capture_output=True, text=True, timeout=600)
+    if installed.returncode:
+        pytest.skip(f"cannot install {PIN} here: {installed.stderr.strip().splitlines()[-1:]}")
+    return venv / "bin/python"
+
+
+def test_build_names_missing_data_and_goes_on(appworld_python, traversable_tmp, monkeypatch, bwrap_available):
+    monkeypatch.setenv(runtime.PYTHON_ENV, str(appworld_python))
+    monkeypatch.delenv("APPWORLD_ROOT", raising=False)
+    result = cli("build", "--out", str(traversable_tmp / "aw-suite-1"), "--source", "bfcl", "--source", "appworld")
+    assert result.returncode == 0, result.stderr
+    assert "appworld unavailable, skipped: AppWorld task data not found ($APPWORLD_ROOT is not set)" in result.stdout
+
+    # Data directories without tasks: AppWorld itself (in the sandbox) reads its splits and finds nothing.
+    root = traversable_tmp / "appworld-root"
+    for part in ("tasks", "datasets"):
+        (root / "data" / part).mkdir(parents=True, exist_ok=True)
+    for split in ("train", "dev"):
+        (root / "data" / "datasets" / f"{split}.txt").write_text("")
+    monkeypatch.setenv("APPWORLD_ROOT", str(root))
+    result = cli("build", "--out", str(traversable_tmp / "aw-suite-2"), "--source", "bfcl", "--source", "appworld")
+    assert result.returncode == 0, result.stderr
+    assert "appworld unavailable, skipped: AppWorld 0.1.3.post1 finds no tasks in its train and dev splits" in result.stdout
+    assert "build: bfcl: 45 tasks" in result.stdout
