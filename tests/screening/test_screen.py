@@ -136,8 +136,9 @@ def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
 
 
 def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path):
-    (record,) = screened(code_suite, tmp_path / "out").values()
-    assert record["retained"] and all(record["checks"].values()), record["evidence"]
+    (summary,) = screened(code_suite, tmp_path / "out").values()
+    (record,) = [json.loads(line) for line in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
+    assert summary["retained"] and record["retained"] and all(record["checks"].values()), record["evidence"]
     c6 = record["evidence"]["C6"]
     assert c6["operators"] == ["fail_to_pass_unchecked", "pass_to_pass_unchecked", "skips_count_as_passes", "missing_tests_pass",
                                "diff_not_inspected"] and not c6["undetected"]

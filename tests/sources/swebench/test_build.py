@@ -60,6 +60,11 @@ def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch
     empty.mkdir(exist_ok=True)
     with pytest.raises(UserError, match="no instance has a local clone"):
         swebench_build.build(0, str(instances), str(empty))
+    django_style = traversable_tmp / "django-style.jsonl"
+    row = json.loads(instances.read_text())
+    django_style.write_text(json.dumps({**row, "FAIL_TO_PASS": json.dumps(["test_parse (utils_tests.test_http.HttpDateTests)"])}) + "\n")
+    with pytest.raises(UserError, match="not pytest node ids"):
+        swebench_build.build(0, str(django_style), str(repos))
     broken = traversable_tmp / "broken.jsonl"
     broken.write_text(json.dumps({"instance_id": "x", "repo": "a/b"}) + "\n")
     with pytest.raises(UserError, match="lacks base_commit"):

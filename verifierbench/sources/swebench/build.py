@@ -3,8 +3,10 @@ matplotlib as in the paper, the paper's named instances first), each with its ch
 test outcomes, its cases, and C1 replay through the reference verifier.
 
 Where tests run: in the no-Docker sandbox against a checkout exported from a local git clone
-(`--swebench-repos DIR`, clones named `django__django` or `django`). SWE-bench's own environment
-images need a Docker engine; without local clones and without an engine the source is unavailable.
+(`--swebench-repos DIR`, clones named `django__django` or `django`), with pytest from the harness's
+environment (so the repository's own dependencies must be importable there). Instances whose tests
+are not pytest node ids (django's runtests.py names) are skipped and listed (`not_pytest`): they need
+SWE-bench's own environment images, which need a Docker engine and are not wired to the reference yet.
 
 Exclusions: code S when SWE-bench's own grading does not resolve the gold patch (an empty or
 unparsable report) or resolves an empty diff (a no-op passes); code G when the hardened reference
@@ -124,7 +126,8 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
     random.Random(f"{seed}:swebench").shuffle(pool)
     ordered = [i for i in pool if i.instance_id in FORCED] + [i for i in pool if i.instance_id not in FORCED]
     result = Selection(record={"seed": seed, "quota": QUOTA, "forced": list(FORCED), "instances": instances_path or "hub",
-                               "paper_repos_only": bool(paper), "swebench": _version(), "no_clone": [], "walked": []})
+                               "paper_repos_only": bool(paper), "swebench": _version(), "no_clone": [], "not_pytest": [],
+                               "walked": []})
     if not instances_path:
         result.record["hub_commit"] = instances.hub_commit()
     for inst in ordered:
@@ -134,6 +137,10 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         if clone is None:
             result.record["no_clone"].append(inst.instance_id)
             continue
+        if not all("::" in t for t in inst.fail_to_pass + inst.pass_to_pass):
+            # e.g. django's "test_x (module.Class)", run by tests/runtests.py: local mode runs pytest only
+            result.record["not_pytest"].append(inst.instance_id)
+            continue
         result.record["walked"].append(inst.instance_id)
         replayed = construct(inst, clone, seed, store)
         result.dropped += replayed.dropped
@@ -142,5 +149,8 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         else:
             result.retained.append(replayed)
     if not result.retained and not result.excluded:
+        if result.record["not_pytest"]:
+            raise UserError(f"{len(result.record['not_pytest'])} instances have local clones, but their tests are not pytest "
+                            "node ids (e.g. django's runtests.py): local mode runs pytest only; they need SWE-bench's Docker images")
         raise UserError(f"no instance has a local clone in {repos_dir} (looked for e.g. {ordered[0].repo.replace('/', '__') if ordered else '-'})")
     return result

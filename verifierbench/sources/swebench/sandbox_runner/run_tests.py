@@ -68,7 +68,10 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
     report_path = os.path.join(base, f"report-{secrets.token_hex(8)}.json")
     env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONPATH": os.pathsep.join([HERE, work, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]),
-           "VGB_REPORT_PATH": report_path}
+           "VGB_REPORT_PATH": report_path,
+           # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
+           # its conftest.py names. Also most of pytest's start-up time in a large environment.
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = [sys.executable, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "-rA", "--tb=short",
             "-o", "addopts=", *tests]
     try:
