@@ -180,3 +180,10 @@ def make_fixture(root: Path) -> tuple[Path, Path]:
     instances = root / "instances.jsonl"
     instances.write_text(json.dumps(instance) + "\n")
     return instances, repos
+
+
+if __name__ == "__main__":  # python -m tests.sources.swebench.fixture DIR: the fixture for trying code tasks by hand
+    import sys
+
+    made = make_fixture(Path(sys.argv[1]))
+    print(f"--swebench-instances {made[0]} --swebench-repos {made[1]}")
