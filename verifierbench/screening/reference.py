@@ -32,8 +32,8 @@ def version(source: str) -> str:
     shared = {"bfcl": "toolcall", "acebench": "toolcall", "agentdojo": "interaction", "tau2": "interaction"}.get(source)
     folders = [SOURCES_DIR / shared, SOURCES_DIR / source] if shared else [SOURCES_DIR / source]
     for folder in folders:
-        for path in sorted(folder.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        for path in sorted(folder.rglob("*.py")):  # subfolders too: the code runner of code tasks lives in one
+            digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     upstream = {"bfcl": "bfcl-eval", "agentdojo": "agentdojo", "tau2": "inspect-evals", "swebench": "swebench"}.get(source)
     if upstream:
         try:
