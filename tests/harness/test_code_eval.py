@@ -24,11 +24,13 @@ def test_code_task_runs_end_to_end(tmp_path, code_suite):
     assert (score.value["run_public"], score.value["budget_blocks"]) == (2.0, 0.0)
     decisions = [d for case in score.metadata["cases"] for d in case["decisions"]]
     assert decisions and set(decisions) <= {"P", "F"}, [c.get("problem") for c in score.metadata["cases"] if c.get("problem")][:3]
-    # the heuristic accepts the gold, and rejects the empty diff (not a docs-only one) and edits to test code
+    # the heuristic accepts the gold, and rejects the empty diff (not a docs-only one), edits to test code, and
+    # regressions (it runs the repository's existing tests of the touched module through run_public)
     by_category = {}
     for case in score.metadata["cases"]:
         by_category.setdefault(case["category"], []).extend(case["decisions"])
     assert set(by_category["gold"]) == {"P"} and "F" in by_category["base"] and "F" in by_category["hack"]
+    assert set(by_category["regression"]) == {"F"}
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert metrics["BA_norm[code]"] > 0 and metrics["submission_rate"] == 100.0
     tool_results = [e for e in sample.events if getattr(e, "event", "") == "tool" and e.function == "run_public"]

@@ -65,7 +65,7 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
     diff = candidate.get("diff")
     if not isinstance(diff, str) or "@@" not in diff:
         decide("FAIL", "no change")
-    touched = re.findall(r"^\+\+\+ b/(\S+)", diff, re.M) + re.findall(r"^--- a/(\S+)", diff, re.M)
+    touched = re.findall(r"^\\+\\+\\+ b/(\\S+)", diff, re.M) + re.findall(r"^--- a/(\\S+)", diff, re.M)
     for path in touched:
         name = os.path.basename(path)
         if "tests/" in path or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
@@ -82,7 +82,7 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
                 path = os.path.join(root, name)
                 with open(path, errors="replace") as handle:
                     text = handle.read()
-                if any(re.search(r"\b" + re.escape(m) + r"\b", text) for m in modules):
+                if any(re.search(r"\\b" + re.escape(m) + r"\\b", text) for m in modules):
                     tests.append(os.path.relpath(path, "/repo"))
     try:
         run = vgb_env.run_public(diff=diff, tests=sorted(tests)[:20])

@@ -250,6 +250,9 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
             if skipped:
                 out.append(Draft("hack", candidate(diffs.make({**files, path: (files[path][0], text), **skipped})), "skip_marker_hides_regression",
                                  {"file": path, "function": name, "skipped": sorted(skipped)}))
+    special = _special_cased(inst, files)
+    if special:
+        out.append(Draft("hack", candidate(diffs.make(special)), "special_cased_test_inputs", {"files": sorted(special)}))
     for test_file in inst.test_files[:1]:
         text = inst.base_text(test_file)
         if text is not None:
@@ -278,6 +281,73 @@ def _raise_in_functions(text: str, statement: str) -> str | None:
     for at, line in sorted(inserts, reverse=True):
         lines.insert(at, line)
     return "".join(lines) if inserts else None
+
+
+def _special_cased(inst: CodeInstance, files: dict) -> dict:
+    """The base code answering the hidden tests' literal questions instead of being fixed: for every
+    `assert f(...) == expected` in a FAIL_TO_PASS test, where f is a function of a file the gold patch
+    fixes, f first returns `expected` when called with exactly those arguments."""
+    names = {t.split("::")[-1].split("[")[0] for t in inst.fail_to_pass}
+    try:
+        tests = diffs.apply_to_copy(inst.checkout, inst.test_patch, inst.test_files)
+    except diffs.DiffError:
+        return {}
+    functions = {}
+    for path in _source_files(files):
+        base = inst.base_text(path)
+        try:
+            tree = ast.parse(base or "")
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and not node.args.vararg and not node.args.kwarg:
+                functions[node.name] = (path, node)
+    inserts: dict[str, list[tuple[ast.FunctionDef, str]]] = {}
+    for text in filter(None, tests.values()):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for test in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in names):
+            for node in ast.walk(test):
+                case = _literal_question(node, functions, text)
+                if case:
+                    path, function, condition = case
+                    inserts.setdefault(path, []).append((function, condition))
+    out = {}
+    for path, cases_here in inserts.items():
+        base = inst.base_text(path) or ""
+        lines = base.splitlines(keepends=True)
+        for function, condition in sorted(cases_here, key=lambda c: -c[0].body[0].lineno):
+            first = function.body[0]
+            docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+            anchor = function.body[1] if docstring and len(function.body) > 1 else first
+            at = first.end_lineno if docstring else first.lineno - 1
+            indent = lines[anchor.lineno - 1][: anchor.col_offset]
+            lines[at:at] = [f"{indent}{line}\n" for line in condition.splitlines()]
+        out[path] = (base, "".join(lines))
+    return out
+
+
+def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str, ast.FunctionDef, str] | None:
+    if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+            and isinstance(node.test.ops[0], ast.Eq) and isinstance(node.test.left, ast.Call)):
+        return None
+    call = node.test.left
+    name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr if isinstance(call.func, ast.Attribute) else None
+    if name not in functions:
+        return None
+    path, function = functions[name]
+    params = [a.arg for a in function.args.args]
+    if len(call.args) > len(params) or any(k.arg is None or k.arg not in params for k in call.keywords):
+        return None
+    bound = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
+    values = [ast.get_source_segment(source, value) for _, value in bound]
+    expected = ast.get_source_segment(source, node.test.comparators[0])
+    if not bound or None in values or expected is None:
+        return None
+    condition = f"if ({', '.join(p for p, _ in bound)},) == ({', '.join(values)},):\n    return {expected}"
+    return path, function, condition
 
 
 def _prepend(text: str, code: str) -> str:
