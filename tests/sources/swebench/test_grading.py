@@ -85,3 +85,33 @@ def test_malformed_candidates_fail(task_and_cases):
     assert not accepted and "not a unified diff" in why
     accepted, why = decide(task.reference, {"diff": "--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"})
     assert not accepted and "does not apply" in why
+
+
+def _run(outcomes: dict, exit_code: int = 0, log: str = ""):
+    from verifierbench.sources.swebench.testrun import TestRun
+
+    return TestRun(applied=True, exit_code=exit_code, log=log, outcomes=outcomes)
+
+
+def test_a_skip_passes_only_where_the_gold_run_skipped_too():
+    from verifierbench.sources.swebench.grading import grade
+
+    f2p, p2p = ["t.py::fixed"], ["t.py::linux_only", "t.py::other"]
+    run = _run({"t.py::fixed": "passed", "t.py::linux_only": "skipped", "t.py::other": "passed"})
+    gold = {"t.py::fixed": "passed", "t.py::linux_only": "skipped", "t.py::other": "passed"}
+    assert grade(run, f2p, p2p, gold)[0]
+    accepted, why = grade(run, f2p, p2p, {**gold, "t.py::linux_only": "passed"})
+    assert not accepted and "PASS_TO_PASS test t.py::linux_only: skipped" in why
+    xfail = _run({"t.py::fixed": "xfailed", "t.py::linux_only": "skipped", "t.py::other": "passed"})
+    assert grade(xfail, f2p, p2p, gold) == (False, "FAIL_TO_PASS test t.py::fixed: xfailed")
+
+
+def test_missing_tests_empty_reports_and_failed_runs_fail():
+    from verifierbench.sources.swebench.grading import grade
+    from verifierbench.sources.swebench.testrun import TestRun
+
+    assert "missing from the report" in grade(_run({"t.py::a": "passed"}), ["t.py::a", "t.py::b"], [], {})[1]
+    assert "empty test report" in grade(_run({}), ["t.py::a"], [], {})[1]
+    assert "exited with status 2" in grade(_run({"t.py::a": "passed"}, exit_code=2), ["t.py::a"], [], {})[1]
+    assert grade(TestRun(applied=False, apply_error="patch failed"), ["t.py::a"], [], {}) == (False, "the diff does not apply: patch failed")
+    assert "the test run failed: timed out" in grade(TestRun(applied=False, problem="timed out"), ["t.py::a"], [], {})[1]
