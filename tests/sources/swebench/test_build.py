@@ -36,9 +36,25 @@ def test_suite_has_every_category_and_the_reference_agrees(code_suite):
     assert set(task.reference["gold_outcomes"].values()) == {"passed"}
 
 
-def test_c1_drops_an_equivalent_near_miss_with_evidence(code_suite):
-    dropped = json.loads((code_suite / "screening.json").read_text())["dropped"]
-    assert dropped and all(d["category"] == "near_miss" and d["reference"] == "PASS" and d["change"] for d in dropped)
+def test_c1_drops_a_draft_the_reference_contradicts_with_evidence(code_suite):
+    """A near-miss mutant that changes nothing the tests can see (here: a comment) is dropped, not mislabeled."""
+    from verifierbench.sources.swebench.cases import candidate
+    from verifierbench.sources.toolcall.cases import Draft
+    from verifierbench.sources.toolcall.replay import replay
+
+    suite = load_suite(code_suite)
+    (task,) = suite.tasks.values()
+    by_category = {c.category.value: c.candidate["diff"] for c in suite.cases_by_task[task.id]}
+    gold = by_category["gold"]
+    equivalent = gold.replace("+    century = current - current % 100\n", "+    century = current - current % 100  # same\n")
+    assert equivalent != gold
+    drafts = [Draft("gold", candidate(gold), "gold"), Draft("near_miss", candidate(equivalent), "mutated_fix"),
+              Draft("base", candidate(""), "empty_diff"), Draft("hack", candidate(by_category["hack"]), "a hack")]
+    replayed = replay(task, drafts, decide=decide)
+    assert replayed.exclusion is None and [c.category.value for c in replayed.cases] == ["gold", "base", "hack"]
+    (dropped,) = replayed.dropped
+    assert (dropped["category"], dropped["label"], dropped["reference"]) == ("near_miss", "FAIL", "PASS")
+    assert "every FAIL_TO_PASS and PASS_TO_PASS test passes" in dropped["reason"]
 
 
 def test_build_is_deterministic(code_suite, swebench_fixture, traversable_tmp):

@@ -21,8 +21,9 @@ CHANGELOGS = ("CHANGES.rst", "CHANGES.md", "CHANGELOG.rst", "CHANGELOG.md", "CHA
 NEAR_MISS_CAP = 6
 REGRESSION_CAP = 3
 PARTIAL_CAP = 3
-SWAPS = [(r" > ", " >= "), (r" >= ", " > "), (r" < ", " <= "), (r" <= ", " < "), (r" == ", " != "), (r" != ", " == "),
-         (r" and ", " or "), (r" or ", " and "), (r" \+ ", " - "), (r" - ", " + "), (r"\bTrue\b", "False"), (r"\bFalse\b", "True")]
+# (old, new): operators between spaces, or whole words
+SWAPS = [(" > ", " >= "), (" >= ", " > "), (" < ", " <= "), (" <= ", " < "), (" == ", " != "), (" != ", " == "),
+         (" and ", " or "), (" or ", " and "), (" + ", " - "), (" - ", " + "), ("True", "False"), ("False", "True")]
 
 
 @dataclass(frozen=True)
@@ -149,23 +150,36 @@ def _partial(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]
                   {"hunks": sorted(f"{p}#{i}" for p, i in keep)}) for keep in subsets[:PARTIAL_CAP]]
 
 
+def _string_lines(text: str) -> set[int]:
+    """0-based indices of lines inside multi-line string literals (docstrings): not code to mutate."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    return {i for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.end_lineno > node.lineno for i in range(node.lineno - 1, node.end_lineno)}
+
+
 def _near_miss(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
     mutants = []
     for path in _source_files(files):
         old, new = files[path]
         lines = new.splitlines(keepends=True)
+        strings = _string_lines(new)
         for index in _added_line_numbers(old, new):
-            if not _code_line(lines[index]):
+            if index in strings or not _code_line(lines[index]):
                 continue
-            for pattern, replacement in SWAPS:
+            for old_text, new_text in SWAPS:
+                pattern = re.escape(old_text) if old_text.startswith(" ") else rf"\b{old_text}\b"
                 if re.search(pattern, lines[index]):
-                    mutants.append((path, index, re.sub(pattern, replacement, lines[index], count=1), f"{pattern.strip()}->{replacement.strip()}"))
+                    changed = re.sub(pattern, new_text.replace("\\", "\\\\"), lines[index], count=1)
+                    mutants.append((path, index, changed, f"{old_text.strip()} -> {new_text.strip()}"))
             for match in re.finditer(r"(?<![\w.])(\d+)(?![\w.])", lines[index]):
                 for delta in (1, -1):
                     value = int(match.group(1)) + delta
                     if value >= 0:
                         changed = lines[index][: match.start()] + str(value) + lines[index][match.end():]
-                        mutants.append((path, index, changed, f"{match.group(1)}->{value}"))
+                        mutants.append((path, index, changed, f"{match.group(1)} -> {value}"))
     rng.shuffle(mutants)
     out = []
     for path, index, changed, operator in mutants[:NEAR_MISS_CAP]:
