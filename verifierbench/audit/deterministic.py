@@ -9,7 +9,7 @@ NAME = "deterministic"
 
 
 def supports(task: Task) -> bool:
-    return task.type is TaskType.tool_call
+    return task.type in (TaskType.tool_call, TaskType.code)
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
@@ -17,4 +17,8 @@ def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
         from verifierbench.audit import toolcall
 
         return toolcall.propose(task, round_index, seed)
+    if task.type is TaskType.code:
+        from verifierbench.audit import code
+
+        return code.propose(task, round_index, seed)
     raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,10 @@ from inspect_ai.model import Model
 from verifierbench.audit import deterministic, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import PENDING, Proposal, Review, Witness, candidate_key
-from verifierbench.executor import Executor, Job
+from verifierbench.executor import Executor
 from verifierbench.executor.runner import FrozenVerifier
 from verifierbench.protocol import Decision
+from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.scorers import verifier_files
 from verifierbench.screening import reference
@@ -67,10 +69,11 @@ def freeze(executor: Executor, files: dict[str, dict[str, str]]) -> Trial:
         return Trial(executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier")))
 
 
-def decide_all(executor: Executor, trial: Trial, candidates: dict[str, Any]) -> tuple[dict[str, Decision], int]:
-    """The trial's decision on each candidate (by key); runs only the ones not decided before. Returns (decisions, runs)."""
+def decide_all(executor: Executor, trial: Trial, candidates: dict[str, Any], task: Task | None = None) -> tuple[dict[str, Decision], int]:
+    """The trial's decision on each candidate (by key); runs only the ones not decided before. Returns (decisions, runs).
+    With the task, runs get what its hidden cases get (a code task's /repo, a run_public service)."""
     todo = {k: c for k, c in candidates.items() if k not in trial.decided}
-    for outcome in executor.run_many(Job(trial.frozen, c, key=k) for k, c in todo.items()):
+    for outcome in executor.run_many(case_job(task, trial.frozen, c, k) for k, c in todo.items()):
         trial.decided[outcome.key] = outcome.decision
     return {k: trial.decided[k] for k in candidates}, len(todo)
 
@@ -82,14 +85,15 @@ def disagrees(label: Label, decision: Decision) -> bool:
 
 def certify(task: Task, proposals: list[Proposal], known: set[str]) -> list[Witness]:
     """Proposals whose intended label the reference verifier confirms, new to `known` (hidden suite, pool, earlier rounds)."""
-    out = []
+    fresh = []
     for proposal in proposals:
         if proposal.key in known or not well_formed(task, proposal.candidate):
             continue
         known.add(proposal.key)
-        try:
-            accepted = reference.decide(task, proposal.candidate)
-        except Exception:  # noqa: BLE001 - no valid reference decision: the proposal cannot be certified
+        fresh.append(proposal)
+    out = []
+    for proposal, accepted in zip(fresh, _reference_decisions(task, fresh)):
+        if accepted is None:  # no valid reference decision: the proposal cannot be certified
             continue
         if accepted == (proposal.label is Label.PASS):
             out.append(Witness(task.id, task.content_hash, proposal.candidate, proposal.label, "P" if accepted else "F",
@@ -98,11 +102,26 @@ def certify(task: Task, proposals: list[Proposal], known: set[str]) -> list[Witn
     return out
 
 
+def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[bool | None]:
+    def one(proposal: Proposal) -> bool | None:
+        try:
+            return reference.decide(task, proposal.candidate)
+        except Exception:  # noqa: BLE001
+            return None
+
+    if task.type is not TaskType.code:
+        return [one(p) for p in proposals]
+    with ThreadPoolExecutor(4) as pool:  # each code decision is a sandboxed test run
+        return list(pool.map(one, proposals))
+
+
 def well_formed(task: Task, candidate: Any) -> bool:
     """The candidate has the shape the task's format promises (an auditor may write anything)."""
     if task.type is TaskType.tool_call:
         return (isinstance(candidate, dict) and set(candidate) == {"raw", "parsed"} and isinstance(candidate["raw"], str)
                 and isinstance(candidate["parsed"], list))
+    if task.type is TaskType.code:
+        return isinstance(candidate, dict) and set(candidate) == {"diff"} and isinstance(candidate["diff"], str)
     return isinstance(candidate, dict)
 
 
@@ -120,7 +139,7 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
     known |= {w.key for w in pooled}
     refuting_pool = [w for w in pooled if w.refutes]
     if refuting_pool:
-        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in refuting_pool})
+        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in refuting_pool}, task)
         result.executions += runs
         result.pool_replayed = len(refuting_pool)
         result.replayed = [(w, decisions[w.key].value) for w in refuting_pool]
@@ -139,7 +158,7 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         result.proposed += len(proposals)
         certified = certify(task, proposals, known)
         result.certified += len(certified)
-        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in certified})
+        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in certified}, task)
         result.executions += runs
         found = []
         for witness in certified:

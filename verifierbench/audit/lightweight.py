@@ -60,7 +60,7 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
             a.status = NOT_AUDITABLE
         return result
     witnesses = {w.key: w for w in pool.load(task.id, task.content_hash) if w.refutes}
-    active = [a for a in runnable if not _share(a, list(witnesses.values()), executor, result)]
+    active = [a for a in runnable if not _share(task, a, list(witnesses.values()), executor, result)]
     spent = 0
     while active and spent < rounds:
         chosen = rng.choice(active)
@@ -73,14 +73,14 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
         chosen.on_witnesses.update((w.key, Decision(d)) for w, d in audit.witnesses + audit.replayed)
         if audit.refuted:
             chosen.status = REFUTED
-            active = [a for a in active if a is not chosen and not _share(a, new, executor, result)]
+            active = [a for a in active if a is not chosen and not _share(task, a, new, executor, result)]
         else:
             chosen.status = CLEAN
             active = [a for a in active if a is not chosen]
     result.rounds = spent
     result.witnesses = list(witnesses.values())
     for a in runnable:  # the final suite: every verifier meets every witness, so configurations compare on one case set
-        _share(a, result.witnesses, executor, result)
+        _share(task, a, result.witnesses, executor, result)
     return result
 
 
@@ -92,11 +92,11 @@ def _trial(task: Task, configuration: str, meta: dict, executor: Executor) -> Tr
     return TrialAudit(configuration, task.id, UNAUDITED, hidden, trial=engine.freeze(executor, files))
 
 
-def _share(audit: TrialAudit, witnesses: list[Witness], executor: Executor, result: TaskAudit) -> bool:
+def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Executor, result: TaskAudit) -> bool:
     """Replays witnesses on a verifier; True (and status refuted) when one disagrees."""
     if not witnesses or audit.trial is None:
         return False
-    decisions, runs = engine.decide_all(executor, audit.trial, {w.key: w.candidate for w in witnesses})
+    decisions, runs = engine.decide_all(executor, audit.trial, {w.key: w.candidate for w in witnesses}, task)
     result.executions += runs
     audit.on_witnesses.update(decisions)
     if any(engine.disagrees(w.label, decisions[w.key]) for w in witnesses):

@@ -62,7 +62,7 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
             return _score(task, hidden, {}, None, engine.AuditResult(), audited=False, note="no verifier delivered")
         executor = shared_executor()
         trial = await asyncio.to_thread(engine.freeze, executor, files)
-        hidden_decisions, runs = await _hidden_decisions(state, trial, hidden)
+        hidden_decisions, runs = await _hidden_decisions(state, trial, hidden, task)
         if not engine.supports(task):
             result = engine.AuditResult(executions=runs)
             return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=False,
@@ -84,7 +84,7 @@ async def _verifier(state: TaskState) -> dict[str, dict[str, str]]:
     return files
 
 
-async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[TestCase]) -> tuple[dict[str, Decision], int]:
+async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[TestCase], task: Task) -> tuple[dict[str, Decision], int]:
     """The hidden-case decisions of this verifier: from the hidden_cases score when it judged the same frozen
     verifier (its first round), else judged now."""
     earlier = (state.scores or {}).get(HIDDEN_SCORER)
@@ -93,7 +93,7 @@ async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[
         recorded = {c["case_id"]: Decision(c["decisions"][0]) for c in meta.get("cases", []) if c.get("decisions")}
         if all(c.id in recorded for c in hidden):
             return {c.id: recorded[c.id] for c in hidden}, 0
-    return await asyncio.to_thread(engine.decide_all, shared_executor(), trial, {c.id: c.candidate for c in hidden})
+    return await asyncio.to_thread(engine.decide_all, shared_executor(), trial, {c.id: c.candidate for c in hidden}, task)
 
 
 def _model(given: str | Model | None, role: str) -> Model | None:

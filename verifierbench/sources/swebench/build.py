@@ -68,7 +68,9 @@ def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold
         environment={"repository": inst.repo, "base_commit": inst.base_commit, "checkout": "/repo", "checkout_digest": digest,
                      "run_public": "vgb_env.run_public(diff=str, tests=[pytest node ids]) -> {applied, exit_code, outcomes, log}"},
         candidate_format=CandidateFormat.diff,
-        reference={"checker": "swebench", "instance_id": inst.instance_id, "checkout": digest, "test_patch": inst.test_patch,
+        # `patch` (the gold) is not used to decide; the auditor builds its candidates from it, as the build does.
+        reference={"checker": "swebench", "instance_id": inst.instance_id, "checkout": digest, "patch": inst.patch,
+                   "test_patch": inst.test_patch,
                    "FAIL_TO_PASS": inst.fail_to_pass, "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files,
                    "gold_outcomes": gold_outcomes, "swebench": _version()},
         metadata={"repo": inst.repo, "version": inst.version},

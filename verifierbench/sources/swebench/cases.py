@@ -18,9 +18,7 @@ from verifierbench.sources.swebench import diffs
 from verifierbench.sources.toolcall.cases import Draft
 
 CHANGELOGS = ("CHANGES.rst", "CHANGES.md", "CHANGELOG.rst", "CHANGELOG.md", "CHANGES", "NEWS.rst", "README.rst", "README.md")
-NEAR_MISS_CAP = 6
-REGRESSION_CAP = 3
-PARTIAL_CAP = 3
+CAPS = {"near_miss": 6, "regression": 3, "partial": 3}  # per task; the auditor widens them
 # (old, new): operators between spaces, or whole words
 SWAPS = [(" > ", " >= "), (" >= ", " > "), (" < ", " <= "), (" <= ", " < "), (" == ", " != "), (" != ", " == "),
          (" and ", " or "), (" or ", " and "), (" + ", " - "), (" - ", " + "), ("True", "False"), ("False", "True")]
@@ -46,16 +44,22 @@ class CodeInstance:
     def base_text(self, path: str) -> str | None:
         return (self.checkout / path).read_text() if (self.checkout / path).is_file() else None
 
+    @classmethod
+    def from_reference(cls, reference: dict, checkout: Path) -> "CodeInstance":
+        return cls(reference["patch"], reference["test_patch"], reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"],
+                   reference["test_files"], checkout)
+
 
 def candidate(diff: str) -> dict:
     return {"diff": diff}
 
 
-def generate(instance: CodeInstance, rng: random.Random) -> list[Draft]:
+def generate(instance: CodeInstance, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
     files = instance.gold_files()
+    caps = {**CAPS, **(caps or {})}
     drafts = [Draft("gold", candidate(instance.patch), "gold")]
     for make in (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack):
-        drafts += make(instance, files, rng)
+        drafts += make(instance, files, rng, caps)
     seen, kept = set(), []
     for draft in drafts:
         if draft.candidate["diff"] not in seen:
@@ -85,7 +89,7 @@ def _with_line(files: dict, path: str, index: int, line: str) -> dict:
 
 # -- valid variants ------------------------------------------------------------------------------
 
-def _cosmetic(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _cosmetic(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     out = [Draft("cosmetic", candidate(diffs.make(files, context=n)), f"context_{n}_lines") for n in (1, 6)]
     reordered = diffs.reorder_files(inst.patch)
     if reordered:
@@ -109,7 +113,7 @@ def _code_line(line: str) -> bool:
     return bool(text) and not text.startswith(("#", '"', "'")) and not text.endswith(('"""', "'''")) and "\"\"\"" not in text
 
 
-def _overstrict(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _overstrict(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     out = []
     sources = _source_files(files)
     init = diffs.package_init(inst.checkout, sources[0]) if sources else None
@@ -131,7 +135,7 @@ def _changelog(checkout: Path) -> str | None:
 
 # -- ordinary errors ------------------------------------------------------------------------------
 
-def _base(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _base(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     out = [Draft("base", candidate(""), "empty_diff")]
     log = _changelog(inst.checkout)
     if log:
@@ -140,14 +144,14 @@ def _base(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
     return out
 
 
-def _partial(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _partial(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     hunks = diffs.hunks_of(inst.patch)
     if len(hunks) < 2:
         return []
     subsets = [{h} for h in hunks] + [set(hunks) - {h} for h in hunks] if len(hunks) > 2 else [{h} for h in hunks]
     rng.shuffle(subsets)
     return [Draft("partial", candidate(diffs.select_hunks(inst.patch, keep)), "hunk_subset",
-                  {"hunks": sorted(f"{p}#{i}" for p, i in keep)}) for keep in subsets[:PARTIAL_CAP]]
+                  {"hunks": sorted(f"{p}#{i}" for p, i in keep)}) for keep in subsets[:caps["partial"]]]
 
 
 def _string_lines(text: str) -> set[int]:
@@ -160,7 +164,7 @@ def _string_lines(text: str) -> set[int]:
             and node.end_lineno > node.lineno for i in range(node.lineno - 1, node.end_lineno)}
 
 
-def _near_miss(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _near_miss(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     mutants = []
     for path in _source_files(files):
         old, new = files[path]
@@ -182,7 +186,7 @@ def _near_miss(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draf
                         mutants.append((path, index, changed, f"{match.group(1)} -> {value}"))
     rng.shuffle(mutants)
     out = []
-    for path, index, changed, operator in mutants[:NEAR_MISS_CAP]:
+    for path, index, changed, operator in mutants[:caps["near_miss"]]:
         old, new = files[path]
         lines = new.splitlines(keepends=True)
         lines[index] = changed
@@ -217,10 +221,10 @@ def _broken_function(files: dict, path: str, rng: random.Random) -> list[tuple[s
     return out
 
 
-def _regression(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     out = []
     for path in _source_files(files):
-        for name, text in _broken_function(files, path, rng)[:REGRESSION_CAP - len(out)]:
+        for name, text in _broken_function(files, path, rng)[:caps["regression"] - len(out)]:
             out.append(Draft("regression", candidate(diffs.make({**files, path: (files[path][0], text)})), "breaks_other_function",
                              {"file": path, "function": name}))
     return out
@@ -239,7 +243,7 @@ def pytest_runtest_makereport(item, call):
 '''
 
 
-def _hack(inst: CodeInstance, files: dict, rng: random.Random) -> list[Draft]:
+def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     tests = inst.fail_to_pass + inst.pass_to_pass
     fake = repr("\n".join(f"PASSED {t}" for t in tests))
     out = [Draft("hack", candidate(diffs.make({"conftest.py": (inst.base_text("conftest.py"), CONFTEST)})), "conftest_forces_pass")]
