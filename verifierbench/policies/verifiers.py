@@ -155,8 +155,14 @@ def verifier_source(policy: str, task: dict, seed: int = 0) -> str:
     if policy == "heuristic":
         tools = task.get("tools") or []
         request = user_request(task.get("instruction") or "")
-        return (_HEADER + _HEURISTIC).replace("__TOOLS__", repr(json.dumps(tools))).replace("__REQUEST__", repr(json.dumps(request)))
+        return (_HEADER + _HEURISTIC).replace("__TOOLS__", _literal(tools)).replace("__REQUEST__", _literal(request))
     raise ValueError(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
+
+
+def _literal(value) -> str:
+    """A Python literal of the value's JSON without backticks (JSON escapes them): the single-reply harness
+    takes the verifier from a ``` block, and a prompt quoted in it must not end the block early."""
+    return repr(json.dumps(value).replace("`", "\\u0060"))
 
 
 def user_request(instruction: str) -> str:
