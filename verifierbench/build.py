@@ -8,7 +8,7 @@ every excluded task (code and evidence) and every case dropped by C1 replay.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -77,12 +77,10 @@ def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
 
 
-def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, acebench_dir: str | None = None,
-                say: Callable[[str], None] = print, paths: SourcePaths | None = None) -> BuildResult:
-    paths = paths or SourcePaths(acebench_dir)
+def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say: Callable[[str], None] = print,
+                paths: SourcePaths | None = None) -> BuildResult:
+    paths = paths or SourcePaths()
     if paths.checkouts is None:
-        from dataclasses import replace
-
         paths = replace(paths, checkouts=out / "checkouts")
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
     for name in sources or SOURCES:

@@ -3,9 +3,20 @@ each source's own evaluator. Used by the build (C1), screening, the audit, and e
 
 from __future__ import annotations
 
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, TypeVar
 
 TOOL_CALL_CHECKERS = ("bfcl", "acebench")
+TEST_RUNS_IN_FLIGHT = 4  # code tasks: each reference decision is a sandboxed test run (the executor caps them at its slots)
+T, R = TypeVar("T"), TypeVar("R")
+
+
+def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    """`fn` over `items`, in order; a few at a time when `parallel` (reference decisions of code tasks)."""
+    if not parallel:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(TEST_RUNS_IN_FLIGHT) as pool:
+        return list(pool.map(fn, items))
 
 
 def decide(reference: dict, candidate: Any) -> tuple[bool, str]:

@@ -48,9 +48,8 @@ def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
 
 
 def _context_widths(inst: CodeInstance, files: dict):
-    for width in (0, 2, 4, 10):
-        if width:  # git apply needs --unidiff-zero for 0 lines of context, which the harness does not pass
-            yield Draft("cosmetic", candidate(diffs.make(files, context=width)), f"context_{width}_lines")
+    for width in (2, 4, 10):  # not 0: git apply needs --unidiff-zero for that, which the harness does not pass
+        yield Draft("cosmetic", candidate(diffs.make(files, context=width)), f"context_{width}_lines")
 
 
 def _source_tree(checkout: Path) -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from verifierbench.executor import Executor
 from verifierbench.executor.runner import FrozenVerifier
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
+from verifierbench.references import each
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.scorers import verifier_files
 from verifierbench.screening import reference
@@ -109,10 +109,7 @@ def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[bool | N
         except Exception:  # noqa: BLE001
             return None
 
-    if task.type is not TaskType.code:
-        return [one(p) for p in proposals]
-    with ThreadPoolExecutor(4) as pool:  # each code decision is a sandboxed test run
-        return list(pool.map(one, proposals))
+    return each(task.type is TaskType.code, one, proposals)
 
 
 def well_formed(task: Task, candidate: Any) -> bool:

@@ -27,12 +27,9 @@ Result = tuple[bool, dict[str, Any]]
 
 def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
     """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
-    if task.type is not TaskType.code:
-        return {case.id: decide(task, case.candidate) for case in cases}
-    from concurrent.futures import ThreadPoolExecutor
+    from verifierbench.references import each
 
-    with ThreadPoolExecutor(4) as pool:
-        return dict(zip([c.id for c in cases], pool.map(lambda c: decide(task, c.candidate), cases)))
+    return dict(zip([c.id for c in cases], each(task.type is TaskType.code, lambda c: decide(task, c.candidate), cases)))
 
 
 def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:

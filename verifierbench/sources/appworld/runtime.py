@@ -51,12 +51,9 @@ def call(request: dict) -> dict:
     """Runs one bridge request in the sandbox; raises RuntimeError when the bridge itself fails."""
     _, data = locate()
     executor = _executor()
-    bwrap = executor.level.value == "bwrap"
-    job = Job(BRIDGE, request, key=request["op"], keep_result=True,
-              extra_ro=((str(data), "/appworld/data"),) if bwrap else ())
-    if not bwrap:
+    if executor.level.value != "bwrap":
         raise UserError("AppWorld runs only in the bubblewrap sandbox (its data is mounted there)")
-    outcome = executor.run(job)
+    outcome = executor.run(Job(BRIDGE, request, key=request["op"], keep_result=True, extra_ro=((str(data), "/appworld/data"),)))
     if outcome.result is None:
         last = (outcome.stderr_tail.strip().splitlines() or [outcome.problem or "no output"])[-1]
         raise RuntimeError(f"AppWorld ({request['op']}) failed in the sandbox: {last}")

@@ -16,10 +16,10 @@ rejects the gold patch that upstream resolves.
 from __future__ import annotations
 
 import random
-from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 
 from verifierbench.errors import UserError
+from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.swebench import cases, checkout, diffs, grading, instances
 from verifierbench.sources.swebench.reference import decide, hidden_run
@@ -30,7 +30,6 @@ PAPER_REPOS = ("django/django", "astropy/astropy", "matplotlib/matplotlib")
 QUOTA = 47
 FORCED = ("django__django-11734", "django__django-11740", "django__django-11848", "django__django-12155",
           "matplotlib__matplotlib-14623")
-PARALLEL = 4  # test runs in flight during C1 (the executor caps them at its slots)
 
 INSTRUCTION = """\
 Repository: {repo} (checked out read-only at /repo, at commit {commit}).
@@ -103,15 +102,14 @@ def construct(inst: instances.Instance, clone, seed: int, store=None) -> Replaye
     empty_run = hidden_run(draft_reference, "")
     if grading.upstream_resolved(empty_run, inst.fail_to_pass, inst.pass_to_pass):
         return exclude("S", "SWE-bench's own grading resolves an empty diff (a no-op passes)")
-    accepted, why = decide(task.reference, cases.candidate(inst.patch))
+    accepted, why = decide(task.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
     clone_checkout = checkout.checkout_dir(digest)
     drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
                                                clone_checkout), random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, then replay decides from the cache.
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        list(pool.map(lambda d: decide(task.reference, d.candidate, cached=True), drafts))
+    each(True, lambda d: decide(task.reference, d.candidate, cached=True), drafts)
     return replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
 
 

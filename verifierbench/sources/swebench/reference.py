@@ -5,9 +5,9 @@ hardened way (`grading`). The reference record holds everything but the checkout
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
-from verifierbench.hashing import content_hash
 from verifierbench.sources.swebench import grading
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
@@ -26,9 +26,7 @@ def hidden_run(reference: dict, diff: str) -> TestRun:
 
 
 @functools.lru_cache(maxsize=1024)
-def _cached_run(key: str, reference_json: str, diff: str) -> TestRun:
-    import json
-
+def _cached_run(reference_json: str, diff: str) -> TestRun:
     return hidden_run(json.loads(reference_json), diff)
 
 
@@ -43,9 +41,7 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
         if problem:
             return False, problem
     if cached:
-        import json
-
-        run = _cached_run(content_hash({"reference": reference, "diff": diff}), json.dumps(reference, sort_keys=True), diff)
+        run = _cached_run(json.dumps(reference, sort_keys=True), diff)
     else:
         run = hidden_run(reference, diff)
     return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled)
