@@ -38,8 +38,8 @@ def sandbox(bwrap_available: None) -> Executor:
         yield executor
 
 
-def _build(out: Path, *args: str) -> Path:
-    result = subprocess.run([str(BIN / "verifierbench"), "build", "--out", str(out), *args], capture_output=True, text=True, timeout=300)
+def _build(out: Path, *args: str, timeout: int = 300) -> Path:
+    result = subprocess.run([str(BIN / "verifierbench"), "build", "--out", str(out), *args], capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr
     return out
 

@@ -27,6 +27,8 @@ EXCLUSION_CODES = {
     "J": "tau2: an empty trajectory already gets reward 1.0 upstream (refusal/transfer tasks judged by an LLM there)",
     "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
     "S": "SWE-bench: its own grading does not resolve the gold patch (empty or unparsable report), or resolves an empty diff",
+    "T": "SWE-bench: the clone cannot give the instance's whole tree (base commit absent, a submodule, a missing object)",
+    "V": "SWE-bench: the test environment of the instance's repository and version cannot be made here",
 }
 
 
@@ -46,9 +48,10 @@ class SourcePaths:
     swebench_instances: str | None = None
     swebench_repos: str | None = None
     checkouts: Path | None = None  # where code tasks' checkouts go (build_suite: <suite>/checkouts)
+    swebench_ids: str | None = None  # these instances instead of the seeded selection
 
 
-def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
+def _build_source(name: str, seed: int, paths: SourcePaths, say: Callable[[str], None] = print) -> Selection:
     if name == "bfcl":
         from verifierbench.sources.bfcl.build import build
 
@@ -69,7 +72,7 @@ def _build_source(name: str, seed: int, paths: SourcePaths) -> Selection:
     if name == "swebench":
         from verifierbench.sources.swebench.build import build
 
-        return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts)
+        return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)
     if name == "appworld":
         from verifierbench.sources.appworld.build import build
 
@@ -85,7 +88,7 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
     for name in sources or SOURCES:
         try:
-            selection = _build_source(name, seed, paths)
+            selection = _build_source(name, seed, paths, say)
         except UserError as e:
             unavailable[name] = str(e)
             say(f"build: {name} unavailable, skipped: {e}")

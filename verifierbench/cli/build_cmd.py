@@ -22,15 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", action="append", dest="sources", choices=SOURCES, help="only this source; repeatable")
     p.add_argument("--acebench-dir", metavar="DIR", help=f"ACEBench data_en directory (default ${ENV_VAR}, else ../shared/upstream/acebench/data_all/data_en)")
     p.add_argument("--swebench-instances", metavar="FILE", help="SWE-bench rows (JSON, JSONL or parquet; default "
-                   "$VERIFIERBENCH_SWEBENCH_INSTANCES, else the dataset hub)")
-    p.add_argument("--swebench-repos", metavar="DIR", help="local git clones to test against, named like django__django "
-                   "(default $VERIFIERBENCH_SWEBENCH_REPOS); checkouts go to $VERIFIERBENCH_CHECKOUTS")
+                   "$VERIFIERBENCH_SWEBENCH_INSTANCES, else ../shared/upstream/swebench/instances.jsonl beside the project, "
+                   "else the dataset hub at the pinned revision)")
+    p.add_argument("--swebench-repos", metavar="DIR", help="git clones (bare or not) to test against, named like django__django "
+                   "or django__django.git (default $VERIFIERBENCH_SWEBENCH_REPOS, else ../shared/upstream/swebench/repos)")
+    p.add_argument("--swebench-ids", metavar="ID,...", help="build these SWE-bench instances instead of the seeded selection "
+                   "of 47 (default $VERIFIERBENCH_SWEBENCH_IDS); test environments go to $VERIFIERBENCH_ENVS")
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos)
+    paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos, swebench_ids=args.swebench_ids)
     result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths)
     suite = result.suite
     print(f"build: wrote {args.out}: {len(suite.tasks)} tasks, {len(suite.cases)} cases, "

@@ -63,7 +63,9 @@ def _environment_note(task: Task, budget: int) -> str:
     if task.type is TaskType.tool_call:
         return "This is a tool-call task: there is no public environment to execute, so `run_public` and `reset` are unavailable."
     checkout = ("The repository checkout is mounted read-only at /repo, here and in every run of your verifier; "
-                "`run_public` copies it, applies a diff and runs the named tests. " if task.type is TaskType.code else "")
+                "`run_public` copies it, applies a diff and runs the named tests. "
+                + ("The repository's test environment (its Python and test requirements) is mounted read-only at /env. "
+                   if task.environment.get("test_environment") else "") if task.type is TaskType.code else "")
     return (checkout + f"`run_public` executes in the task's public environment and `reset` restores its initial state. "
             f"During generation you have {budget} `run_public` executions in all (tool calls and calls through `vgb_env`); "
             f"past that it answers `BudgetExceeded: run_public`.")

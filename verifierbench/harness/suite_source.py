@@ -49,11 +49,12 @@ def open_suite(suite: str | None = None) -> tuple[Path, Suite]:
 
 
 def _build_default(directory: Path) -> None:
-    from verifierbench.build import build_suite
+    from verifierbench.build import SOURCES, build_suite
 
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / ".build.lock", "w") as lock:  # concurrent evals build it once
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (directory / MANIFEST).exists():
             logger.warning("no suite found: building the default suite from the installed packages into %s", directory)
-            build_suite(directory, say=logger.warning)
+            # Code tasks take hours to build (each instance's tests run per case): build them explicitly.
+            build_suite(directory, sources=[s for s in SOURCES if s != "swebench"], say=logger.warning)

@@ -64,7 +64,7 @@ def replace_in_file() -> Tool:
 @tool
 def run_public(task_type: str, budget: int) -> Tool:
     async def execute(request: str) -> str:
-        """Execute in the task's public environment. State tasks: replay tool calls on a fresh copy of the initial state and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json). Code tasks: apply a diff to a scratch copy of the checkout and run the named pytest tests.
+        """Execute in the task's public environment. State tasks: replay tool calls on a fresh copy of the initial state and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json). Code tasks: apply a diff to a scratch copy of the checkout and run the named tests with the repository's test command (pytest node ids, or django test labels such as utils_tests.test_http).
 
         Args:
           request: JSON. State tasks: an interaction record (the candidate format), or {"calls": [{"name": ..., "arguments": {...}}]}. Code tasks: {"diff": "<unified diff>", "tests": ["tests/test_x.py::test_y", ...]}.

@@ -11,11 +11,17 @@ def has_environment(task: Task) -> bool:
 
 
 def read_only_inputs(task: Task) -> tuple[tuple[str, str], ...]:
-    """(host path, sandbox path) every run for this task sees read-only: a code task's checkout at /repo."""
+    """(host path, sandbox path) every run for this task sees read-only: a code task's checkout at /repo,
+    and its test environment at /env (what SWE-bench's image gives a solver: the repository's interpreter
+    and test requirements)."""
     if task.reference.get("checker") == "swebench":
         from verifierbench.sources.swebench.checkout import checkout_dir
+        from verifierbench.sources.swebench.envs import SANDBOX_ENV
+        from verifierbench.sources.swebench.reference import environment_of
 
-        return ((str(checkout_dir(task.reference["checkout"])), "/repo"),)
+        environment = environment_of(task.reference)
+        return ((str(checkout_dir(task.reference["checkout"])), "/repo"),
+                *(((str(environment), SANDBOX_ENV),) if environment else ()))
     return ()
 
 

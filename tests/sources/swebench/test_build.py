@@ -16,6 +16,7 @@ from tests.conftest import _build
 from verifierbench.errors import UserError
 from verifierbench.references import decide
 from verifierbench.sources.swebench import build as swebench_build
+from verifierbench.sources.swebench import instances as swebench_instances
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -68,6 +69,7 @@ def test_build_is_deterministic(code_suite, swebench_fixture, traversable_tmp):
 
 def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch):
     instances, repos = swebench_fixture
+    monkeypatch.setattr(swebench_instances, "SHARED_COPY", traversable_tmp / "no-shared-copy")
     with pytest.raises(UserError, match="no --swebench-repos DIR"):
         swebench_build.build(0, str(instances), None)
     with pytest.raises(UserError, match="does not exist"):
@@ -85,6 +87,13 @@ def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch
     broken.write_text(json.dumps({"instance_id": "x", "repo": "a/b"}) + "\n")
     with pytest.raises(UserError, match="lacks base_commit"):
         swebench_build.build(0, str(broken), str(repos))
+    # A malformed row among good ones is named in one line and skipped; the rest is built.
+    mixed = traversable_tmp / "mixed.jsonl"
+    mixed.write_text(broken.read_text() + instances.read_text())
+    said: list[str] = []
+    selection = swebench_build.build(0, str(mixed), str(repos), traversable_tmp / "mixed-checkouts", say=said.append)
+    assert len(selection.retained) == 1 and selection.record["bad_rows"] == ["%s: SWE-bench row x lacks base_commit, patch, test_patch, problem_statement, FAIL_TO_PASS, PASS_TO_PASS" % mixed]
+    assert any(line.startswith("build: swebench: skipped a row:") for line in said)
 
 
 def test_suite_moves_with_its_checkouts(code_suite, traversable_tmp):
@@ -96,3 +105,24 @@ def test_suite_moves_with_its_checkouts(code_suite, traversable_tmp):
     found = subprocess.run([sys.executable, "-c", script, str(moved)], capture_output=True, text=True, check=True,
                            env={**os.environ, "VERIFIERBENCH_CHECKOUTS": ""}).stdout.strip()
     assert found.startswith(str(moved / "checkouts"))
+
+
+def test_an_interrupted_build_resumes_from_finished_instances(swebench_fixture, traversable_tmp, monkeypatch):
+    """Finished instances are remembered on disk: a second build reuses them without running a test."""
+    instances, repos = swebench_fixture
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "resume" / "envs"))
+    first = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-1")
+    monkeypatch.setattr(swebench_build, "construct", lambda *a, **k: pytest.fail("the finished instance was built again"))
+    said: list[str] = []
+    again = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-2", say=said.append)
+    assert [r.task for r in again.retained] == [r.task for r in first.retained]
+    assert [r.cases for r in again.retained] == [r.cases for r in first.retained] and again.dropped == first.dropped
+    assert any("reusing the finished build" in line for line in said)
+    assert (traversable_tmp / "resume" / "checkouts-2" / first.retained[0].task.reference["checkout"]).is_dir()
+    # A corrupt record is not trusted: the instance is built again.
+    (memo,) = (traversable_tmp / "resume" / "builds").glob("*.json")
+    memo.write_text("{not json")
+    monkeypatch.undo()
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "resume" / "envs"))
+    rebuilt = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-3")
+    assert [r.cases for r in rebuilt.retained] == [r.cases for r in first.retained]

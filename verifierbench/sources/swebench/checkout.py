@@ -77,6 +77,31 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
         raise
 
 
+class IncompleteTree(UserError):
+    """The clone cannot give the instance's whole tree: the instance is unavailable, never built partially."""
+
+
+def require_complete(repo: Path, commit: str) -> None:
+    """Raises IncompleteTree when `commit` is absent, names a submodule (its content is another
+    repository), or refers to an object the clone lacks."""
+    git = ["git", "-C", str(repo)]
+    if subprocess.run([*git, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode:
+        raise IncompleteTree(f"base commit {commit[:12]} is not in {repo.name}")
+    listing = subprocess.run([*git, "ls-tree", "-r", "-z", "--full-tree", commit], capture_output=True)
+    if listing.returncode:
+        raise IncompleteTree(f"{repo.name}: cannot list the tree of {commit[:12]}: {listing.stderr.decode(errors='replace').strip()[:300]}")
+    entries = [e.split(b"\t", 1) for e in listing.stdout.split(b"\0") if e]
+    submodules = [path.decode(errors="replace") for meta, path in entries if meta.startswith(b"160000 ")]
+    if submodules:
+        raise IncompleteTree(f"the tree of {commit[:12]} has submodule {submodules[0]}, whose content is another repository")
+    objects = b"\n".join(meta.split(b" ")[2] for meta, _ in entries) + b"\n"
+    check = subprocess.run([*git, "cat-file", "--batch-check"], input=objects, capture_output=True)
+    lacking = [line.split(b" ")[0].decode() for line in check.stdout.splitlines() if line.endswith(b" missing")]
+    if lacking:
+        paths = {meta.split(b" ")[2].decode(): path.decode(errors="replace") for meta, path in entries}
+        raise IncompleteTree(f"the clone lacks {len(lacking)} objects of {commit[:12]}'s tree, e.g. {paths.get(lacking[0], lacking[0])}")
+
+
 def checkout_dir(digest: str) -> Path:
     places = ([Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else []) + _searched + [Path(DEFAULT_STORE)]
     for place in places:

@@ -1,6 +1,6 @@
 """What `run_public` serves for a code task: apply a diff to a scratch copy of the checkout and run the
-named tests, sandboxed. The hidden test patch is not applied: verifiers bring their own tests (a diff
-may add test files)."""
+named tests with the repository's own test command in the task's test environment, sandboxed. The
+hidden test patch is not applied: verifiers bring their own tests (a diff may add test files)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from verifierbench.sources.interaction.environment import ServedEnvironment
 from verifierbench.sources.swebench.checkout import checkout_dir
+from verifierbench.sources.swebench.reference import environment_of
 from verifierbench.sources.swebench.testrun import run_tests
 
 MAX_TESTS = 200
@@ -16,16 +17,19 @@ MAX_TESTS = 200
 class CodeEnvironment(ServedEnvironment):
     def __init__(self, reference: dict) -> None:
         self.checkout = checkout_dir(reference["checkout"])
+        self.runner = reference.get("runner", "pytest")
+        self.environment = environment_of(reference)
 
     def run_request(self, request: dict) -> dict[str, Any]:
         diff, tests = request.get("diff", ""), request.get("tests", [])
         if not isinstance(diff, str):
             raise ValueError("`diff` must be a string (a unified diff against the checkout)")
         if not isinstance(tests, list) or not all(isinstance(t, str) and t and not t.startswith("-") for t in tests):
-            raise ValueError("`tests` must be a list of pytest node ids (no options)")
+            raise ValueError("`tests` must be a list of " + ("django test labels" if self.runner == "django" else "pytest node ids")
+                             + " (no options)")
         if len(tests) > MAX_TESTS:
             raise ValueError(f"at most {MAX_TESTS} tests per run")
-        return run_tests(self.checkout, [diff], tests).to_json()
+        return run_tests(self.checkout, [diff], tests, environment=self.environment, runner=self.runner).to_json()
 
     def reset_reply(self) -> dict[str, Any]:
         return {"checkout": "/repo", "note": "every run_public starts from a fresh copy of the checkout"}

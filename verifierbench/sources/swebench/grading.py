@@ -22,18 +22,42 @@ from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.testrun import TestRun
 
 CHECKS = ("static", "fail_to_pass", "pass_to_pass", "strict_outcomes", "log_agrees", "exit_code", "complete_report")
-RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST")
+# Production code that looks for the test runner (pytest; django's tests/runtests.py and its test settings).
+RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST|\bruntests\b|\btest_sqlite\b")
+# Files the interpreter runs at start-up, before any test: a patch to the runner would hide there.
+STARTUP_FILE = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
 
 
-def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str]) -> bool:
-    """SWE-bench's own verdict on the run's log (RESOLVED_FULL), unhardened."""
+# Python 3.11's unittest prints `test_x (module.Class.test_x)` where the dataset (made with 3.6-3.9) has
+# `test_x (module.Class)`; and a test whose docstring starts with a newline gets its name on one line and
+# `<docstring line> ... ok` on the next, so the parser would give the status to the docstring line only.
+PY311_NAME = re.compile(r"^(\w+) \(([\w.]+)\.\1\)", re.MULTILINE)
+NAME_THEN_DOCSTRING = re.compile(r"^(\w+ \([\w.]+\))\n(.+?) \.\.\. (ok|OK|FAIL|ERROR|skipped.*)$", re.MULTILINE)
+
+
+def normalise_django_log(log: str) -> str:
+    """The django runner's log as the dataset's Python printed it (see above); statuses are unchanged."""
+    log = PY311_NAME.sub(r"\1 (\2)", log)
+    return NAME_THEN_DOCSTRING.sub(r"\1 ... \3\n\2 ... \3", log)
+
+
+def log_status(run: TestRun, runner: str = "pytest") -> dict[str, str]:
+    """SWE-bench's log parser for the repository's runner: {test name: PASSED/FAILED/ERROR/SKIPPED/...}."""
+    from swebench.harness.log_parsers.python import parse_log_django, parse_log_pytest
+
+    if runner == "django":
+        return parse_log_django(normalise_django_log(run.log), None)
+    return parse_log_pytest(run.log, None)
+
+
+def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], runner: str = "pytest") -> bool:
+    """SWE-bench's own verdict on the run's log (RESOLVED_FULL), unhardened (django's log normalised for 3.11)."""
     from swebench.harness.constants import FAIL_TO_PASS, PASS_TO_PASS, ResolvedStatus
     from swebench.harness.grading import get_eval_tests_report, get_resolution_status
-    from swebench.harness.log_parsers.python import parse_log_pytest
 
     if not run.applied:
         return False
-    status = parse_log_pytest(run.log, None)
+    status = log_status(run, runner)
     report = get_eval_tests_report(status, {FAIL_TO_PASS: fail_to_pass, PASS_TO_PASS: pass_to_pass})
     return get_resolution_status(report) == ResolvedStatus.FULL.value
 
@@ -49,23 +73,22 @@ def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
         if diffs.is_test_path(change.path, tests):
             return f"the diff edits test code ({change.path})"
     for change in touched:
+        if STARTUP_FILE.search(change.path):
+            return f"the diff adds an interpreter start-up file ({change.path})"
+    for change in touched:
         if change.path.endswith(".py") and any(RUNNER_REFERENCE.search(line) for line in change.added):
             return f"production code in {change.path} refers to the test runner"
     return None
 
 
-def _log_status(run: TestRun) -> dict[str, str]:
-    from swebench.harness.log_parsers.python import parse_log_pytest
-
-    return parse_log_pytest(run.log, None)
-
-
 LOG_AGREES = {"passed": {"PASSED"}, "failed": {"FAILED"}, "error": {"ERROR", "FAILED"}, "skipped": {"SKIPPED"},
               "xfailed": {"XFAIL"}, "xpassed": {"XPASS", "PASSED", "FAILED"}}
+# django's runner prints "expected failure" / "unexpected success", which its parser does not read as a status.
+LOG_AGREES_DJANGO = {**LOG_AGREES, "xfailed": {"PASSED", "FAILED"}, "xpassed": {"PASSED", "FAILED"}}
 
 
 def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_outcomes: dict[str, str],
-          disabled: frozenset[str] = frozenset()) -> tuple[bool, str]:
+          disabled: frozenset[str] = frozenset(), runner: str = "pytest", gold_exit_code: int | None = 0) -> tuple[bool, str]:
     """(PASS?, reason) for a test run of the candidate with the hidden tests applied."""
     if run.problem:
         return False, f"the test run failed: {run.problem}"
@@ -80,9 +103,10 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
         if missing:
             return False, f"{len(missing)} named tests are missing from the report, e.g. {missing[0]}"
     if "log_agrees" not in disabled:
-        log = _log_status(run)
+        log = log_status(run, runner)
+        agrees = LOG_AGREES_DJANGO if runner == "django" else LOG_AGREES
         for test in named:
-            if test in outcomes and test in log and log[test] not in LOG_AGREES.get(outcomes[test], set()):
+            if test in outcomes and test in log and log[test] not in agrees.get(outcomes[test], set()):
                 return False, f"the log says {log[test]} for {test}, the structured report says {outcomes[test]}"
     for group, tests in (("fail_to_pass", fail_to_pass), ("pass_to_pass", pass_to_pass)):
         if group in disabled:
@@ -92,8 +116,11 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
             if _passes(got, gold_outcomes.get(test), strict="strict_outcomes" not in disabled, missing_ok="complete_report" in disabled):
                 continue
             return False, f"{'FAIL_TO_PASS' if group == 'fail_to_pass' else 'PASS_TO_PASS'} test {test}: {got}"
-    if "exit_code" not in disabled and run.exit_code != 0:
-        return False, f"pytest exited with status {run.exit_code} though every named test passed"
+    # The runner's exit status covers the whole test modules: where the gold run itself exits non-zero
+    # (an unnamed test failing in this environment), the candidate must exit exactly as the gold did.
+    allowed = {0} | ({gold_exit_code} if isinstance(gold_exit_code, int) else set())
+    if "exit_code" not in disabled and run.exit_code not in allowed:
+        return False, f"the test runner exited with status {run.exit_code} though every named test passed"
     return True, "every FAIL_TO_PASS and PASS_TO_PASS test passes"
 
 

@@ -16,11 +16,16 @@ from pathlib import Path
 from verifierbench.errors import UserError
 
 DATASET = "princeton-nlp/SWE-bench_Verified"
-# The hub revision to read. No commit sha has been checked from this machine (the hub is unreachable),
-# so the default is the branch; the build records the commit it actually read (`hub_commit`).
+# The hub revision read by default: the commit whose parquet file (sha256 a45b1fe4...) the offline copy
+# beside the project was converted from, row for row. $VERIFIERBENCH_SWEBENCH_REVISION overrides it.
+PINNED_REVISION = "c104f840cc67f8b6eec6f759ebc8b2693d585d4a"
 REVISION_ENV = "VERIFIERBENCH_SWEBENCH_REVISION"
 INSTANCES_ENV = "VERIFIERBENCH_SWEBENCH_INSTANCES"
 REPOS_ENV = "VERIFIERBENCH_SWEBENCH_REPOS"
+IDS_ENV = "VERIFIERBENCH_SWEBENCH_IDS"
+# The offline copy (instances.jsonl and bare repositories) where a checkout of this project sits beside
+# one (developers, CI); users without it read the hub and clone from GitHub.
+SHARED_COPY = Path(__file__).resolve().parents[4] / "shared" / "upstream" / "swebench"
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "FAIL_TO_PASS", "PASS_TO_PASS")
 
 
@@ -54,12 +59,33 @@ def _tests(value: object) -> list[str]:
     return tests
 
 
-def load(path: str | None) -> list[Instance]:
-    """Instances from `path` (or $VERIFIERBENCH_SWEBENCH_INSTANCES), else from the dataset hub."""
-    path = path or os.environ.get(INSTANCES_ENV)
+def revision() -> str:
+    return os.environ.get(REVISION_ENV) or PINNED_REVISION
+
+
+def default_instances() -> str | None:
+    path = os.environ.get(INSTANCES_ENV)
     if path:
-        return [Instance.from_row(row, path) for row in _read_file(Path(path))]
-    return [Instance.from_row(row, DATASET) for row in _read_hub()]
+        return path
+    return str(SHARED_COPY / "instances.jsonl") if (SHARED_COPY / "instances.jsonl").is_file() else None
+
+
+def load(path: str | None, bad: list[str] | None = None) -> list[Instance]:
+    """Instances from `path` (or $VERIFIERBENCH_SWEBENCH_INSTANCES, or the offline copy), else from the hub.
+    With `bad`, a malformed row is skipped and its one-line reason appended there instead of raising."""
+    path = path or default_instances()
+    rows, where = (_read_file(Path(path)), path) if path else (_read_hub(), DATASET)
+    out = []
+    for number, row in enumerate(rows, 1):
+        try:
+            if not isinstance(row, dict):
+                raise UserError(f"{where}: row {number} is not an object")
+            out.append(Instance.from_row(row, where))
+        except UserError as e:
+            if bad is None:
+                raise
+            bad.append(str(e))
+    return out
 
 
 def _read_file(path: Path) -> list[dict]:
@@ -91,7 +117,7 @@ def _read_hub() -> list[dict]:
                         f"pass --swebench-instances FILE (JSON, JSONL or parquet with SWE-bench's fields)") from None
     from datasets import load_dataset
 
-    return list(load_dataset(DATASET, split="test", revision=os.environ.get(REVISION_ENV, "main")))
+    return list(load_dataset(DATASET, split="test", revision=revision()))
 
 
 def hub_commit() -> str | None:
@@ -99,19 +125,27 @@ def hub_commit() -> str | None:
     try:
         from huggingface_hub import HfApi
 
-        return HfApi().dataset_info(DATASET, revision=os.environ.get(REVISION_ENV, "main")).sha
+        return HfApi().dataset_info(DATASET, revision=revision()).sha
     except Exception:  # noqa: BLE001 - provenance only
         return None
 
 
 def repos_dir(path: str | None) -> Path | None:
     path = path or os.environ.get(REPOS_ENV)
-    return Path(path) if path else None
+    if path:
+        return Path(path)
+    return SHARED_COPY / "repos" if (SHARED_COPY / "repos").is_dir() else None
+
+
+def selected_ids(value: str | None = None) -> list[str] | None:
+    """Instance ids to build instead of the seeded selection (--swebench-ids / $VERIFIERBENCH_SWEBENCH_IDS)."""
+    value = value or os.environ.get(IDS_ENV)
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
 def local_clone(repos: Path, repo: str) -> Path | None:
-    """SWE-bench's naming (`django__django`), or the bare repository name."""
-    for name in (repo.replace("/", "__"), repo.split("/")[-1]):
+    """SWE-bench's naming (`django__django`, or a bare `django__django.git`), or the repository's own name."""
+    for name in (repo.replace("/", "__"), repo.replace("/", "__") + ".git", repo.split("/")[-1], repo.split("/")[-1] + ".git"):
         if (repos / name).is_dir():
             return repos / name
     return None

@@ -8,7 +8,9 @@ import functools
 import json
 from typing import Any
 
-from verifierbench.sources.swebench import grading
+from pathlib import Path
+
+from verifierbench.sources.swebench import envs, grading
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
 
@@ -20,9 +22,24 @@ def candidate_diff(candidate: Any) -> str | None:
 
 
 def hidden_run(reference: dict, diff: str) -> TestRun:
-    checkout = None if in_sandbox() else checkout_dir(reference["checkout"])
-    return run_tests(checkout, [diff], reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"], reference["test_patch"],
-                     reference["test_files"])
+    runner = reference.get("runner", "pytest")
+    if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
+        tests = envs.django_directives(reference["test_files"])
+    else:
+        tests = reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"]
+    if in_sandbox():
+        return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner)
+    checkout = checkout_dir(reference["checkout"])
+    return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
+                     runner=runner)
+
+
+def environment_of(reference: dict) -> Path | None:
+    """The task's test environment (made on first use when this machine lacks it); None: the harness's own pytest."""
+    if not reference.get("environment"):
+        return None
+    checkout = checkout_dir(reference["checkout"])
+    return envs.ensure(envs.spec_for(reference["environment"]["repo"], reference["environment"]["version"], checkout), checkout)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -44,4 +61,5 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
         run = _cached_run(json.dumps(reference, sort_keys=True), diff)
     else:
         run = hidden_run(reference, diff)
-    return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled)
+    return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled,
+                         runner=reference.get("runner", "pytest"), gold_exit_code=reference.get("gold_exit_code", 0))

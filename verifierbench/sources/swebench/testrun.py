@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifierbench.executor import Executor, Job, Limits
+from verifierbench.sources.swebench.envs import SANDBOX_ENV, SANDBOX_PYTHON
 
 RUNNER = Path(__file__).resolve().parent / "sandbox_runner"
 SANDBOX_REPO = "/repo"
-LIMITS = Limits(timeout_s=360, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
+LIMITS = Limits(timeout_s=660, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
 
 
 @dataclass(frozen=True)
@@ -47,25 +48,33 @@ class TestRun:
 _lock = threading.Lock()
 
 
-@functools.lru_cache(maxsize=1)
-def _executor() -> Executor:
-    return Executor(LIMITS, site_packages=(sysconfig.get_paths()["purelib"],))
+@functools.lru_cache(maxsize=2)
+def _executor(own_environment: bool) -> Executor:
+    # Without a test environment, pytest comes from the harness's own site-packages (the fixture tasks).
+    return Executor(LIMITS, site_packages=() if own_environment else (sysconfig.get_paths()["purelib"],))
 
 
 def in_sandbox() -> bool:
     return bool(os.environ.get("VGB_CANDIDATE")) and os.path.isdir(SANDBOX_REPO)
 
 
-def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None) -> TestRun:
-    job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or [])}
+def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
+              environment: Path | None = None, runner: str = "pytest") -> TestRun:
+    """`environment`: the task's test environment (`envs`), seen read-only at /env; `runner`: django or pytest."""
+    job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner}
     if in_sandbox():
-        return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job))
+        python = SANDBOX_PYTHON if os.path.isfile(SANDBOX_PYTHON) else None
+        return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python))
     assert checkout is not None, "a checkout is needed outside the sandbox"
     with _lock:
-        executor = _executor()
+        executor = _executor(environment is not None)
     bwrap = executor.level.value == "bwrap"
+    extra_ro = ((str(checkout), SANDBOX_REPO),) if bwrap else ()
+    if environment is not None:
+        extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
+        job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
     outcome = executor.run(Job(RUNNER, {**job, "repo": SANDBOX_REPO if bwrap else str(checkout)}, key="tests",
-                               extra_ro=((str(checkout), SANDBOX_REPO),) if bwrap else (), keep_result=True))
+                               extra_ro=extra_ro, keep_result=True))
     if outcome.result is None:
         return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail)
     return TestRun.from_json(outcome.result.get("result") or {})

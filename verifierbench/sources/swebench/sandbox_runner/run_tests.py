@@ -19,7 +19,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOG_LIMIT = 200_000  # characters of test output kept (the end: pytest's summary is last)
-TEST_TIMEOUT_S = 300
+TEST_TIMEOUT_S = 600  # a few django test modules (admin_scripts) take minutes
 
 
 def _git_apply(work: str, diff: str) -> str | None:
@@ -49,8 +49,17 @@ def _reset(work: str, repo: str, paths: list[str]) -> None:
             shutil.copyfile(original, target)
 
 
+def _command(runner: str, python: str, tests: list[str]) -> list[str]:
+    """The repository's own test command (SWE-bench's), with our structured report attached."""
+    if runner == "django":
+        return [python, os.path.join(HERE, "vgb_django_report.py"), "tests/runtests.py", "--verbosity", "2",
+                "--settings=test_sqlite", "--parallel", "1", *tests]
+    return [python, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "-rA", "--tb=short",
+            "-o", "addopts=", *tests]
+
+
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
-        scratch: str | None = None) -> dict:
+        scratch: str | None = None, runner: str = "pytest", python: str | None = None) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
@@ -66,14 +75,15 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
     if not tests:
         return {"applied": True, "exit_code": None, "log": "", "report": {}, "tests": []}
     report_path = os.path.join(base, f"report-{secrets.token_hex(8)}.json")
-    env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONPATH": os.pathsep.join([HERE, work, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]),
+    env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "PYTHONIOENCODING": "utf8", "PYTHONDONTWRITEBYTECODE": "1",
+           # An environment of the repository's own (`python`) brings its packages; else pytest is on our path.
+           "PYTHONPATH": os.pathsep.join([HERE, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
            "VGB_REPORT_PATH": report_path,
            # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
            # its conftest.py names. Also most of pytest's start-up time in a large environment.
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    argv = [sys.executable, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "-rA", "--tb=short",
-            "-o", "addopts=", *tests]
+    argv = _command(runner, python or sys.executable, tests)
     try:
         done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=TEST_TIMEOUT_S)
@@ -95,7 +105,7 @@ def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         job = json.load(handle)
     result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
-                 job.get("scratch"))
+                 job.get("scratch"), job.get("runner", "pytest"), job.get("python"))
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump({"decision": "PASS", "result": result}, handle)
 

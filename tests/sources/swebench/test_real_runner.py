@@ -1,0 +1,173 @@
+"""The pieces that run real SWE-bench instances, tested without the offline copy: test environments'
+specifications, incomplete trees, django's runner report and log normalisation, start-up file hacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verifierbench.sources.swebench import checkout, envs, grading, instances
+from verifierbench.sources.swebench.testrun import TestRun
+
+RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
+
+
+def test_specs_cover_the_three_repositories_with_their_test_commands():
+    data = envs.specs()
+    assert data["source"].startswith("swebench 4.1.0")
+    for version in ("3.0", "3.1", "3.2", "4.0", "4.1", "4.2", "5.0"):
+        assert data["specs"]["django/django"][version]["test_cmd"].startswith("./tests/runtests.py --verbosity 2")
+    assert data["requirements_paths"]["django/django"] == ["tests/requirements/py3.txt"]
+    assert envs.has_spec("matplotlib/matplotlib") and not envs.has_spec("vgb-fixtures/httpdate")
+    with pytest.raises(envs.EnvironmentError_, match="compiled extensions"):
+        envs.spec_for("matplotlib/matplotlib", "3.7", Path("/nonexistent"))
+    assert (RUNNER_DIR.parent / "data" / "LICENSE-swebench").read_text().startswith("MIT License")
+
+
+def test_environment_spec_reads_the_checkouts_requirements_and_keys_on_them(tmp_path):
+    (tmp_path / "tests" / "requirements").mkdir(parents=True)
+    (tmp_path / "tests" / "requirements" / "py3.txt").write_text("asgiref\n")
+    first = envs.spec_for("django/django", "3.1", tmp_path)
+    assert first.runner == "django" and first.requirements == (("tests/requirements/py3.txt", "asgiref\n"),)
+    assert first.key == envs.spec_for("django/django", "3.1", tmp_path).key  # deterministic
+    (tmp_path / "tests" / "requirements" / "py3.txt").write_text("asgiref\nsqlparse\n")
+    assert envs.spec_for("django/django", "3.1", tmp_path).key != first.key
+    with pytest.raises(envs.EnvironmentError_, match="no environment specification for django/django 0.1"):
+        envs.spec_for("django/django", "0.1", tmp_path)
+    (tmp_path / "tests" / "requirements" / "py3.txt").unlink()
+    with pytest.raises(envs.EnvironmentError_, match="none of the requirements files"):
+        envs.spec_for("django/django", "3.1", tmp_path)
+
+
+def test_django_directives_follow_swebench():
+    assert envs.django_directives(["tests/utils_tests/test_http.py", "tests/queries/tests.py", "tests/queries/models.py",
+                                   "docs/ref.txt", "tests/admin_docs/__init__.py"]) == \
+        ["utils_tests.test_http", "queries.tests", "queries.models", "admin_docs"]
+
+
+def _git(repo: Path, *args: str, **kw) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, **kw).stdout.strip()
+
+
+def test_incomplete_trees_are_named(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.py").write_text("x = 1\n")
+    _git(repo, "add", "a.py")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    good = _git(repo, "rev-parse", "HEAD")
+    checkout.require_complete(repo, good)
+    with pytest.raises(checkout.IncompleteTree, match="base commit 0123456789ab is not in repo"):
+        checkout.require_complete(repo, "0123456789abcdef0123456789abcdef01234567")
+    _git(repo, "update-index", "--add", "--cacheinfo", f"160000,{good},helpers")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "submodule")
+    with pytest.raises(checkout.IncompleteTree, match="submodule helpers"):
+        checkout.require_complete(repo, _git(repo, "rev-parse", "HEAD"))
+    # A tree naming a blob the clone lacks (as in a copy cut without large files).
+    blob = _git(repo, "hash-object", "-w", "--stdin", input="big data\n")
+    tree = _git(repo, "mktree", input=f"100644 blob {blob}\tbig.dat\n100644 blob {_git(repo, 'rev-parse', good + ':a.py')}\ta.py\n")
+    commit = _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", tree, "-m", "big")
+    os.unlink(repo / ".git" / "objects" / blob[:2] / blob[2:])
+    with pytest.raises(checkout.IncompleteTree, match="lacks 1 objects .* big.dat"):
+        checkout.require_complete(repo, commit)
+
+
+def test_pinned_revision_and_bad_rows(tmp_path, monkeypatch):
+    monkeypatch.delenv(instances.REVISION_ENV, raising=False)
+    assert instances.revision() == "c104f840cc67f8b6eec6f759ebc8b2693d585d4a"
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"instance_id": "a"}\n[1]\n')
+    bad: list[str] = []
+    assert instances.load(str(rows), bad) == []
+    assert bad == [f"{rows}: SWE-bench row a lacks repo, base_commit, patch, test_patch, problem_statement, FAIL_TO_PASS, PASS_TO_PASS",
+                   f"{rows}: row 2 is not an object"]
+
+
+PY311_LOG = """\
+test_parsing_rfc850 (utils_tests.test_http.HttpDateProcessingTests.test_parsing_rfc850) ... ok
+test_year_less_than_70 (utils_tests.test_http.HttpDateProcessingTests.test_year_less_than_70) ... FAIL
+test_docstring (utils_tests.test_http.DocTests.test_docstring)
+The docstring's first line. ... ok
+"""
+
+
+def test_django_log_is_normalised_to_the_datasets_names():
+    status = grading.log_status(TestRun(True, log=PY311_LOG), "django")
+    assert status == {"test_parsing_rfc850 (utils_tests.test_http.HttpDateProcessingTests)": "PASSED",
+                      "test_year_less_than_70 (utils_tests.test_http.HttpDateProcessingTests)": "FAILED",
+                      "test_docstring (utils_tests.test_http.DocTests)": "PASSED",
+                      "The docstring's first line.": "PASSED"}
+    # Unnormalised, upstream's parser would know none of the dataset's names.
+    from swebench.harness.log_parsers.python import parse_log_django
+
+    assert "test_parsing_rfc850 (utils_tests.test_http.HttpDateProcessingTests)" not in parse_log_django(PY311_LOG, None)
+
+
+def test_startup_files_and_runner_references_are_rejected():
+    for path in ("sitecustomize.py", "django/usercustomize.py", "x.pth"):
+        diff = f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+import os\n"
+        assert "start-up file" in grading.static_problem(diff, [])
+    diff = ("diff --git a/django/x.py b/django/x.py\nnew file mode 100644\n--- /dev/null\n+++ b/django/x.py\n@@ -0,0 +1 @@\n"
+            "+FIXED = 'runtests' in __import__('sys').argv[0]\n")
+    assert "refers to the test runner" in grading.static_problem(diff, [])
+
+
+def test_exit_status_may_match_the_golds_own():
+    run = TestRun(True, exit_code=1, outcomes={"t (m.C)": "passed"})
+    assert grading.grade(run, ["t (m.C)"], [], {}, runner="django", gold_exit_code=1)[0]
+    assert not grading.grade(run, ["t (m.C)"], [], {}, runner="django", gold_exit_code=0)[0]
+    assert not grading.grade(TestRun(True, exit_code=None, outcomes={"t (m.C)": "passed"}), ["t (m.C)"], [], {},
+                             runner="django", gold_exit_code=None)[0]
+
+
+RUNTESTS = """\
+import os, sys, unittest
+
+class T(unittest.TestCase):
+    def test_ok(self):
+        pass
+
+    def test_fail(self):
+        self.assertEqual(1, 2)
+
+    def test_doc(self):
+        '''Says what it checks.'''
+
+    def test_sub(self):
+        for i in range(2):
+            with self.subTest(i=i):
+                self.assertEqual(i, 0)
+
+    @unittest.skip("no")
+    def test_skip(self):
+        pass
+
+    @unittest.expectedFailure
+    def test_xfail(self):
+        self.assertEqual(1, 2)
+
+print("REPORT PATH VISIBLE" if "VGB_REPORT_PATH" in os.environ else "report path hidden")
+result = unittest.TextTestRunner(verbosity=2).run(unittest.defaultTestLoader.loadTestsFromTestCase(T))
+sys.exit(bool(result.failures or result.errors))
+"""
+
+
+def test_django_report_records_every_outcome_under_the_parsers_names(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "runtests.py").write_text(RUNTESTS)
+    report = tmp_path / "report.json"
+    done = subprocess.run([sys.executable, str(RUNNER_DIR / "vgb_django_report.py"), "tests/runtests.py"], cwd=tmp_path,
+                          capture_output=True, text=True, env={**os.environ, "VGB_REPORT_PATH": str(report)})
+    assert done.returncode == 1 and "report path hidden" in done.stdout
+    data = json.loads(report.read_text())
+    assert data["exitstatus"] == 1
+    assert data["outcomes"] == {"test_ok (__main__.T)": "passed", "test_fail (__main__.T)": "failed",
+                                "test_doc (__main__.T)": "passed", "Says what it checks.": "passed",
+                                "test_sub (__main__.T)": "failed", "test_skip (__main__.T)": "skipped",
+                                "test_xfail (__main__.T)": "xfailed"}

@@ -1,0 +1,218 @@
+"""Test environments for code tasks: one Python virtual environment per (repository, version, requirements),
+made from Debian's Python and the package index, following SWE-bench's own specifications.
+
+SWE-bench runs each instance in a Docker image built from `MAP_REPO_VERSION_TO_SPECS` (Python version,
+requirements, install command, test command). Those specifications ship in `data/specs.json`
+(extracted from swebench 4.1.0 by `scripts/swebench_specs.py`; 5.x no longer carries them). Here an
+environment is a venv of this machine's Python 3.11 holding the repository's test requirements and its
+dependencies, but not the repository itself: every test run puts its own scratch copy of the checkout
+first on the path, so one environment serves every instance with the same requirements.
+
+Why 3.11 and not the spec's Python (3.6-3.9 for most django versions): Debian's mirror serves nothing
+older than 3.9 and the package index no relocatable CPython; whether a version runs on 3.11 is decided
+by evidence, the gold patch's run (an instance whose gold does not resolve is excluded with its log).
+
+Environments are content-addressed (`key`), made once under `$VERIFIERBENCH_ENVS` (default
+/var/tmp/verifierbench/envs), in a staging directory renamed into place when complete, so a crash never
+leaves a half-made environment that looks usable. Sandboxed test runs see one read-only at /env.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from verifierbench.errors import UserError
+
+ROOT_ENV = "VERIFIERBENCH_ENVS"
+DEFAULT_ROOT = "/var/tmp/verifierbench/envs"
+SANDBOX_ENV = "/env"  # where a test run sees its environment
+SANDBOX_PYTHON = f"{SANDBOX_ENV}/bin/python"
+RECIPE = 1  # bump when the way environments are made changes: every key changes with it
+PYTHON = "/usr/bin/python3"
+SPECS = Path(__file__).resolve().parent / "data" / "specs.json"
+INSTALL_TIMEOUT_S = 1800
+
+
+class EnvironmentError_(UserError):
+    """An environment could not be made (the instance is excluded with this reason)."""
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What an environment is made from; its digest names it."""
+
+    repo: str
+    version: str
+    runner: str  # "django" (tests/runtests.py) or "pytest"
+    requirements: tuple[tuple[str, str], ...]  # (path in the checkout, text) of the spec's requirements files
+    pip_packages: tuple[str, ...]
+    python: str  # the interpreter's version, e.g. "3.11.2"
+
+    @property
+    def key(self) -> str:
+        data = json.dumps({"recipe": RECIPE, **self.__dict__}, sort_keys=True, default=list)
+        return f"{self.repo.replace('/', '__')}-{self.version}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
+                "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages)}
+
+
+@functools.lru_cache(maxsize=1)
+def specs() -> dict:
+    return json.loads(SPECS.read_text())
+
+
+def has_spec(repo: str) -> bool:
+    """SWE-bench specifies this repository's environments (else: the harness's own pytest, e.g. the fixture)."""
+    return repo in specs()["specs"]
+
+
+def runner_for(repo: str) -> str:
+    return "django" if repo == "django/django" else "pytest"
+
+
+def django_directives(test_files: list[str]) -> list[str]:
+    """Test labels for django's runner from the test files a test patch touches (tests/a/b.py -> a.b)."""
+    labels = []
+    for path in test_files:
+        if path.startswith("tests/") and path.endswith(".py"):
+            label = path[len("tests/"):-len(".py")].replace("/", ".")
+            label = label[: -len(".__init__")] if label.endswith(".__init__") else label
+            if label and label not in labels:
+                labels.append(label)
+    return labels
+
+
+@functools.lru_cache(maxsize=1)
+def python_version() -> str:
+    done = subprocess.run([PYTHON, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+# Repositories whose tests import compiled extensions built inside the checkout: their environment would
+# have to be made per instance (SWE-bench's image builds the repository in place in /testbed). Not yet.
+BUILT_IN_PLACE = {"astropy/astropy", "matplotlib/matplotlib"}
+
+
+def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
+    """The environment an instance needs, from SWE-bench's specification of its (repository, version)."""
+    if repo in BUILT_IN_PLACE:
+        raise EnvironmentError_(f"{repo}'s tests need its compiled extensions built inside each instance's checkout; "
+                                "per-instance environments are not supported yet")
+    repo_specs = specs()["specs"].get(repo)
+    if repo_specs is None or version not in repo_specs:
+        raise EnvironmentError_(f"SWE-bench has no environment specification for {repo} {version or '(no version)'}")
+    spec = repo_specs[version]
+    requirements = []
+    if spec.get("packages") == "requirements.txt":
+        for rel in specs()["requirements_paths"].get(repo, []):
+            if (checkout / rel).is_file():
+                requirements.append((rel, (checkout / rel).read_text(encoding="utf-8", errors="replace")))
+                break
+        if not requirements:
+            raise EnvironmentError_(f"{repo} {version}: none of the requirements files SWE-bench names is in the checkout")
+    pip_packages = spec.get("pip_packages") or []
+    if runner_for(repo) == "pytest" and not any(p.split("=")[0].strip().lower() == "pytest" for p in pip_packages):
+        pip_packages = [*pip_packages, "pytest"]
+    return EnvSpec(repo, version, runner_for(repo), tuple(requirements), tuple(pip_packages), python_version())
+
+
+def root() -> Path:
+    return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
+
+
+def env_dir(key: str) -> Path | None:
+    path = root() / key
+    return path if (path / "verifierbench-env.json").is_file() else None
+
+
+def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Path:
+    """The environment's directory, made first if missing (one maker at a time per key, across processes)."""
+    found = env_dir(spec.key)
+    if found:
+        return found
+    base = root()
+    base.mkdir(parents=True, exist_ok=True)
+    _searchable(base)
+    with open(base / f".{spec.key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = env_dir(spec.key)
+        if found:
+            return found
+        say(f"build: swebench: making test environment {spec.repo} {spec.version} (Python {spec.python}, {spec.key}) ...")
+        started = time.monotonic()
+        target = base / spec.key
+        staging = base / f".staging-{spec.key}"
+        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            _make(spec, checkout, staging)
+            shutil.rmtree(target, ignore_errors=True)  # a directory without the record is not an environment
+            os.rename(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        say(f"build: swebench: made test environment {spec.key} in {time.monotonic() - started:.0f} s")
+        return target
+
+
+def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
+    log_path = staging.parent / f".{spec.key}.log"
+    with open(log_path, "w") as log:
+        def run(argv: list[str], cwd: Path | None = None) -> None:
+            log.write(f"$ {' '.join(argv)}\n")
+            log.flush()
+            done = subprocess.run(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT_S,
+                                  env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"})
+            if done.returncode:
+                log.flush()
+                tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
+                raise EnvironmentError_(f"making the environment {spec.key} failed at `{' '.join(argv[2:5])} ...`: "
+                                        f"{' | '.join(tail)[-400:]} (full log {log_path})")
+
+        run([PYTHON, "-m", "venv", str(staging)])
+        pip = [str(staging / "bin" / "python"), "-m", "pip", "install", "-q"]
+        with tempfile.TemporaryDirectory(prefix="vgb-env-") as work:
+            if spec.pip_packages:
+                run([*pip, *spec.pip_packages])
+            for rel, text in spec.requirements:
+                (Path(work) / "requirements.txt").write_text(text)
+                run([*pip, "-r", str(Path(work) / "requirements.txt")])
+            # The repository's own dependencies (install_requires), without the repository: test runs put
+            # their scratch copy of the checkout first on the path.
+            source = Path(work) / "source"
+            shutil.copytree(checkout, source, symlinks=True)
+            run([*pip, str(source)])
+            run([str(staging / "bin" / "python"), "-m", "pip", "uninstall", "-q", "-y", DISTRIBUTIONS.get(spec.repo, spec.repo.split("/")[-1])])
+        for dirpath, _, filenames in os.walk(staging):
+            os.chmod(dirpath, os.stat(dirpath).st_mode | 0o755)
+            for filename in filenames:
+                path = os.path.join(dirpath, filename)
+                if not os.path.islink(path):
+                    os.chmod(path, os.stat(path).st_mode | 0o444)
+        (staging / "verifierbench-env.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n")
+    log_path.rename(staging / "make.log")
+
+
+DISTRIBUTIONS = {"django/django": "Django", "astropy/astropy": "astropy", "matplotlib/matplotlib": "matplotlib"}
+
+
+def _searchable(base: Path) -> None:
+    """Sandbox uids read the environments: every ancestor must be traversable by others."""
+    if os.geteuid() != 0:
+        return
+    for part in [base.resolve(), *base.resolve().parents]:
+        if not os.stat(part).st_mode & 0o001:
+            raise UserError(f"environments directory {base}: {part} is not searchable by other users; set ${ROOT_ENV}")
