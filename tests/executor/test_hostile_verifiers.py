@@ -279,3 +279,104 @@ def test_symlink_in_a_verifier_directory_does_not_expose_host_files(sandbox, tmp
     outcome = sandbox.run(Job(verifier.parent, {}, key="k"))
     assert outcome.decision is Decision.F
     assert secret.stat().st_mode & 0o777 == 0o600  # staging did not chmod through the link
+
+
+# -- issue 18: host memory, host disk and host files ---------------------------------------------
+
+def test_dev_is_read_only_and_dev_shm_is_capped(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, """
+        import json, sys
+        written = 0
+        try:
+            for i in range(32):
+                with open(f"/dev/shm/f{i}", "wb") as f:
+                    f.write(b"x" * (8 << 20))
+                written += 8
+        except OSError:
+            pass
+        try:
+            open("/dev/vgb-x", "w").write("x")
+            dev = "writable"
+        except OSError:
+            dev = "read-only"
+        open("/dev/null", "w").write("still usable")
+        json.dump({"decision": "PASS", "reason": f"{written} {dev}"}, open(sys.argv[2], "w"))
+    """)
+    written, dev = outcome.reason.split()
+    assert dev == "read-only" and int(written) <= 32, outcome.reason
+
+
+def test_output_directory_is_a_small_capped_filesystem(sandbox, tmp_path):
+    if not running_as_root():
+        pytest.skip("a capped /output needs root (a tmpfs mount); unprivileged harnesses cap each file only")
+    outcome = run(sandbox, tmp_path, """
+        import json, os, sys
+        written = files = 0
+        try:
+            for i in range(64):
+                with open(f"/output/big{i}", "wb") as f:
+                    f.write(b"x" * (4 << 20))
+                written += 4
+        except OSError:
+            pass
+        for i in range(64):
+            try:
+                os.unlink(f"/output/big{i}")
+            except OSError:
+                pass
+        try:
+            for i in range(20000):
+                open(f"/output/n{i}", "w").close()
+                files += 1
+        except OSError:
+            pass
+        for i in range(files):
+            os.unlink(f"/output/n{i}")
+        json.dump({"decision": "PASS", "reason": f"{written} {files}"}, open(sys.argv[2], "w"))
+    """)
+    written, files = map(int, outcome.reason.split())
+    assert written <= 32 and files <= 1024, outcome.reason
+    # The slot's output is a mount of its own, gone with the executor.
+    out = sandbox.root / "slots" / "0" / "out"
+    assert any(line.split()[1] == str(out) for line in open("/proc/self/mounts") if len(line.split()) > 1)
+
+
+def test_single_file_verifier_that_is_a_link_to_a_host_file_is_refused(sandbox, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:secret-hash-vgb\n")
+    os.chmod(secret, 0o600)
+    link = tmp_path / "x.py"
+    link.symlink_to(secret)
+    outcome = sandbox.run(Job(link, {}, key="k"))
+    assert outcome.decision is Decision.U and "link" in outcome.problem
+    assert "secret-hash-vgb" not in outcome.stderr_tail
+    # The same for a verifier directory that is itself a link.
+    real = write_verifier(tmp_path / "real", WRITE_PASS).parent
+    (tmp_path / "dirlink").symlink_to(real)
+    outcome = sandbox.run(Job(tmp_path / "dirlink", {}, key="k"))
+    assert outcome.decision is Decision.U and "link" in outcome.problem
+
+
+@pytest.mark.timeout(30)
+def test_fifo_inside_a_verifier_directory_is_U_not_a_hang_or_traceback(sandbox, tmp_path):
+    verifier = write_verifier(tmp_path / "v", WRITE_PASS)
+    os.mkfifo(verifier.parent / "pipe")
+    outcome = sandbox.run(Job(verifier.parent, {}, key="k"))
+    assert outcome.decision is Decision.U and "pipe" in outcome.problem and "regular file" in outcome.problem
+
+
+def test_oversized_verifier_directory_is_U(sandbox, tmp_path, monkeypatch):
+    from verifierbench.executor import runner
+
+    monkeypatch.setattr(runner, "MAX_VERIFIER_BYTES", 1 << 20, raising=False)
+    monkeypatch.setattr(runner, "MAX_VERIFIER_FILES", 10, raising=False)
+    big = write_verifier(tmp_path / "big", WRITE_PASS).parent
+    with open(big / "blob.bin", "wb") as handle:
+        handle.truncate(2 << 20)
+    outcome = sandbox.run(Job(big, {}, key="k"))
+    assert outcome.decision is Decision.U and "bytes" in outcome.problem
+    many = write_verifier(tmp_path / "many", WRITE_PASS).parent
+    for i in range(12):
+        (many / f"f{i}.txt").write_text("x")
+    outcome = sandbox.run(Job(many, {}, key="k"))
+    assert outcome.decision is Decision.U and "files" in outcome.problem

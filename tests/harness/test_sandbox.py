@@ -141,3 +141,55 @@ def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
     assert any(root in line for line in open("/proc/self/mounts"))
     assert root in sweep_stale_workspaces()
     assert not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)
+
+
+# -- issue 18: an agent attacking the host through the file tools and /dev ----------------------
+
+def test_write_file_through_a_planted_link_neither_creates_nor_chowns_host_directories(box, tmp_path):
+    import os
+
+    host = tmp_path / "host"
+    (host / "existing").mkdir(parents=True)
+    before = os.stat(host / "existing")
+    sh(box, f"ln -s {host} /workspace/hl")
+    for path in ("hl/existing/f.txt", "hl/new/deeper/f.txt", "/workspace/hl/f.txt"):
+        with pytest.raises(PermissionError):
+            run(box.write_file(path, "x"))
+    after = os.stat(host / "existing")
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert sorted(p.name for p in host.iterdir()) == ["existing"] and not any((host / "existing").iterdir())
+    # A legitimate nested write still creates the directories, owned by the sandbox's user.
+    run(box.write_file("a/b/c.txt", "ok"))
+    assert sh(box, "cat /workspace/a/b/c.txt && stat -c %u /workspace/a /workspace/a/b /workspace/a/b/c.txt").stdout.split()[0] == "ok"
+    assert len(set(sh(box, "stat -c %u /workspace/a /workspace/a/b /workspace/a/b/c.txt").stdout.split())) == 1
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("operation", ["read", "write"])
+def test_a_fifo_in_the_workspace_is_refused_without_blocking(box, operation):
+    sh(box, "mkfifo /workspace/p && mkdir -p /workspace/public && mkfifo /workspace/public/last_state.json")
+    with pytest.raises(PermissionError, match="not a regular file"):
+        if operation == "read":
+            run(box.read_file("p"))
+        else:
+            run(box.write_file("public/last_state.json", "{}"))
+    assert sh(box, "test -p /workspace/p && test -p /workspace/public/last_state.json && echo fifos").stdout.strip() == "fifos"
+
+
+@pytest.mark.timeout(30)
+def test_verifier_file_collection_survives_newlines_in_names_and_fifos(box):
+    from verifierbench.scorers import verifier_files
+
+    sh(box, "mkdir -p /workspace/verifier && cd /workspace/verifier && echo 'print(1)' > verify.py "
+            "&& mkfifo pipe && printf data > \"$(printf 'a\\n0 pipe')\"")
+    files, skipped = run(verifier_files.collect(box))
+    assert files == {"verify.py": {"text": "print(1)\n"}, "a\n0 pipe": {"text": "data"}}, (files, skipped)
+
+
+def test_dev_is_read_only_and_dev_shm_is_capped(box):
+    result = sh(box, "echo x > /dev/vgb-x 2>/dev/null && echo dev-writable; "
+                     "for i in $(seq 1 32); do head -c 8388608 /dev/zero > /dev/shm/f$i 2>/dev/null || break; done; "
+                     "du -sm /dev/shm | cut -f1; echo ok > /dev/null && echo null-ok")
+    lines = result.stdout.split()
+    assert "dev-writable" not in lines and lines[-1] == "null-ok", result.stdout
+    assert int(lines[-2]) <= 64, f"{lines[-2]} MiB written to /dev/shm"
