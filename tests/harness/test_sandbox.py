@@ -160,8 +160,9 @@ def test_write_file_through_a_planted_link_neither_creates_nor_chowns_host_direc
     assert sorted(p.name for p in host.iterdir()) == ["existing"] and not any((host / "existing").iterdir())
     # A legitimate nested write still creates the directories, owned by the sandbox's user.
     run(box.write_file("a/b/c.txt", "ok"))
-    assert sh(box, "cat /workspace/a/b/c.txt && stat -c %u /workspace/a /workspace/a/b /workspace/a/b/c.txt").stdout.split()[0] == "ok"
-    assert len(set(sh(box, "stat -c %u /workspace/a /workspace/a/b /workspace/a/b/c.txt").stdout.split())) == 1
+    assert run(box.read_file("a/b/c.txt")) == "ok"
+    owners = sh(box, "stat -c %u /workspace/a /workspace/a/b /workspace/a/b/c.txt; id -u").stdout.split()
+    assert len(owners) == 4 and len(set(owners)) == 1, owners
 
 
 @pytest.mark.timeout(20)

@@ -6,7 +6,8 @@ fresh bubblewrap process run as an unprivileged uid: no network, read-only syste
 persists between calls. The in-sandbox helper module `vgb_env` is mounted read-only. Nothing
 else of the host is visible: not the suite, not the hidden cases, not the reference verifiers.
 
-`read_file`/`write_file` reach `/workspace` only, and never follow a link out of it.
+`read_file`/`write_file` reach `/workspace` only, follow no link at all (a planted one could lead the
+root-side walk out of it), and use regular files only (a FIFO would block the harness).
 
 When the harness runs as root, `/workspace` is a size-capped tmpfs (`$VERIFIERBENCH_WORKSPACE_MB`,
 default 1024), so an agent cannot fill the host's disk; otherwise only each file is capped (RLIMIT_FSIZE).
@@ -29,6 +30,7 @@ from typing import Literal, Union, overload
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
 from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
 
+from verifierbench import safe_fs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
@@ -39,6 +41,7 @@ WORKSPACE = "/workspace"
 VGB_LIB = "/opt/vgb/lib"
 SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
 OUTPUT_LIMIT = 10 * 1024 * 1024  # per stream, the end kept (Inspect's documented behaviour)
+READ_LIMIT = OUTPUT_LIMIT * 10  # read_file: 100 MiB, then OutputLimitExceededError
 GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
 GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024)
@@ -173,21 +176,11 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     # -- files ------------------------------------------------------------------------------
 
     async def write_file(self, file: str, contents: str | bytes) -> None:
-        host = self._host_path(file)
-        parent = host.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        for directory in [parent, *parent.parents]:
-            if directory == self.workspace:
-                break
-            self._own(directory)
-        self._check_inside(parent.resolve())
-        if host.is_dir() and not host.is_symlink():
-            raise IsADirectoryError(f"{file} is a directory")
+        parts = self._relative_parts(file)
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
-        fd = os.open(host, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        self._own(host)
+        owner = self.uid if running_as_root() else None
+        # In a thread: the event loop (every other sample) never waits on this sample's file system.
+        await asyncio.to_thread(safe_fs.write_below, self.workspace, parts, data, owner)
 
     @overload
     async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
@@ -196,17 +189,15 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
 
     async def read_file(self, file: str, text: bool = True) -> Union[str, bytes]:
-        host = self._host_path(file)
-        if not host.exists():
-            raise FileNotFoundError(f"{file}: no such file in the sandbox")
-        self._check_inside(host.resolve())
-        if host.is_dir():
-            raise IsADirectoryError(f"{file} is a directory")
-        if host.stat().st_size > OUTPUT_LIMIT * 10:
+        parts = self._relative_parts(file)
+        try:
+            data = await asyncio.to_thread(safe_fs.read_below, self.workspace, parts, READ_LIMIT)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{file}: no such file in the sandbox") from None
+        except safe_fs.FileTooLarge:
             from inspect_ai.util import OutputLimitExceededError
 
-            raise OutputLimitExceededError(limit_str="100 MiB", truncated_output=None)
-        data = host.read_bytes()
+            raise OutputLimitExceededError(limit_str="100 MiB", truncated_output=None) from None
         return data.decode("utf-8") if text else data
 
     # -- paths ------------------------------------------------------------------------------
@@ -215,7 +206,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         inside = PurePosixPath(path)
         return inside if inside.is_absolute() else PurePosixPath(WORKSPACE) / inside
 
-    def _host_path(self, file: str) -> Path:
+    def _relative_parts(self, file: str) -> list[str]:
+        """The components of `file` below /workspace; the walk (safe_fs) refuses links on the way."""
         inside = self._inside_path(file)
         try:
             relative = inside.relative_to(WORKSPACE)
@@ -223,11 +215,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             raise PermissionError(f"{file}: read_file and write_file reach {WORKSPACE} only") from None
         if ".." in relative.parts:
             raise PermissionError(f"{file}: '..' is not allowed")
-        return self.workspace / relative
-
-    def _check_inside(self, resolved: Path) -> None:
-        if resolved != self.workspace and self.workspace not in resolved.parents:
-            raise PermissionError("path leads outside the sandbox workspace (a link?)")
+        return list(relative.parts)
 
     def _own(self, path: Path) -> None:
         if running_as_root():

@@ -31,7 +31,7 @@ def write_file() -> Tool:
         """
         try:
             await sandbox().write_file(path, content)
-        except (PermissionError, IsADirectoryError) as exc:
+        except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:
             raise ToolError(str(exc)) from None
         return f"wrote {len(content)} characters to {path}"
 
@@ -50,12 +50,15 @@ def replace_in_file() -> Tool:
         """
         try:
             text = await sandbox().read_file(path)
-        except (FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError) as exc:
+        except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, UnicodeDecodeError) as exc:
             raise ToolError(str(exc)) from None
         count = text.count(old)
         if count != 1:
             raise ToolError(f"the text to replace occurs {count} times in {path}; it must occur exactly once")
-        await sandbox().write_file(path, text.replace(old, new, 1))
+        try:
+            await sandbox().write_file(path, text.replace(old, new, 1))
+        except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+            raise ToolError(str(exc)) from None
         return f"replaced 1 occurrence in {path}"
 
     return execute
@@ -88,7 +91,7 @@ def run_public(task_type: str, budget: int) -> Tool:
             return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request
         if code:
             return json.dumps({k: reply.get(k) for k in ("applied", "apply_error", "exit_code", "outcomes")} | {"log_tail": str(reply.get("log", ""))[-4000:]})
-        await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
+        await _write_state(reply["state"])
         return json.dumps({"observations": reply["observations"], "state_hash": reply["state_hash"], "state_file": STATE_FILE})
 
     return execute
@@ -101,10 +104,17 @@ def reset(task_type: str) -> Tool:
         reply = await asyncio.to_thread(_service("reset", task_type).handle, {"op": "reset"})
         if "state" not in reply:  # code tasks: nothing persists between runs
             return json.dumps(reply)
-        await sandbox().write_file(STATE_FILE, json.dumps(reply["state"], indent=1))
+        await _write_state(reply["state"])
         return json.dumps({"state_hash": reply["state_hash"], "state_file": STATE_FILE})
 
     return execute
+
+
+async def _write_state(state: object) -> None:
+    try:
+        await sandbox().write_file(STATE_FILE, json.dumps(state, indent=1))
+    except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:  # e.g. a FIFO planted there
+        raise ToolError(f"could not write {STATE_FILE}: {exc}") from None
 
 
 def sync_counters() -> None:

@@ -21,12 +21,15 @@ STORE_KEY = "verifierbench:verifier_files"  # {relative path: {"text": str} or {
 
 
 async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:
-    """The regular files under the verifier directory (links are never followed); and what was skipped."""
-    listing = await sandbox.exec(["find", VERIFIER_DIR, "-type", "f", "-printf", "%s %P\\n"], timeout=60)
+    """The regular files under the verifier directory (links are never followed); and what was skipped.
+
+    The listing is NUL-separated: a file name may hold a newline, and split on newlines a name like
+    "a\\n0 pipe" would make us read another path (a FIFO). read_file reads regular files only."""
+    listing = await sandbox.exec(["find", VERIFIER_DIR, "-type", "f", "-printf", "%s %P\\0"], timeout=60)
     files: dict[str, dict[str, str]] = {}
     skipped: list[str] = []
     total = 0
-    for line in sorted(listing.stdout.splitlines()) if listing.success else []:
+    for line in sorted(filter(None, listing.stdout.split("\0"))) if listing.success else []:
         size_text, _, relative = line.partition(" ")
         path = PurePosixPath(relative)
         if not relative or path.is_absolute() or ".." in path.parts or "__pycache__" in path.parts:
