@@ -18,7 +18,7 @@ class Bind:
 
 
 def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20,
-                    chdir: str = "/tmp") -> list[str]:
+                    chdir: str = "/tmp", shm_bytes: int = 16 << 20) -> list[str]:
     cmd = [
         "bwrap",
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all, loopback included
@@ -37,7 +37,11 @@ def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scr
             cmd += ["--symlink", target, link]
         elif os.path.isdir(link):
             cmd += ["--ro-bind", link, link]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_bytes), "--tmpfs", "/tmp"]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    # --dev's /dev is a tmpfs sized at half the host's RAM: read-only, with a small tmpfs for /dev/shm.
+    # The device nodes are mounts of their own and stay usable.
+    cmd += ["--perms", "1777", "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    cmd += ["--size", str(scratch_bytes), "--tmpfs", "/tmp"]
     for bind in binds:
         cmd += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
     for key, value in env.items():

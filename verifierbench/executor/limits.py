@@ -16,10 +16,14 @@ class Limits:
     max_file_bytes: int = 64 * MiB  # any one file written, stdout and stderr included (RLIMIT_FSIZE)
     max_open_files: int = 256
     scratch_bytes: int = 256 * MiB  # the tmpfs at /tmp
+    shm_bytes: int = 16 * MiB  # the tmpfs at /dev/shm (the rest of /dev is read-only)
+    output_bytes: int = 16 * MiB  # /output, a tmpfs when the harness runs as root (a result is at most 1 MiB)
+    output_files: int = 256  # and its inodes
     stderr_tail_bytes: int = 4096  # how much of stderr the diagnostics keep
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "memory_bytes", "max_processes", "max_file_bytes", "max_open_files", "scratch_bytes"):
+        for name in ("timeout_s", "memory_bytes", "max_processes", "max_file_bytes", "max_open_files", "scratch_bytes",
+                     "shm_bytes", "output_bytes", "output_files"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"limit {name} must be positive")
 

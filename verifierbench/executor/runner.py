@@ -214,7 +214,8 @@ class Executor:
                 binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
-            argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes)
+            argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes,
+                                   shm_bytes=self.limits.shm_bytes)
             cwd = str(run_dir)
         else:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.

@@ -44,7 +44,8 @@ OUTPUT_LIMIT = 10 * 1024 * 1024  # per stream, the end kept (Inspect's documente
 READ_LIMIT = OUTPUT_LIMIT * 10  # read_file: 100 MiB, then OutputLimitExceededError
 GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
-GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024)
+GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024,
+                           shm_bytes=64 << 20)
 
 WORKSPACE_MB = int(os.environ.get("VERIFIERBENCH_WORKSPACE_MB", "1024"))
 ROOT_PREFIX = "verifierbench-sample-"
@@ -163,7 +164,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
-            inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd)
+            inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd,
+                                    shm_bytes=self.limits.shm_bytes)
         else:  # degraded mode, opted into by the user: real paths, rlimits only
             environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
             inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
