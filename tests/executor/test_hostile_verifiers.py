@@ -380,3 +380,20 @@ def test_oversized_verifier_directory_is_U(sandbox, tmp_path, monkeypatch):
         (many / f"f{i}.txt").write_text("x")
     outcome = sandbox.run(Job(many, {}, key="k"))
     assert outcome.decision is Decision.U and "files" in outcome.problem
+
+
+def test_output_mounts_left_by_a_killed_harness_are_swept(tmp_path):
+    import subprocess
+    import sys
+
+    from verifierbench.executor.runner import sweep_stale_outputs
+
+    if not running_as_root():
+        pytest.skip("capped /output mounts (and so stale ones) exist only when running as root")
+    code = ("import os; from verifierbench.executor import Executor, Job, Limits; "
+            f"e = Executor(Limits(timeout_s=5), isolation='bwrap', slots=1); v = {str(tmp_path / 'verify.py')!r}; "
+            f"open(v, 'w').write({WRITE_PASS!r}); e.run(Job(v, {{}}, key='k')); print(e.root, flush=True); os._exit(0)")
+    root = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert any(root in line for line in open("/proc/self/mounts"))
+    assert root in sweep_stale_outputs()
+    assert not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)

@@ -22,16 +22,20 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
+from verifierbench.executor import tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
-from verifierbench.protocol import ENTRYPOINT, Decision, parse_result_file
+from verifierbench.protocol import ENTRYPOINT, RESULT_MAX_BYTES, Decision, parse_result_file
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
 SITE_ROOT = "/opt/vgb/site"
 PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears inside the sandbox
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
+ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
+OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,12 @@ class Executor:
             raise UserError(f"verifier interpreter {interpreter} is missing or not executable")
         base = Path(workdir or os.environ.get("VERIFIERBENCH_WORKDIR") or tempfile.gettempdir())
         _require_traversable(base)
+        sweep_stale_outputs()
         # Private root for staged verifiers and per-run directories; readable by the sandbox uids.
-        self.root = Path(tempfile.mkdtemp(prefix="verifierbench-exec-", dir=base))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.root), True)
+        self._mounts: list[str] = []  # the slots' /output tmpfs mounts, unmounted before the root goes
+        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts)
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._stage_numbers = itertools.count()
@@ -184,7 +190,10 @@ class Executor:
             _clear(run_dir / "scratch")
 
     def _slot_dir(self, slot: int) -> Path:
-        """A slot's directories, made once: in/ (read-only inside), out/ and scratch/ (the slot uid's)."""
+        """A slot's directories, made once: in/ (read-only inside), out/ and scratch/ (the slot uid's).
+
+        As root, out/ (the sandbox's /output) is a tmpfs capped in bytes and files, so a verifier
+        cannot fill the host's disk through it; otherwise only each file is capped (RLIMIT_FSIZE)."""
         run_dir = self.root / "slots" / str(slot)
         if not run_dir.exists():
             uid = slot_uid(slot)
@@ -193,6 +202,10 @@ class Executor:
                 if name != "in" and running_as_root():
                     os.chown(run_dir / name, uid, uid)
                 os.chmod(run_dir / name, mode)
+            if running_as_root() and self.level is IsolationLevel.bwrap:
+                out = run_dir / "out"
+                if tmpfs.mount(out, self.limits.output_bytes, self.limits.output_files, uid, OUTPUT_SOURCE):
+                    self._mounts.append(str(out))
             os.chmod(run_dir, 0o755)
             os.chmod(run_dir.parent, 0o755)
         return run_dir
@@ -244,7 +257,8 @@ class Executor:
             return outcome
         outcome.decision, outcome.confidence, outcome.reason, outcome.problem = parsed.decision, parsed.confidence, parsed.reason, parsed.problem
         if job.keep_result and parsed.decision is not Decision.U:
-            outcome.result = json.loads((out_dir / f"result-{token}.json").read_text(encoding="utf-8"))
+            raw = safe_fs.read_below(out_dir, [f"result-{token}.json"], RESULT_MAX_BYTES)  # no link, no FIFO
+            outcome.result = json.loads(raw.decode("utf-8"))
         return outcome
 
     def _env(self, candidate: str, result: str, home: str, public: str | None = None) -> dict[str, str]:
@@ -367,6 +381,26 @@ def _tree_signature(path: Path) -> tuple:
         return tuple(entries)
     except OSError:
         return ()
+
+
+def _remove_root(root: str, mounts: list[str]) -> None:
+    for mount_point in mounts:
+        tmpfs.unmount(mount_point)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def sweep_stale_outputs() -> list[str]:
+    """Unmounts the slots' /output mounts of harnesses that no longer exist and removes their roots."""
+    if not running_as_root():
+        return []
+    removed = []
+    for mount_point in tmpfs.mount_points(OUTPUT_SOURCE):
+        root = Path(mount_point).parents[2]  # <root>/slots/<n>/out
+        if root.name.startswith(ROOT_PREFIX) and not tmpfs.owner_alive(root.name, ROOT_PREFIX):
+            tmpfs.unmount(mount_point)
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(str(root))
+    return removed
 
 
 def _require_traversable(base: Path) -> None:
