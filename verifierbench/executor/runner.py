@@ -11,13 +11,14 @@ import secrets
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -137,7 +138,7 @@ class Executor:
         """
         if isinstance(verifier, FrozenVerifier):
             return verifier
-        path = Path(verifier).resolve()
+        path = Path(os.path.abspath(verifier))  # not resolve(): a link named as the verifier is refused, not followed
         signature = (path, _tree_signature(path))
         with self._stage_lock:
             if signature not in self._staged:
@@ -148,7 +149,7 @@ class Executor:
         """Like `freeze`, but always a new copy: for sources in temporary places whose path may recur."""
         with self._stage_lock:
             number = next(self._stage_numbers)
-        return _stage(Path(verifier).resolve(), self.root / "verifiers" / str(number))
+        return _stage(Path(os.path.abspath(verifier)), self.root / "verifiers" / str(number))
 
     def run(self, job: Job) -> Outcome:
         slot = self._free_slots.get()
@@ -340,16 +341,41 @@ class FrozenVerifier:
 
 
 def _stage(source: Path, target: Path) -> FrozenVerifier:
-    if source.is_dir():
-        if not (source / ENTRYPOINT).is_file():
-            raise MissingVerifier(f"missing verifier: {source} has no {ENTRYPOINT}")
-        # Links stay links: following them would copy host files into the sandbox's view.
-        shutil.copytree(source, target, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
-    elif source.is_file():
-        target.mkdir(parents=True)
-        shutil.copyfile(source, target / ENTRYPOINT)
-    else:
-        raise MissingVerifier(f"missing verifier: no {source}")
+    """Copies the verifier at `source` (a directory holding verify.py, or one file) to `target`.
+
+    No link is followed: `source` itself must not be one (it may name any host file), links inside
+    a directory stay links (inside the sandbox they resolve in its view, not the host's). A FIFO,
+    device or socket, or more than MAX_VERIFIER_FILES entries or MAX_VERIFIER_BYTES bytes, refuse
+    the verifier with one line (MissingVerifier: U for its cases).
+    """
+    try:
+        mode = os.lstat(source).st_mode
+    except FileNotFoundError:
+        raise MissingVerifier(f"missing verifier: no {source}") from None
+    except OSError as exc:
+        raise MissingVerifier(f"verifier {source}: {exc.strerror}") from None
+    budget = _Budget(source)
+    try:
+        if stat.S_ISDIR(mode):
+            with _opened_dir(source, follow=True) as fd:  # the path the caller named: its own, links allowed
+                entry = _lstat_mode(fd, ENTRYPOINT)
+                if entry is None or not stat.S_ISREG(entry):
+                    what = "no" if entry is None else f"{safe_fs.kind(entry)} as its"
+                    raise MissingVerifier(f"missing verifier: {source} has {what} {ENTRYPOINT}")
+                target.mkdir(parents=True)
+                _copy_tree(fd, target, budget, "", 0)
+        elif stat.S_ISREG(mode):
+            with _opened_dir(source.parent, follow=True) as fd:
+                data = safe_fs.read_regular(fd, source.name, budget.bytes_left())
+            target.mkdir(parents=True)
+            (target / ENTRYPOINT).write_bytes(data)
+        else:
+            why = "a symbolic link (verifiers are staged without following links)" if stat.S_ISLNK(mode) else safe_fs.kind(mode)
+            raise MissingVerifier(f"verifier {source} is {why}, not a file or directory")
+    except safe_fs.FileTooLarge:
+        raise MissingVerifier(f"verifier {source}: more than {MAX_VERIFIER_BYTES} bytes") from None
+    except OSError as exc:  # a link or special file found on the way (UnsafePath), or unreadable
+        raise MissingVerifier(f"verifier {source}: {exc.strerror or exc}") from None
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(target):
         dirnames.sort()
@@ -367,17 +393,77 @@ def _stage(source: Path, target: Path) -> FrozenVerifier:
     return FrozenVerifier(source, target, "sha256:" + digest.hexdigest())
 
 
-def _tree_signature(path: Path) -> tuple:
+MAX_VERIFIER_BYTES = 64 << 20  # a verifier's files together
+MAX_VERIFIER_FILES = 2000  # its files, directories and links
+MAX_VERIFIER_DEPTH = 32
+
+
+class _Budget:
+    def __init__(self, source: Path) -> None:
+        self.source, self.entries, self.bytes = source, 0, 0
+
+    def count_entry(self) -> None:
+        self.entries += 1
+        if self.entries > MAX_VERIFIER_FILES:
+            raise MissingVerifier(f"verifier {self.source}: more than {MAX_VERIFIER_FILES} files")
+
+    def bytes_left(self) -> int:
+        return MAX_VERIFIER_BYTES - self.bytes
+
+
+@contextmanager
+def _opened_dir(path: Path | str, follow: bool = False, dir_fd: int | None = None) -> Iterator[int]:
+    flags = safe_fs.DIR_FLAGS & ~(os.O_NOFOLLOW if follow else 0)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
-        if path.is_file():
-            stat = path.stat()
-            return ((path.name, stat.st_size, stat.st_mtime_ns),)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _lstat_mode(dir_fd: int, name: str) -> int | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+
+
+def _copy_tree(src_fd: int, target: Path, budget: _Budget, relative: str, depth: int) -> None:
+    """Copies the directory open at `src_fd` into `target`, by descriptors only (no path is re-resolved)."""
+    if depth > MAX_VERIFIER_DEPTH:
+        raise MissingVerifier(f"verifier {budget.source}: directories nested deeper than {MAX_VERIFIER_DEPTH}")
+    for name in sorted(os.listdir(src_fd)):
+        if name == "__pycache__":
+            continue
+        budget.count_entry()
+        mode = _lstat_mode(src_fd, name)
+        if mode is None:
+            continue  # removed meanwhile
+        if stat.S_ISLNK(mode):
+            os.symlink(os.readlink(name, dir_fd=src_fd), target / name)
+        elif stat.S_ISDIR(mode):
+            (target / name).mkdir()
+            with _opened_dir(name, dir_fd=src_fd) as child:  # O_NOFOLLOW: a swap for a link is refused
+                _copy_tree(child, target / name, budget, f"{relative}{name}/", depth + 1)
+        elif stat.S_ISREG(mode):
+            data = safe_fs.read_regular(src_fd, name, budget.bytes_left())
+            budget.bytes += len(data)
+            (target / name).write_bytes(data)
+        else:
+            raise MissingVerifier(f"verifier {budget.source}: {relative}{name} is {safe_fs.kind(mode)}, not a regular file")
+
+
+def _tree_signature(path: Path) -> tuple:
+    try:  # lstat throughout: a link is a change of its own, and nothing is followed
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            return ((path.name, info.st_mode, info.st_size, info.st_mtime_ns),)
         entries = []
         for dirpath, dirnames, filenames in os.walk(path):
             dirnames.sort()
             for name in sorted(filenames):
-                stat = os.stat(os.path.join(dirpath, name))
-                entries.append((os.path.relpath(os.path.join(dirpath, name), path), stat.st_size, stat.st_mtime_ns))
+                info = os.lstat(os.path.join(dirpath, name))
+                entries.append((os.path.relpath(os.path.join(dirpath, name), path), info.st_mode, info.st_size, info.st_mtime_ns))
         return tuple(entries)
     except OSError:
         return ()
