@@ -397,3 +397,29 @@ def test_output_mounts_left_by_a_killed_harness_are_swept(tmp_path):
     assert any(root in line for line in open("/proc/self/mounts"))
     assert root in sweep_stale_outputs()
     assert not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)
+
+
+MEMORY_OUTSIDE_RLIMIT_AS = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+held = []
+try:
+    fd = os.memfd_create("m")
+    os.write(fd, b"x" * 4096)
+    held.append("memfd")
+except OSError:
+    pass
+if libc.shmget(0, 1 << 20, 0o1600) >= 0:  # IPC_PRIVATE, IPC_CREAT | 0600
+    held.append("shm")
+if libc.msgget(0, 0o1600) >= 0:
+    held.append("msg")
+"""
+
+
+def test_memfd_and_sysv_ipc_cannot_hold_memory_outside_the_address_space_limit(sandbox, tmp_path):
+    # Each holds host RAM that RLIMIT_AS does not count (1.5 GiB held under a 1 GiB limit, measured).
+    outcome = run(sandbox, tmp_path, MEMORY_OUTSIDE_RLIMIT_AS + """
+import json, sys
+json.dump({"decision": "PASS", "reason": " ".join(held) or "none"}, open(sys.argv[2], "w"))
+""")
+    assert outcome.reason == "none", outcome

@@ -194,3 +194,11 @@ def test_dev_is_read_only_and_dev_shm_is_capped(box):
     lines = result.stdout.split()
     assert "dev-writable" not in lines and lines[-1] == "null-ok", result.stdout
     assert int(lines[-2]) <= 64, f"{lines[-2]} MiB written to /dev/shm"
+
+
+def test_memfd_and_sysv_ipc_are_refused_in_the_generation_sandbox(box):
+    from tests.executor.test_hostile_verifiers import MEMORY_OUTSIDE_RLIMIT_AS
+
+    result = run(box.exec(["python3", "-c", MEMORY_OUTSIDE_RLIMIT_AS + "print(' '.join(held) or 'none')"]))
+    assert result.stdout.strip() == "none", result
+    assert sh(box, "python3 -c 'import multiprocessing; multiprocessing.Lock(); print(1)'").stdout.strip() == "1"

@@ -18,7 +18,7 @@ class Bind:
 
 
 def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20,
-                    chdir: str = "/tmp", shm_bytes: int = 16 << 20) -> list[str]:
+                    chdir: str = "/tmp", shm_bytes: int = 16 << 20, seccomp_fd: int | None = None) -> list[str]:
     cmd = [
         "bwrap",
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all, loopback included
@@ -46,5 +46,7 @@ def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scr
         cmd += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
+    if seccomp_fd is not None:  # executor.seccomp: the calls that hold memory outside every cap
+        cmd += ["--seccomp", str(seccomp_fd)]
     cmd += ["--remount-ro", "/", "--chdir", chdir, "--"]
     return cmd + argv

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import tmpfs
+from verifierbench.executor import seccomp, tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
@@ -218,7 +218,9 @@ class Executor:
         candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
         os.chmod(candidate_file, 0o644)
 
+        filter_fd = None
         if self.level is IsolationLevel.bwrap:
+            filter_fd = seccomp.filter_fd()
             candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
             verifier_path = f"/verifier/{ENTRYPOINT}"
             env = self._env(candidate_path, result_path, home="/tmp", public=job.public_socket_dir and PUBLIC_DIR)
@@ -229,7 +231,7 @@ class Executor:
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes,
-                                   shm_bytes=self.limits.shm_bytes)
+                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd)
             cwd = str(run_dir)
         else:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
@@ -241,10 +243,14 @@ class Executor:
         cmd = ["prlimit", *self.limits.prlimit_args(), "--", *argv]
 
         # stdout is discarded (the protocol ignores it); stderr goes to a file capped by RLIMIT_FSIZE.
-        with open(run_dir / "stderr", "wb") as err:
-            started = time.monotonic()
-            exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err)
-            wall = time.monotonic() - started
+        try:
+            with open(run_dir / "stderr", "wb") as err:
+                started = time.monotonic()
+                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, () if filter_fd is None else (filter_fd,))
+                wall = time.monotonic() - started
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
 
         outcome = Outcome(job.key, Decision.U, exit_status=exit_status, timed_out=timed_out,
@@ -280,10 +286,10 @@ class Executor:
             return os.pathsep.join([LIBRARY_ROOT, *(f"{SITE_ROOT}/{i}" for i in range(len(self.site_packages)))])
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
-    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any) -> tuple[int | None, bool]:
+    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True,
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
             process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
         )
         # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.

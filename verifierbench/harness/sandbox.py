@@ -31,6 +31,7 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentCo
 from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
 
 from verifierbench import safe_fs
+from verifierbench.executor import seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
@@ -138,13 +139,19 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             **(self._public_env() if self.public else {}),
             **(env or {}),
         }
-        argv = self._argv(cmd, environment, str(inside_cwd))
+        filter_fd = seccomp.filter_fd() if self.level is IsolationLevel.bwrap else None
+        argv = self._argv(cmd, environment, str(inside_cwd), filter_fd)
         time_limit = timeout or self.limits.timeout_s
-        process = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            cwd=str(self.root), process_group=0, env={"PATH": "/usr/bin:/bin"},
-            **({"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}),
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                cwd=str(self.root), process_group=0, env={"PATH": "/usr/bin:/bin"},
+                pass_fds=() if filter_fd is None else (filter_fd,),
+                **({"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}),
+            )
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         data = input.encode() if isinstance(input, str) else input
         try:
             stdout, stderr = await asyncio.wait_for(_communicate(process, data), timeout=time_limit)
@@ -158,14 +165,14 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         return ExecResult(success=process.returncode == 0, returncode=process.returncode or 0,
                           stdout=stdout.decode("utf-8", errors="replace"), stderr=stderr.decode("utf-8", errors="replace"))
 
-    def _argv(self, cmd: list[str], environment: dict[str, str], cwd: str) -> list[str]:
+    def _argv(self, cmd: list[str], environment: dict[str, str], cwd: str, seccomp_fd: int | None = None) -> list[str]:
         if self.level is IsolationLevel.bwrap:
             binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
             inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd,
-                                    shm_bytes=self.limits.shm_bytes)
+                                    shm_bytes=self.limits.shm_bytes, seccomp_fd=seccomp_fd)
         else:  # degraded mode, opted into by the user: real paths, rlimits only
             environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
             inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
