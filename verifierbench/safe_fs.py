@@ -172,3 +172,21 @@ def write_below(root: str | os.PathLike, parts: list[str], data: bytes, owner: i
         write_regular(parent, parts[-1], data, owner)
     finally:
         os.close(parent)
+
+
+def read_named_file(path: str | os.PathLike, limit: int) -> bytes:
+    """A file a user named (a candidate, a verifier): links on the way are theirs and followed, but it
+    must be a regular file (not /dev/zero, not a FIFO) of at most `limit` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        mode, size = os.fstat(fd).st_mode, os.fstat(fd).st_size
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(f"{os.fspath(path)} is a directory")
+        if not stat.S_ISREG(mode):
+            raise UnsafePath(f"{os.fspath(path)} is {kind(mode)}, not a regular file")
+        if size > limit:
+            raise FileTooLarge(os.fspath(path), limit)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(os.fspath(path), limit)
+    return data
