@@ -66,6 +66,15 @@ def test_infinite_loop_is_U_within_the_limit_and_leaves_no_process(sandbox, tmp_
     assert leftover_processes("1000.123") == [] and leftover_processes("/verifier/verify.py") == []
 
 
+def test_a_jobs_own_timeout_replaces_the_executors_both_ways(sandbox, tmp_path):
+    """Code tasks' runs get their own limit (public_env.jobs): longer than the executor's, and still enforced."""
+    verifier = write_verifier(tmp_path / "v", "import json, sys, time\ntime.sleep(4)\n" + WRITE_PASS)
+    assert sandbox.run(Job(verifier, {}, key="k")).problem == "timed out after 3 s"
+    assert sandbox.run(Job(verifier, {}, key="k", timeout_s=8)).decision is Decision.P
+    short = sandbox.run(Job(verifier, {}, key="k", timeout_s=1))
+    assert short.timed_out and short.problem == "timed out after 1 s"
+
+
 def test_fork_bomb_is_contained(sandbox, tmp_path):
     outcome = run(sandbox, tmp_path, """
         import os

@@ -52,6 +52,7 @@ class Job:
     # entered when the run gets a slot, so at most `slots` services are alive at once.
     public: Callable[[], AbstractContextManager[str]] | None = None
     keep_result: bool = False  # trusted jobs (test runs): keep the whole result object in Outcome.result
+    timeout_s: float | None = None  # this run's wall-clock limit, instead of the executor's (code tasks run test suites)
 
 
 @dataclass
@@ -213,6 +214,7 @@ class Executor:
 
     def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path) -> Outcome:
         token = secrets.token_hex(8)  # a fresh result name per run: a stale file never counts
+        limits = self.limits if job.timeout_s is None else replace(self.limits, timeout_s=job.timeout_s)
         in_dir, out_dir = run_dir / "in", run_dir / "out"
         candidate_file = in_dir / "candidate.json"
         candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
@@ -240,13 +242,13 @@ class Executor:
             env = self._env(candidate_path, result_path, home=str(scratch), public=job.public_socket_dir)
             argv = ["env", "-i", *[f"{k}={v}" for k, v in env.items()], self.interpreter, str(entry), candidate_path, result_path]
             cwd = str(scratch)
-        cmd = ["prlimit", *self.limits.prlimit_args(), "--", *argv]
+        cmd = ["prlimit", *limits.prlimit_args(), "--", *argv]
 
         # stdout is discarded (the protocol ignores it); stderr goes to a file capped by RLIMIT_FSIZE.
         try:
             with open(run_dir / "stderr", "wb") as err:
                 started = time.monotonic()
-                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, () if filter_fd is None else (filter_fd,))
+                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,))
                 wall = time.monotonic() - started
         finally:
             if filter_fd is not None:
@@ -256,7 +258,7 @@ class Executor:
         outcome = Outcome(job.key, Decision.U, exit_status=exit_status, timed_out=timed_out,
                           wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value)
         if timed_out:
-            outcome.problem = f"timed out after {self.limits.timeout_s:g} s"
+            outcome.problem = f"timed out after {limits.timeout_s:g} s"
             return outcome
         parsed = parse_result_file(out_dir / f"result-{token}.json")
         if exit_status != 0:
@@ -286,7 +288,8 @@ class Executor:
             return os.pathsep.join([LIBRARY_ROOT, *(f"{SITE_ROOT}/{i}" for i in range(len(self.site_packages)))])
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
-    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
+    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
+                        pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
@@ -297,7 +300,7 @@ class Executor:
         try:
             poller = select.poll()
             poller.register(pidfd, select.POLLIN)
-            ready = poller.poll(self.limits.timeout_s * 1000)
+            ready = poller.poll(timeout_s * 1000)
         finally:
             os.close(pidfd)
         if ready:

@@ -83,8 +83,10 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
                 with open(path, errors="replace") as handle:
                     text = handle.read()
                 if any(re.search(r"\\b" + re.escape(m) + r"\\b", text) for m in modules):
-                    tests.append(os.path.relpath(path, "/repo"))
-    tests = sorted(tests)[:20]
+                    # Test files named after a touched module first, then the smallest: the closest and cheapest.
+                    named = any(m in name for m in modules)
+                    tests.append((not named, len(text), os.path.relpath(path, "/repo")))
+    tests = [path for _, _, path in sorted(tests)[:20]]
     if os.path.isfile("/repo/tests/runtests.py"):  # django's runner takes labels (tests/a/b.py -> a.b), and is slower
         tests = [p[len("tests/"):-len(".py")].replace("/", ".") for p in tests if p.startswith("tests/")][:5]
     try:

@@ -60,7 +60,7 @@ def test_constant_verifier_scores_zero(real_suite, tmp_path):
 
 def test_inspect_eval_with_the_heuristic_has_no_infrastructure_u(real_suite, tmp_path):
     result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={real_suite}",
-                     "--limit", "1", "--log-dir", str(tmp_path))
+                     "-T", "rounds=1", "--limit", "1", "--log-dir", str(tmp_path), timeout=2400)
     assert result.returncode == 0, result.stderr[-3000:]
     log = eval_log(tmp_path)
     assert log.status == "success", log.error
