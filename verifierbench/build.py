@@ -19,6 +19,8 @@ from verifierbench.sources.toolcall.select import Selection
 
 SCREENING = "screening.json"
 SOURCES = ("bfcl", "acebench", "tau2", "agentdojo", "swebench", "appworld")
+# Built only when named (--source): each code task needs its test environment and minutes of test runs.
+ON_REQUEST = ("swebench",)
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
@@ -86,7 +88,10 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
     if paths.checkouts is None:
         paths = replace(paths, checkouts=out / "checkouts")
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
-    for name in sources or SOURCES:
+    if not sources:
+        sources = [name for name in SOURCES if name not in ON_REQUEST]
+        say(f"build: not built unless named: {', '.join(ON_REQUEST)} (code tasks take minutes each: add --source swebench)")
+    for name in sources:
         try:
             selection = _build_source(name, seed, paths, say)
         except UserError as e:

@@ -25,7 +25,9 @@ REPOS_ENV = "VERIFIERBENCH_SWEBENCH_REPOS"
 IDS_ENV = "VERIFIERBENCH_SWEBENCH_IDS"
 # The offline copy (instances.jsonl and bare repositories) where a checkout of this project sits beside
 # one (developers, CI); users without it read the hub and clone from GitHub.
+# $VERIFIERBENCH_SWEBENCH_COPY names another copy; set empty, it turns the copy off (the hub is read).
 SHARED_COPY = Path(__file__).resolve().parents[4] / "shared" / "upstream" / "swebench"
+COPY_ENV = "VERIFIERBENCH_SWEBENCH_COPY"
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "FAIL_TO_PASS", "PASS_TO_PASS")
 
 
@@ -67,7 +69,16 @@ def default_instances() -> str | None:
     path = os.environ.get(INSTANCES_ENV)
     if path:
         return path
-    return str(SHARED_COPY / "instances.jsonl") if (SHARED_COPY / "instances.jsonl").is_file() else None
+    copy = offline_copy()
+    return str(copy / "instances.jsonl") if copy and (copy / "instances.jsonl").is_file() else None
+
+
+def offline_copy() -> Path | None:
+    """The offline copy's directory, if one is configured (the one beside the project by default)."""
+    value = os.environ.get(COPY_ENV)
+    if value is None:
+        return SHARED_COPY
+    return Path(value) if value.strip() else None
 
 
 def load(path: str | None, bad: list[str] | None = None) -> list[Instance]:
@@ -134,7 +145,8 @@ def repos_dir(path: str | None) -> Path | None:
     path = path or os.environ.get(REPOS_ENV)
     if path:
         return Path(path)
-    return SHARED_COPY / "repos" if (SHARED_COPY / "repos").is_dir() else None
+    copy = offline_copy()
+    return copy / "repos" if copy and (copy / "repos").is_dir() else None
 
 
 def selected_ids(value: str | None = None) -> list[str] | None:
