@@ -17,3 +17,15 @@ def test_without_a_public_environment_the_tools_say_so():
         asyncio.run(run_public("state", budget=2)(request="{}"))
     with pytest.raises(ToolError, match="no public environment is available"):
         asyncio.run(reset("state")())
+
+
+@pytest.mark.parametrize("request_text,message", [
+    ("[" * 200_000, "nested too deeply"),
+    ('{"calls": [], "n": ' + "9" * 5000 + "}", "not JSON"),
+])
+def test_an_unparseable_request_is_a_tool_error_not_a_crash(monkeypatch, request_text, message):
+    import verifierbench.harness.tools as tools
+
+    monkeypatch.setattr(tools, "_sample_service", lambda: object())  # any service: parsing fails first
+    with pytest.raises(ToolError, match=message):
+        asyncio.run(run_public("state", budget=2)(request=request_text))
