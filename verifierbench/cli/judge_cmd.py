@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from verifierbench.cli.metrics_cmd import print_report
-from verifierbench.cli.options import add_executor_options, add_suite_option, executor_from
+from verifierbench.cli.options import add_executor_options, add_suite_option, executor_from, output_file
 from verifierbench.decisions import read_decisions
 from verifierbench.errors import UserError
 from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
@@ -49,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        output_file(args.out, "--out")
     suite = load_suite(args.suite)
     if args.verifier:
         path = Path(args.verifier)

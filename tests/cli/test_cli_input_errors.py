@@ -1,0 +1,96 @@
+"""Bad user input on the command line (issue 18, item 7): exit status 2 and one line naming the file,
+line or option at fault, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.test_suite import make_suite
+from verifierbench.suite import save_suite
+
+PASSES = 'import json, sys\njson.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n'
+
+
+def one_line_error(result, *expected: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    for text in expected:
+        assert text in result.stderr, result.stderr
+
+
+@pytest.fixture()
+def files(tmp_path):
+    (tmp_path / "v.py").write_text(PASSES)
+    (tmp_path / "c.json").write_text("{}")
+    save_suite(make_suite(), tmp_path / "suite")
+    return tmp_path
+
+
+@pytest.mark.parametrize("option,value,expected", [
+    ("--timeout", "nan", "must be a finite number"),
+    ("--timeout", "inf", "must be a finite number"),
+    ("--timeout", "1e300", "must be at most"),
+    ("--slots", "100000000", "must be at most"),
+])
+def test_out_of_range_numeric_options(files, option, value, expected):
+    result = cli("run-verifier", str(files / "v.py"), str(files / "c.json"), option, value)
+    one_line_error(result, f"argument {option}", expected)
+
+
+def test_usage_errors_are_one_line(files):
+    one_line_error(cli("metrics"), "DECISIONS.jsonl")
+    one_line_error(cli("judge", "--suite", str(files / "suite"), "--all"), "--verifier")
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("[" * 200_000, "nested too deeply"),
+    ("9" * 5000, "not valid JSON"),
+    (b"{\"x\": \"\xff\"}", "not UTF-8"),
+])
+def test_run_verifier_unparseable_candidate(files, content, expected):
+    path = files / "bad.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    one_line_error(cli("run-verifier", str(files / "v.py"), str(path)), "bad.json", expected)
+
+
+def test_run_verifier_candidate_that_is_not_a_regular_file(files):
+    os.mkfifo(files / "pipe.json")
+    one_line_error(cli("run-verifier", str(files / "v.py"), str(files / "pipe.json")), "pipe.json: not a regular file")
+    one_line_error(cli("run-verifier", str(files / "v.py"), "/dev/zero"), "/dev/zero: not a regular file")
+    (files / "dir.json").mkdir()
+    one_line_error(cli("run-verifier", str(files / "v.py"), str(files / "dir.json")), "dir.json")
+
+
+def judge(files, out, *extra):
+    return cli("judge", "--suite", str(files / "suite"), "--verifier", str(files / "v.py"), "--all", "--out", str(out), "--quiet", *extra)
+
+
+def test_judge_out_of_the_wrong_kind(files):
+    (files / "a-dir").mkdir()
+    one_line_error(judge(files, files / "a-dir"), "--out", "not a regular file")
+    one_line_error(judge(files, files / "a-dir", "--resume"), "--out", "not a regular file")
+    (files / "a-file").write_text("")
+    one_line_error(judge(files, files / "a-file" / "d.jsonl"), "--out", "is not a directory")
+    os.mkfifo(files / "pipe.jsonl")
+    one_line_error(judge(files, files / "pipe.jsonl", "--resume"), "--out", "not a regular file")
+
+
+def test_judge_resume_on_a_file_that_is_not_utf8(files):
+    out = files / "d.jsonl"
+    out.write_bytes(b"\xff\xfe not decisions\n")
+    one_line_error(judge(files, out, "--resume"), "d.jsonl: not UTF-8")
+    assert out.read_bytes() == b"\xff\xfe not decisions\n"  # left as it was
+
+
+@pytest.mark.sandbox
+def test_judge_resume_drops_corrupt_lines(files, bwrap_available):
+    out = files / "d.jsonl"
+    out.write_text(json.dumps({"case_id": [1], "case_hash": "x", "verifier_hash": None}) + "\n"
+                   + "[" * 5000 + "\n" + '{"case_id": ' + "9" * 5000 + "}\n")
+    result = judge(files, out, "--resume")
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert len(out.read_text().splitlines()) == len(make_suite().cases)
