@@ -94,3 +94,55 @@ def test_judge_resume_drops_corrupt_lines(files, bwrap_available):
     result = judge(files, out, "--resume")
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert len(out.read_text().splitlines()) == len(make_suite().cases)
+
+
+@pytest.mark.parametrize("command", [
+    ["export-verifiers", "always-accept", "--out", "{file}"],
+    ["build", "--source", "bfcl", "--out", "{file}/suite"],
+    ["leaderboard", "{logs}", "--out", "{file}"],
+    ["leaderboard", "{logs}", "--figures", "{file}/figures"],
+    ["screen", "--out", "{file}"],
+    ["audit", "{logs}", "--out", "{file}"],
+    ["audit", "{logs}", "--pool", "{file}"],
+    ["paper", "--logs", "{logs}", "--out", "{file}"],
+    ["paper", "--logs", "{logs}", "--figures", "{file}"],
+])
+def test_output_directory_of_the_wrong_kind(files, command):
+    (files / "a-file").write_text("")
+    (files / "logs").mkdir()
+    args = [a.format(file=files / "a-file", logs=files / "logs") for a in command]
+    suite = [] if command[0] in ("build", "leaderboard") else ["--suite", str(files / "suite")]
+    option = next(a for a in command if a.startswith("--") and a != "--source" and a != "--logs")
+    one_line_error(cli(*args, *suite), option, "a-file is not a directory")
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "audit"])
+def test_a_corrupt_log_is_named(files, command):
+    (files / "logs").mkdir()
+    (files / "logs" / "2026-01-01T00-00-00+00-00_task_abc.eval").write_bytes(os.urandom(3000))
+    one_line_error(cli(command, str(files / "logs"), "--suite", str(files / "suite")) if command == "audit"
+                   else cli(command, str(files / "logs"), "--no-write"),
+                   "_task_abc.eval: not a readable Inspect log")
+
+
+@pytest.mark.parametrize("content,expected", [(b"\xff{}", "not UTF-8"), (b"[" * 100_000, "nested too deeply")])
+def test_a_corrupt_suite_manifest_is_named(files, content, expected):
+    (files / "suite" / "manifest.json").write_bytes(content)
+    one_line_error(cli("suite", "check", str(files / "suite")), "manifest.json", expected)
+
+
+@pytest.mark.parametrize("content", [b"\xff", b'{"mutations": 3}'])
+def test_paper_with_a_corrupt_screening_summary(files, content):
+    (files / "screening").mkdir()
+    (files / "screening" / "summary.json").write_bytes(content)
+    result = cli("paper", "--suite", str(files / "suite"), "--screening", str(files / "screening"), "--logs", str(files / "none"),
+                 "--out", str(files / "out"), "--figures", str(files / "figures"))
+    one_line_error(result, "summary.json")
+
+
+def test_screen_resume_on_records_that_are_not_utf8(files):
+    (files / "screening").mkdir()
+    (files / "screening" / "records.jsonl").write_bytes(b"\xff\n")
+    result = cli("screen", "--suite", str(files / "suite"), "--out", str(files / "screening"), "--resume")
+    one_line_error(result, "records.jsonl: not UTF-8")
+    assert (files / "screening" / "records.jsonl").read_bytes() == b"\xff\n"
