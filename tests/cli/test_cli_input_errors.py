@@ -146,3 +146,20 @@ def test_screen_resume_on_records_that_are_not_utf8(files):
     result = cli("screen", "--suite", str(files / "suite"), "--out", str(files / "screening"), "--resume")
     one_line_error(result, "records.jsonl: not UTF-8")
     assert (files / "screening" / "records.jsonl").read_bytes() == b"\xff\n"
+
+
+ROW = {"instance_id": "a__b-1", "repo": "a/b", "base_commit": "c", "patch": "", "test_patch": "", "problem_statement": "",
+       "FAIL_TO_PASS": "[[", "PASS_TO_PASS": "[]"}
+
+
+@pytest.mark.parametrize("name,content,expected", [
+    ("rows.jsonl", b"\xff\xfe\n", "rows.jsonl: not UTF-8"),
+    ("rows.json", b"[[[\n", "rows.json: not JSON"),
+    ("rows.jsonl", ("[" * 100_000 + "\n").encode(), "rows.jsonl:1: not JSON (nested too deeply)"),
+    ("rows.parquet", b"not parquet", "rows.parquet: not a readable parquet file"),
+    ("rows.jsonl", (json.dumps(ROW) + "\n").encode(), "FAIL_TO_PASS/PASS_TO_PASS must be a list"),
+])
+def test_build_with_a_corrupt_swebench_instances_file(files, name, content, expected):
+    (files / name).write_bytes(content)
+    result = cli("build", "--source", "swebench", "--swebench-instances", str(files / name), "--out", str(files / "built"))
+    one_line_error(result, expected)
