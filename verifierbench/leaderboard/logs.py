@@ -19,6 +19,7 @@ from verifierbench.errors import UserError
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Source, TaskType
+from verifierbench.scorers import verifier_files
 
 SCORER = "hidden_cases"
 # Choose tasks or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
@@ -93,7 +94,11 @@ def _check_sample(meta: dict[str, Any], where: str) -> None:
                 raise ValueError("a case without decisions")
             for decision in case["decisions"]:
                 Decision(decision)
-    except (KeyError, TypeError, ValueError) as exc:
+        for relative, entry in (meta.get("verifier_files") or {}).items():  # audit writes these files to disk
+            if not verifier_files.safe_relative(relative):
+                raise ValueError(f"verifier file path {relative!r} leaves the verifier directory")
+            verifier_files.decode(entry)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # binascii.Error is a ValueError
         raise UserError(f"{where}: malformed hidden_cases score metadata ({type(exc).__name__}: {exc})") from None
 
 
