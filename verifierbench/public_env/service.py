@@ -28,6 +28,7 @@ MAX_REQUEST_BYTES = 16 << 20
 POLL_S = 0.02
 READ_TIMEOUT_S = 30.0  # a client that connects and never finishes its line does not hold a thread forever
 SERVICE_ENDED = "run_public: the run has ended"
+STOP_WAIT_S = 120.0  # longest stop() waits for a replay in progress
 
 
 class PublicService:
@@ -127,10 +128,10 @@ class PublicService:
             self._server = None
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
-        # A replay already running cannot be interrupted: wait for it, so it ends within the run's slot
-        # and none is left working for a run that is over.
-        with self._lock:
-            pass
+        # A replay already running cannot be interrupted: wait for it (boundedly, should an environment hang),
+        # so it ends within the run's slot and none is left working for a run that is over.
+        if self._lock.acquire(timeout=STOP_WAIT_S):
+            self._lock.release()
 
     def __enter__(self) -> "PublicService":
         return self.start()
