@@ -163,3 +163,9 @@ def test_build_with_a_corrupt_swebench_instances_file(files, name, content, expe
     (files / name).write_bytes(content)
     result = cli("build", "--source", "swebench", "--swebench-instances", str(files / name), "--out", str(files / "built"))
     one_line_error(result, expected)
+
+
+def test_judge_out_that_exists_without_resume_is_one_line(files):
+    (files / "d.jsonl").write_text("")
+    result = cli("judge", "--suite", str(files / "suite"), "--verifier", str(files / "v.py"), "--all", "--out", str(files / "d.jsonl"))
+    one_line_error(result, "already exists", "--resume")

@@ -51,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.out:
         output_file(args.out, "--out")
+        if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
+            raise UserError(f"{args.out}: already exists; pass --resume to continue it, or remove it")
     suite = load_suite(args.suite)
     if args.verifier:
         path = Path(args.verifier)
