@@ -9,7 +9,7 @@ from verifierbench.errors import UserError
 from verifierbench.jsonl import read_jsonl
 from verifierbench.metrics import DecisionRecord, TaskInfo
 from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label
+from verifierbench.schema import Category, Label, Source, TaskType
 
 DECISION_FIELDS = ("task_id", "case_id", "category", "label", "decision", "task_type", "source")
 
@@ -39,7 +39,8 @@ def read_decisions(path: str | Path) -> list[DecisionRecord]:
             raise UserError(f"{where}: field 'submitted': must be true or false")
         records.append(DecisionRecord(
             task_id=_text(data, "task_id", where), case_id=_text(data, "case_id", where), category=category, label=label,
-            decision=decision, task_type=_text(data, "task_type", where), source=_text(data, "source", where), submitted=submitted,
+            decision=decision, task_type=_member(data, "task_type", where, TaskType), source=_member(data, "source", where, Source),
+            submitted=submitted,
         ))
     return records
 
@@ -47,8 +48,16 @@ def read_decisions(path: str | Path) -> list[DecisionRecord]:
 def read_inventory(path: str | Path) -> list[TaskInfo]:
     tasks = []
     for where, data in read_jsonl(path):
-        tasks.append(TaskInfo(_text(data, "task_id", where), _text(data, "task_type", where), _text(data, "source", where)))
+        tasks.append(TaskInfo(_text(data, "task_id", where), _member(data, "task_type", where, TaskType), _member(data, "source", where, Source)))
     return tasks
+
+
+def _member(data: dict[str, Any], name: str, where: str, kind: type[TaskType] | type[Source]) -> str:
+    """A task type or source: an unknown one would open a slice of its own in the report, like a typo'd category."""
+    value = _text(data, name, where)
+    if value not in {member.value for member in kind}:
+        raise UserError(f"{where}: field '{name}': unknown {name.replace('_', ' ')} {value!r} (expected one of {', '.join(m.value for m in kind)})")
+    return value
 
 
 def _text(data: dict[str, Any], name: str, where: str) -> str:

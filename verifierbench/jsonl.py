@@ -13,7 +13,7 @@ from verifierbench.errors import UserError
 def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: str = "no such file") -> Iterator[tuple[str, dict[str, Any]]]:
     """Yields (`<path> line N`, object) for every non-blank line; raises `error` on the first bad one. `-` is stdin."""
     if str(path) == "-":
-        name, text = "<stdin>", sys.stdin.read()
+        name, text = "<stdin>", _decode(sys.stdin.buffer.read(), "<stdin>", error)
     else:
         name, text = str(path), _read(Path(path), error, missing)
     for number, line in enumerate(text.splitlines(), start=1):
@@ -24,6 +24,10 @@ def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: st
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise error(f"{where}: not valid JSON (nested too deeply)") from None
+        except ValueError as exc:  # an integer too long to convert
+            raise error(f"{where}: not valid JSON ({exc})") from None
         if not isinstance(data, dict):
             raise error(f"{where}: expected a JSON object")
         yield where, data
@@ -31,10 +35,18 @@ def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: st
 
 def _read(path: Path, error: type[UserError], missing: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise error(f"{path}: {missing}") from None
     except IsADirectoryError:
         raise error(f"{path}: is a directory, expected a JSONL file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from None
+    return _decode(raw, str(path), error)
+
+
+def _decode(raw: bytes, name: str, error: type[UserError]) -> str:
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

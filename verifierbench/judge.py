@@ -84,8 +84,12 @@ def judge(
     done = _keep_decided(out_path, set(wanted)) if resume else set()
     pending = [pair for key, pair in wanted.items() if key not in done]
     total, finished = len(pending), 0
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(out_path, "a", encoding="utf-8") as out:
+    try:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out = open(out_path, "a", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{out_path}: cannot write decisions ({exc.strerror})") from None
+    with out:
         def write(line: dict) -> None:
             nonlocal finished
             out.write(json.dumps(line) + "\n")
@@ -134,18 +138,29 @@ def _keep_decided(path: Path, wanted: set[tuple[str, str, str | None]]) -> set[t
     torn last lines from a crash, and decisions of a verifier or case that has since changed."""
     if not path.exists():
         return set()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # Not a decisions file (ours are UTF-8 JSON): refuse rather than rewrite it without its lines.
+        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); not a decisions file to resume") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     kept, done = [], set()
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                data = json.loads(line)
-                key = (data["case_id"], data["case_hash"], data["verifier_hash"])
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue
-            if key in wanted and key not in done and line.endswith("\n"):
-                kept.append(line)
-                done.add(key)
+    *whole, tail = text.split("\n")
+    for line in [f"{line}\n" for line in whole] + ([tail] if tail else []):
+        try:
+            data = json.loads(line)
+            key = (data["case_id"], data["case_hash"], data["verifier_hash"])
+            hash(key)  # a list where an id belongs is a corrupt line like any other
+        except (ValueError, RecursionError, KeyError, TypeError):
+            continue
+        if key in wanted and key not in done and line.endswith("\n"):
+            kept.append(line)
+            done.add(key)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(kept), encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text("".join(kept), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot rewrite it to resume ({exc.strerror})") from None
     return done

@@ -64,18 +64,31 @@ def parse_result_file(path: Path) -> ParsedResult:
 def parse_result_text(raw: bytes | str) -> ParsedResult:
     try:
         data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return ParsedResult(Decision.U, problem=f"result is not JSON: {exc}")
+    except RecursionError:
+        return ParsedResult(Decision.U, problem="result is not JSON: nested too deeply")
+    except ValueError as exc:  # bad JSON, bad UTF-8, and integers too long to convert alike
+        return ParsedResult(Decision.U, problem=f"result is not JSON: {str(exc)[:200]}")
     if not isinstance(data, dict):
         return ParsedResult(Decision.U, problem="result is not a JSON object")
     decision = data.get("decision")
     if decision not in ("PASS", "FAIL"):
         return ParsedResult(Decision.U, problem=f"decision must be \"PASS\" or \"FAIL\", got {json.dumps(decision)[:60]}")
-    confidence = data.get("confidence")
     # Confidence never changes the label: an unusable value is dropped, the decision stands.
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not math.isfinite(confidence):
-        confidence = None
+    confidence = _finite_float(data.get("confidence"))
     reason = data.get("reason")
     if reason is not None and not isinstance(reason, str):
         reason = json.dumps(reason)[:2000]
-    return ParsedResult(Decision.P if decision == "PASS" else Decision.F, float(confidence) if confidence is not None else None, reason[:2000] if reason else reason)
+    if reason:
+        # Lone surrogates (valid JSON escapes) cannot be printed or written as UTF-8 later.
+        reason = reason[:2000].encode("utf-8", "replace").decode("utf-8")
+    return ParsedResult(Decision.P if decision == "PASS" else Decision.F, confidence, reason)
+
+
+def _finite_float(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)  # an integer beyond float's range overflows
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

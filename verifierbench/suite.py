@@ -96,10 +96,18 @@ def _load_manifest(path: Path) -> SuiteManifest:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SuiteIntegrityError(f"{path}: missing") from None
+    except UnicodeDecodeError as exc:
+        raise SuiteIntegrityError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise SuiteIntegrityError(f"{path}: cannot read ({exc.strerror})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SuiteIntegrityError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise SuiteIntegrityError(f"{path}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # an integer too long to convert
+        raise SuiteIntegrityError(f"{path}: not valid JSON ({exc})") from None
     return _validate(SuiteManifest, data, str(path))
 
 

@@ -47,3 +47,11 @@ def test_concurrent_processes_share_one_pool(tmp_path):
     lines = WitnessPool(tmp_path, "v1").path("task-a").read_text().splitlines()
     keys = [json.loads(line)["key"] for line in lines]
     assert len(keys) == len(set(keys)) == 100
+
+
+def test_corrupt_lines_are_skipped_not_raised(tmp_path):
+    pool = WitnessPool(tmp_path, "v1")
+    pool.add([witness(1)])
+    with pool.path("task-a").open("ab") as f:
+        f.write(b"\xff\xfe not utf-8\n" + b"[" * 100_000 + b"\n" + b'{"key": ' + b"9" * 5000 + b"}\n" + b"[1, 2]\n")
+    assert [w.key for w in pool.load("task-a", "sha256:t1")] == [witness(1).key]

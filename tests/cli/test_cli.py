@@ -71,6 +71,10 @@ def test_metrics_json_and_human_output(tmp_path):
     (json.dumps({"task_id": "t"}) + "\n", "field 'case_id' is missing"),
     (json.dumps(line("t", "c", "gold", "PASS", "P")) + "\n", "no negative case"),
     ("", "no decisions"),
+    (json.dumps(line("t", "c", "gold", "PASS", "P", task_type="tool_call")) + "\n", "field 'task_type': unknown task type 'tool_call'"),
+    (json.dumps(line("t", "c", "gold", "PASS", "P", source="bfcl-v3")) + "\n", "field 'source': unknown source 'bfcl-v3'"),
+    ("[" * 200_000 + "\n", "line 1: not valid JSON"),
+    ('{"task_id": ' + "9" * 5000 + "}\n", "line 1: not valid JSON"),
 ])
 def test_metrics_bad_input_exits_2_with_one_line(tmp_path, content, expected):
     path = tmp_path / "d.jsonl"
@@ -78,6 +82,20 @@ def test_metrics_bad_input_exits_2_with_one_line(tmp_path, content, expected):
     result = cli("metrics", str(path))
     assert result.returncode == 2
     assert expected in result.stderr and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_metrics_unknown_task_type_in_the_inventory_exits_2(tmp_path):
+    path = decisions_file(tmp_path, [line("t1", "c1", "gold", "PASS", "P"), line("t1", "c2", "base", "FAIL", "F")])
+    inventory = tmp_path / "inventory.jsonl"
+    inventory.write_text(json.dumps({"task_id": "t2", "task_type": "State", "source": "tau2"}) + "\n")
+    result = cli("metrics", str(path), "--tasks", str(inventory))
+    assert result.returncode == 2 and "line 1: field 'task_type': unknown task type 'State'" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_metrics_from_stdin_that_is_not_utf8_exits_2(tmp_path):
+    result = subprocess.run([str(BIN), "metrics", "-"], input=b'{"task_id": "\xff"}\n', capture_output=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count(b"\n") == 1 and b"<stdin>: not UTF-8" in result.stderr, result.stderr
 
 
 def test_missing_file_and_bad_option_exit_2(tmp_path):

@@ -62,3 +62,24 @@ def test_inspect_score_rejudges_the_frozen_verifier_from_the_log(logs, tmp_path,
 def test_no_logs_is_a_clear_error(tmp_path):
     result = cli("leaderboard", str(tmp_path))
     assert result.returncode == 2 and "no Inspect logs" in result.stderr
+
+
+@pytest.mark.parametrize("edit", [
+    lambda meta: meta["cases"][0].update(category="goldish"),
+    lambda meta: meta["verifier_files"].update({"../../escape.py": {"text": "x"}}),  # audit would write it to disk
+])
+def test_a_log_with_malformed_scorer_metadata_is_named(logs, tmp_path, bfcl_suite, edit):
+    from inspect_ai.log import write_eval_log
+
+    source = next(logs.glob("*.eval"))
+    log = read_eval_log(str(source))
+    sample = log.samples[0]
+    edit(sample.scores["hidden_cases"].metadata)
+    (tmp_path / "edited").mkdir()
+    write_eval_log(log, str(tmp_path / "edited" / source.name))
+    for result in (cli("leaderboard", str(tmp_path / "edited"), "--no-write"),
+                   cli("audit", str(tmp_path / "edited"), "--suite", str(bfcl_suite), "--out", str(tmp_path / "audit"),
+                       "--pool", str(tmp_path / "pool"))):
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"{source.name} sample {sample.id}: malformed hidden_cases score metadata" in result.stderr
+    assert not list(tmp_path.rglob("escape.py"))

@@ -47,3 +47,15 @@ def test_file_tools_refuse_fifos_and_links_with_a_tool_error():
         asyncio.run(scenario())
     finally:
         box.remove()
+
+
+@pytest.mark.parametrize("request_text,message", [
+    ("[" * 200_000, "nested too deeply"),
+    ('{"calls": [], "n": ' + "9" * 5000 + "}", "not JSON"),
+])
+def test_an_unparseable_request_is_a_tool_error_not_a_crash(monkeypatch, request_text, message):
+    import verifierbench.harness.tools as tools
+
+    monkeypatch.setattr(tools, "_sample_service", lambda: object())  # any service: parsing fails first
+    with pytest.raises(ToolError, match=message):
+        asyncio.run(run_public("state", budget=2)(request=request_text))

@@ -102,3 +102,72 @@ def test_request_over_the_socket_is_one_json_line(service):
         client.connect(str(service.socket_path))
         client.sendall(b"not json\n")
         assert json.loads(client.makefile().readline()) == {"error": "request is not one line of JSON"}
+
+
+def _ask_raw(service, payload: bytes) -> bytes:
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(service.socket_path))
+        client.sendall(payload)
+        client.shutdown(socket.SHUT_WR)
+        return client.makefile("rb").read()
+
+
+@pytest.mark.parametrize("payload,error", [
+    (b'{"op": "run_public", "calls": "\xff"}\n', "not one line of JSON"),  # not UTF-8
+    (b"[" * 200_000 + b"\n", "nested too deeply"),
+    (b'{"op": "run_public", "n": ' + b"9" * 5000 + b"}\n", "not one line of JSON"),  # int too long to convert
+    (b'{"op": "reset", "pad": "' + b"x" * 300_000 + b'"}\n', "larger than"),
+])
+def test_malformed_requests_get_an_error_reply_and_no_traceback(service, capfd, monkeypatch, payload, error):
+    import verifierbench.public_env.service as module
+
+    monkeypatch.setattr(module, "MAX_REQUEST_BYTES", 250_000)  # oversized without sending 16 MiB
+    reply = json.loads(_ask_raw(service, payload))
+    assert error in reply["error"]
+    assert "Traceback" not in capfd.readouterr().err
+    assert json.loads(_ask_raw(service, b'{"op": "reset"}\n'))["state_hash"]  # still serving
+
+
+class _SlowEnvironment:
+    """Each replay takes a while and is logged, like a long AgentDojo or test-run replay."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.started: list[float] = []
+        self.first = threading.Event()
+
+    def run_request(self, request):
+        import time
+
+        self.started.append(time.monotonic())
+        self.first.set()
+        time.sleep(0.3)
+        return {"ok": True}
+
+    def reset_reply(self):
+        return {}
+
+
+def test_no_replay_runs_after_the_service_stops():
+    import threading
+    import time
+
+    environment = _SlowEnvironment()
+    service = PublicService(environment, budget=20).start()
+    # A verifier fires many requests and exits: they queue behind the first replay.
+    clients = [threading.Thread(target=_ask_raw, args=(service, b'{"op": "run_public", "calls": []}\n'), daemon=True)
+               for _ in range(6)]
+    for client in clients:
+        client.start()
+    assert environment.first.wait(5)
+    time.sleep(0.1)  # the rest are connected and waiting for the lock
+    service.stop()
+    stopped = time.monotonic()
+    time.sleep(1.0)
+    assert [t for t in environment.started if t >= stopped] == []
+    assert len(environment.started) == 1
+    for client in clients:
+        client.join(5)

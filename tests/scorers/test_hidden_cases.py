@@ -65,3 +65,23 @@ def test_a_missing_verifier_is_u_everywhere_and_not_submitted(task_and_cases):
     score = build_score(task, cases, decisions, None, {}, [], 1, 1)
     assert score.value["submitted"] == 0.0 and score.value["r_pos@0"] == 0.0 and score.value["U@0"] == len(cases)
     assert score.answer == "no verifier"
+
+
+def test_an_unparseable_result_is_u_not_an_exception(task_and_cases):
+    # JSON nested 200,000 deep makes json.loads raise RecursionError; the sample must still be scored.
+    task, cases = task_and_cases
+    score = score_of(task, cases, 'import sys\nopen(sys.argv[2], "w").write("[" * 200000 + "]" * 200000)\n')
+    assert score.value["U@0"] == len(cases)
+    assert all("nested too deeply" in c["problem"] for c in score.metadata["cases"])
+
+
+def test_materialize_never_writes_outside_the_verifier_directory(tmp_path):
+    # Files come from the log when re-scoring or auditing; an edited log must not place files on the host.
+    from verifierbench.scorers.verifier_files import materialize
+
+    outside = tmp_path / "outside"
+    files = {"verify.py": encode(b"pass\n"), "../escape.py": encode(b"x"), str(outside / "abs.py"): encode(b"x"), "": encode(b"x")}
+    directory = materialize(files, tmp_path / "deep" / "verifier")
+    assert sorted(p.name for p in (tmp_path / "deep").rglob("*")) == ["verifier", "verify.py"]
+    assert not (tmp_path / "deep" / "escape.py").exists() and not outside.exists()
+    assert (directory / "verify.py").read_bytes() == b"pass\n"

@@ -63,11 +63,11 @@ def _read(path: Path, task_hash: str) -> list[Witness]:
     witnesses, seen = [], set()
     if not path.exists():
         return witnesses
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_bytes().splitlines():
         try:
             witness = Witness.from_json(json.loads(line))
-        except (ValueError, TypeError, KeyError):
-            continue  # a torn last line or a foreign record
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            continue  # a torn last line or a foreign record (not UTF-8, too deeply nested, not a witness)
         if witness.task_hash == task_hash and witness.key not in seen:
             seen.add(witness.key)
             witnesses.append(witness)

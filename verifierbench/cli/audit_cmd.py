@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from verifierbench.cli.options import add_suite_option
+from verifierbench.cli.options import add_suite_option, output_dir
 from verifierbench.errors import UserError
 
 
@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rounds < 0:
         raise UserError("--rounds must be at least 0")
+    output_dir(args.out, "--out")
+    if args.pool:
+        output_dir(args.pool, "--pool")
     runs = read_runs(args.log_dir)
     _, suite = open_suite(args.suite)
     by_task: dict[str, dict[str, dict]] = {}

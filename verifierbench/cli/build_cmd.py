@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from verifierbench.build import SOURCES, SourcePaths, build_suite
-from verifierbench.cli.options import DEFAULT_SUITE
+from verifierbench.cli.options import DEFAULT_SUITE, output_dir
 from verifierbench.sources.acebench.data import ENV_VAR
 
 
@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_dir(args.out, "--out")
     started = time.perf_counter()
     paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos, swebench_ids=args.swebench_ids)
     result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths)

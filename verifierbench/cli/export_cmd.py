@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from verifierbench.cli.options import add_suite_option
+from verifierbench.cli.options import add_suite_option, output_dir
 from verifierbench.export import KINDS, export
 from verifierbench.judge import select_tasks
 from verifierbench.schema import Source
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_dir(args.out, "--out")
     suite = load_suite(args.suite)
     tasks = select_tasks(suite, args.tasks, args.source)
     n = export(suite, args.kind, Path(args.out), tasks)

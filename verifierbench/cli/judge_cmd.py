@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from verifierbench.cli.metrics_cmd import print_report
-from verifierbench.cli.options import add_executor_options, add_suite_option, executor_from
+from verifierbench.cli.options import add_executor_options, add_suite_option, executor_from, output_file
 from verifierbench.decisions import read_decisions
 from verifierbench.errors import UserError
 from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
@@ -49,6 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        output_file(args.out, "--out")
+        if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
+            raise UserError(f"{args.out}: already exists; pass --resume to continue it, or remove it")
     suite = load_suite(args.suite)
     if args.verifier:
         path = Path(args.verifier)

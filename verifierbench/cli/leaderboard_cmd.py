@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from verifierbench.cli.options import output_dir
 from verifierbench.leaderboard.logs import scored_runs
 from verifierbench.leaderboard.render import cell
 from verifierbench.leaderboard.tables import Table
@@ -34,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.no_write:
+        output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
     scored = scored_runs(args.log_dir)
     if not args.no_write:
         from verifierbench.leaderboard.figures import all_figures  # matplotlib only when writing

@@ -12,8 +12,15 @@ from verifierbench.errors import UserError
 COMMANDS = (build_cmd, export_cmd, judge_cmd, metrics_cmd, leaderboard_cmd, paper_cmd, audit_cmd, run_cmd, screen_cmd, suite_cmd, doctor_cmd)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, like every other user error (subcommand parsers inherit the class)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="verifierbench",
         description="VerifierBench: score agent-written verifiers on hidden test cases.",
     )
@@ -26,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)  # exits 2 with a one-line usage error on bad options
+    args = parser.parse_args(argv)  # exits 2 with a one-line error on bad options
     try:
         return args.handler(args) or 0
     except UserError as exc:

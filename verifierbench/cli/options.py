@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import stat
+from pathlib import Path
 
+from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
 
+# Upper bounds: past them a value is a typo, and the OS calls behind them overflow or the slot set never ends.
+MAX_TIMEOUT_S = 7 * 86400
+MAX_SLOTS = 1024
 
 DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
 
@@ -19,10 +26,10 @@ def add_suite_option(p: argparse.ArgumentParser) -> None:
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sandbox")
-    g.add_argument("--timeout", type=_positive(float), default=Limits.timeout_s, metavar="S", help="wall-clock limit per case (default %(default)s)")
+    g.add_argument("--timeout", type=_positive(float, MAX_TIMEOUT_S), default=Limits.timeout_s, metavar="S", help="wall-clock limit per case (default %(default)s)")
     g.add_argument("--memory-mb", type=_positive(int), default=Limits.memory_bytes >> 20, metavar="MB", help="address-space limit (default %(default)s)")
     g.add_argument("--max-processes", type=_positive(int), default=Limits.max_processes, metavar="N", help="process limit per run (default %(default)s)")
-    g.add_argument("--slots", type=_positive(int), default=None, metavar="N", help="parallel runs (default: CPU count)")
+    g.add_argument("--slots", type=_positive(int, MAX_SLOTS), default=None, metavar="N", help="parallel runs (default: CPU count)")
     g.add_argument("--isolation", choices=("auto", "bwrap", "none"), default="auto", help="auto uses bubblewrap and refuses without it")
     g.add_argument("--reference-libs", action="store_true",
                    help="mount verifierbench and the sources' checkers (with their dependencies) read-only in the sandbox (for exported reference verifiers only)")
@@ -42,14 +49,53 @@ def executor_from(args: argparse.Namespace) -> Executor:
                     libraries=libraries, site_packages=site_packages)
 
 
-def _positive(kind):
+def _positive(kind, most: float | None = None):
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value):  # nan passes every comparison below
+            raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most:g}: {text!r}")
         return value
 
     return parse
+
+
+def output_file(value: str, option: str) -> Path:
+    """A file the command appends to: a regular file if it exists, else one its directory can hold."""
+    path = Path(value)
+    try:
+        if path.exists() or path.is_symlink():
+            if not stat.S_ISREG(path.stat().st_mode):
+                raise UserError(f"{option} {value}: not a regular file")
+            if not os.access(path, os.R_OK | os.W_OK):
+                raise UserError(f"{option} {value}: not writable")
+    except OSError as exc:
+        raise UserError(f"{option} {value}: {exc.strerror}") from None
+    _writable_ancestor(path.parent, value, option)  # --resume rewrites the file through a sibling
+    return path
+
+
+def output_dir(value: str, option: str) -> Path:
+    """A directory the command writes into: an existing writable one, or one that can be made."""
+    path = Path(value)
+    _writable_ancestor(path, value, option)
+    return path
+
+
+def _writable_ancestor(path: Path, value: str, option: str) -> None:
+    # The nearest existing ancestor decides: it must be a directory we may write in (mkdir -p does the rest).
+    try:
+        while not path.exists() and path != path.parent:
+            path = path.parent
+        if not path.is_dir():
+            raise UserError(f"{option} {value}: {path} is not a directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UserError(f"{option} {value}: {path} is not writable")
+    except OSError as exc:
+        raise UserError(f"{option} {value}: {exc.strerror}") from None

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from verifierbench.cli.leaderboard_cmd import print_table
-from verifierbench.cli.options import DEFAULT_SUITE
+from verifierbench.cli.options import DEFAULT_SUITE, output_dir
 from verifierbench.errors import UserError
 from verifierbench.suite import load_suite
 
@@ -39,12 +39,17 @@ def run(args: argparse.Namespace) -> int:
     from verifierbench.leaderboard.suite_tables import suite_tables
     from verifierbench.leaderboard.tables import all_tables
 
+    output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
     suite_dir = Path(args.suite)
     summary_path = Path(args.screening) / "summary.json"
-    screen_summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    screen_summary = _screening_summary(summary_path)
     if screen_summary is None:
         print(f"paper: Table 9 not generated: no screening summary at {summary_path} (run `verifierbench screen`)", file=sys.stderr)
-    tables = suite_tables(load_suite(suite_dir), suite_dir, screen_summary)
+    suite = load_suite(suite_dir)
+    try:
+        tables = suite_tables(suite, suite_dir, screen_summary)
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a hand-edited or foreign record
+        raise UserError(f"{summary_path} or {suite_dir / 'screening.json'}: unexpected content ({type(exc).__name__}: {exc})") from None
     figures: dict[str, bytes] = {}
     compared = []
     if Path(args.logs).is_dir():
@@ -65,3 +70,15 @@ def run(args: argparse.Namespace) -> int:
         print_table(table)
     print(f"paper: wrote {len(written)} files to {args.out} and {args.figures}", file=sys.stderr)
     return 0
+
+
+def _screening_summary(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # unreadable, not UTF-8, not JSON
+        raise UserError(f"--screening {path}: not a readable `verifierbench screen` summary ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"--screening {path}: not a `verifierbench screen` summary (expected a JSON object)")
+    return data

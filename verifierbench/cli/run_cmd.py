@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from pathlib import Path
 
 from verifierbench.cli.options import add_executor_options, executor_from
 from verifierbench.errors import UserError
 from verifierbench.executor import Job
+
+MAX_CANDIDATE_BYTES = 64 << 20  # hidden cases are far smaller; the harness holds the candidate several times over
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,12 +33,7 @@ def run(args: argparse.Namespace) -> int:
     verifier = Path(args.verifier)
     if not verifier.exists():
         raise UserError(f"{verifier}: no such verifier")
-    try:
-        candidate = json.loads(Path(args.candidate).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{args.candidate}: no such file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{args.candidate}: not valid JSON ({exc})") from None
+    candidate = read_candidate(args.candidate)
     with executor_from(args) as executor:
         outcome = executor.run(Job(verifier, candidate, key=Path(args.candidate).name))
     if args.json:
@@ -47,3 +46,27 @@ def run(args: argparse.Namespace) -> int:
         if outcome.stderr_tail:
             print("stderr (tail):\n" + outcome.stderr_tail.rstrip())
     return 0
+
+
+def read_candidate(name: str):
+    """The candidate JSON value; a FIFO, device, directory or oversized file is refused before it is read."""
+    try:
+        with open(name, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NONBLOCK)) as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise UserError(f"{name}: not a regular file")
+            if info.st_size > MAX_CANDIDATE_BYTES:
+                raise UserError(f"{name}: larger than {MAX_CANDIDATE_BYTES >> 20} MiB")
+            raw = handle.read(MAX_CANDIDATE_BYTES + 1)
+    except FileNotFoundError:
+        raise UserError(f"{name}: no such file") from None
+    except OSError as exc:
+        raise UserError(f"{name}: cannot read ({exc.strerror})") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise UserError(f"{name}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # bad JSON, or an integer too long to convert
+        raise UserError(f"{name}: not valid JSON ({exc})") from None

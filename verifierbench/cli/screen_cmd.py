@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from verifierbench.cli.options import add_suite_option
+from verifierbench.cli.options import add_suite_option, output_dir
 from verifierbench.suite import load_suite
 
 
@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from verifierbench.screening.run import screen, summary
 
+    output_dir(args.out, "--out")
     suite = load_suite(args.suite)
     with Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:

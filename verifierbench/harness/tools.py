@@ -75,7 +75,9 @@ def run_public(task_type: str, budget: int) -> Tool:
         service = _service("run_public", task_type)
         try:
             data = json.loads(request)
-        except json.JSONDecodeError as e:
+        except RecursionError:
+            raise ToolError("run_public: the request is nested too deeply") from None
+        except ValueError as e:  # bad JSON, or an integer too long to convert: the model's mistake, not a crash
             raise ToolError(f"run_public: the request is not JSON ({e})") from None
         code = task_type == "code"
         if code and not isinstance(data, dict):

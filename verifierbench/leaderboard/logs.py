@@ -18,7 +18,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from verifierbench.errors import UserError
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute
 from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label
+from verifierbench.schema import Category, Label, Source, TaskType
+from verifierbench.scorers import verifier_files
 
 SCORER = "hidden_cases"
 # Choose tasks or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
@@ -52,7 +53,7 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
         raise UserError(f"{log_dir}: no Inspect logs here")
     runs: dict[str, ConfigurationRun] = {}
     for info in infos:
-        log = read_eval_log(info, exclude_fields=SKIPPED_FIELDS)
+        log = _read_log(info)
         if not _is_verifierbench(log):
             continue
         run = configuration_of(log)
@@ -63,12 +64,42 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
             if score is None or not score.metadata or "cases" not in score.metadata:
                 continue  # errored or cancelled sample: a retry's log holds it
             task_id = str(sample.id)
+            _check_sample(score.metadata, f"{_name(info)} sample {task_id}")
             if task_id not in run.created or log.eval.created >= run.created[task_id]:
                 run.samples[task_id], run.created[task_id] = score.metadata, log.eval.created
     runs = {key: run for key, run in runs.items() if run.samples}
     if not runs:
         raise UserError(f"{log_dir}: no VerifierBench samples in these logs")
     return runs
+
+
+def _name(info) -> str:
+    return info.name.removeprefix("file://")
+
+
+def _read_log(info) -> EvalLog:
+    try:
+        return read_eval_log(info, exclude_fields=SKIPPED_FIELDS)
+    except Exception as exc:  # noqa: BLE001 - Inspect's reader raises many kinds (zip, JSON, validation) on a corrupt file
+        raise UserError(f"{_name(info)}: not a readable Inspect log ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+
+
+def _check_sample(meta: dict[str, Any], where: str) -> None:
+    """The hidden-case scorer's metadata, as the tables read it: a hand-edited or corrupt log names its sample."""
+    try:
+        TaskType(meta["task_type"]), Source(meta["source"])
+        for case in meta["cases"]:
+            str(case["case_id"]), Category(case["category"]), Label(case["label"])
+            if not isinstance(case["decisions"], list) or not case["decisions"]:
+                raise ValueError("a case without decisions")
+            for decision in case["decisions"]:
+                Decision(decision)
+        for relative, entry in (meta.get("verifier_files") or {}).items():  # audit writes these files to disk
+            if not verifier_files.safe_relative(relative):
+                raise ValueError(f"verifier file path {relative!r} leaves the verifier directory")
+            verifier_files.decode(entry)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # binascii.Error is a ValueError
+        raise UserError(f"{where}: malformed hidden_cases score metadata ({type(exc).__name__}: {exc})") from None
 
 
 def _is_verifierbench(log: EvalLog) -> bool:

@@ -6,6 +6,7 @@ replays the calls on a fresh copy of the initial environment and answers `{"obse
 scratch copy of the checkout and runs the tests. `{"op": "reset"}` answers the initial state. Each `run_public`
 counts against the budget, blocked ones included; past it the answer is `{"error": "BudgetExceeded: run_public"}`.
 The socket's directory is bind-mounted read-only into sandboxes; the counters live only here.
+A malformed request gets an error reply; once the service is stopped (its run has ended), nothing more is replayed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 SOCKET_NAME = "public.sock"
 MAX_REQUEST_BYTES = 16 << 20
 POLL_S = 0.02
+READ_TIMEOUT_S = 30.0  # a client that connects and never finishes its line does not hold a thread forever
+SERVICE_ENDED = "run_public: the run has ended"
+STOP_WAIT_S = 120.0  # longest stop() waits for a replay in progress
 
 
 class PublicService:
@@ -34,6 +38,7 @@ class PublicService:
         self.uses = 0
         self.blocks = 0
         self._lock = threading.Lock()
+        self._ended = threading.Event()  # set by stop(): no replay starts after the run is over
         self._server: socketserver.UnixStreamServer | None = None
         self.directory: Path | None = None
 
@@ -43,14 +48,16 @@ class PublicService:
         if not isinstance(request, dict) or request.get("op") not in ("run_public", "reset"):
             return {"error": 'request must be {"op": "run_public", "record": ...} or {"op": "reset"}'}
         with self._lock:  # one replay at a time: environments need not be thread-safe
-            if request["op"] == "reset":
-                return self.environment.reset_reply()
-            self.uses += 1
-            if self.uses > self.budget:
-                self.blocks += 1
-                return {"error": BUDGET_EXCEEDED}
+            # Requests queued behind a replay when the run ended must not replay on the harness's time.
+            if self._ended.is_set():
+                return {"error": SERVICE_ENDED}
+            if request["op"] == "run_public":
+                self.uses += 1
+                if self.uses > self.budget:
+                    self.blocks += 1
+                    return {"error": BUDGET_EXCEEDED}
             try:
-                return self.environment.run_request(request)
+                return self.environment.reset_reply() if request["op"] == "reset" else self.environment.run_request(request)
             except ValueError as e:
                 return {"error": f"bad request: {e}"}
             except Exception as e:  # noqa: BLE001 - an environment failure is an answer, not a crash of the service
@@ -63,21 +70,47 @@ class PublicService:
         assert self.directory is not None, "service not started"
         return self.directory / SOCKET_NAME
 
+    def reply_to(self, line: bytes) -> bytes:
+        """The encoded reply to one raw request line; a malformed request gets an error reply, never an exception."""
+        if len(line) > MAX_REQUEST_BYTES:
+            reply: dict[str, Any] = {"error": f"request larger than {MAX_REQUEST_BYTES} bytes"}
+        else:
+            try:
+                request = json.loads(line)
+            except RecursionError:
+                reply = {"error": "request is nested too deeply"}
+            except ValueError:  # bad JSON, bad UTF-8, integers too long to convert
+                reply = {"error": "request is not one line of JSON"}
+            else:
+                reply = self.handle(request)
+        try:
+            return json.dumps(reply).encode() + b"\n"
+        except (TypeError, ValueError, RecursionError) as e:
+            return json.dumps({"error": f"replay failed: its reply cannot be encoded ({type(e).__name__})"}).encode() + b"\n"
+
     def start(self) -> "PublicService":
+        self._ended.clear()
         self.directory = Path(tempfile.mkdtemp(prefix="verifierbench-public-"))
         os.chmod(self.directory, 0o755)
         service = self
 
         class Handler(socketserver.StreamRequestHandler):
+            timeout = READ_TIMEOUT_S
+
             def handle(self) -> None:
-                line = self.rfile.readline(MAX_REQUEST_BYTES)
                 try:
-                    request = json.loads(line)
-                except json.JSONDecodeError:
-                    reply: dict[str, Any] = {"error": "request is not one line of JSON"}
-                else:
-                    reply = service.handle(request)
-                self.wfile.write(json.dumps(reply).encode() + b"\n")
+                    line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
+                    if len(line) > MAX_REQUEST_BYTES:
+                        self._discard_rest(line)
+                    if not service._ended.is_set():
+                        self.wfile.write(service.reply_to(line))
+                except OSError:  # the client went away or never finished its request: nothing to answer
+                    pass
+
+            def _discard_rest(self, line: bytes) -> None:
+                # Unread input would reset the connection before the client reads the error reply.
+                while line and not line.endswith(b"\n") and not service._ended.is_set():
+                    line = self.rfile.readline(1 << 16)
 
         self._server = socketserver.ThreadingUnixStreamServer(str(self.socket_path), Handler)
         self._server.daemon_threads = True
@@ -88,12 +121,17 @@ class PublicService:
         return self
 
     def stop(self) -> None:
+        self._ended.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
+        # A replay already running cannot be interrupted: wait for it (boundedly, should an environment hang),
+        # so it ends within the run's slot and none is left working for a run that is over.
+        if self._lock.acquire(timeout=STOP_WAIT_S):
+            self._lock.release()
 
     def __enter__(self) -> "PublicService":
         return self.start()

@@ -59,6 +59,12 @@ def decode(entry: dict[str, str]) -> bytes:
     return entry["text"].encode("utf-8") if "text" in entry else base64.b64decode(entry["base64"])
 
 
+def safe_relative(relative: object) -> bool:
+    """A path that stays under the verifier directory: relative, no `..`, not empty."""
+    path = PurePosixPath(relative) if isinstance(relative, str) else None
+    return path is not None and bool(path.parts) and not path.is_absolute() and ".." not in path.parts and "\0" not in relative
+
+
 def has_entrypoint(files: dict[str, dict[str, str]]) -> bool:
     return ENTRYPOINT in files
 
@@ -67,6 +73,8 @@ def materialize(files: dict[str, dict[str, str]], directory: Path) -> Path:
     """Writes the files under `directory` (a fresh one) and returns it."""
     directory.mkdir(parents=True)
     for relative, entry in files.items():
+        if not safe_relative(relative):
+            continue  # only a hand-edited log has these (collect never keeps them): never write outside `directory`
         target = directory / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(decode(entry))

@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
+from verifierbench.errors import UserError
 from verifierbench.schema import Task
 from verifierbench.screening import checks, reference
 from verifierbench.suite import Suite
@@ -127,12 +128,16 @@ def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     kept: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:  # not our records file: refuse rather than rewrite it empty
+        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); not screening records to resume") from None
+    for line in text.splitlines(keepends=True):
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # torn last line
-        task = suite.tasks.get(record.get("task_id"))
+            task = suite.tasks.get(record.get("task_id"))
+        except (ValueError, RecursionError, AttributeError, TypeError):
+            continue  # a torn last line, or a corrupt one
         if (line.endswith("\n") and task is not None and record.get("task_hash") == task.content_hash
                 and record.get("verifier_version") == reference.version(task.source.value)):
             kept[task.id] = record

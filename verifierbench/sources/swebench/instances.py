@@ -55,7 +55,10 @@ class Instance:
 
 
 def _tests(value: object) -> list[str]:
-    tests = json.loads(value) if isinstance(value, str) else value
+    try:
+        tests = json.loads(value) if isinstance(value, str) else value
+    except (ValueError, RecursionError):
+        tests = None  # reported below as a malformed row
     if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
         raise UserError(f"FAIL_TO_PASS/PASS_TO_PASS must be a list of test names, got {str(value)[:80]}")
     return tests
@@ -105,19 +108,31 @@ def _read_file(path: Path) -> list[dict]:
     if path.suffix == ".parquet":
         import pandas
 
-        return pandas.read_parquet(path).to_dict("records")
-    text = path.read_text(encoding="utf-8")
+        try:
+            return pandas.read_parquet(path).to_dict("records")
+        except Exception as e:  # noqa: BLE001 - pyarrow raises many kinds on a corrupt file
+            raise UserError(f"{path}: not a readable parquet file ({type(e).__name__})") from None
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UserError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read ({e.strerror})") from None
     if path.suffix == ".json":
-        data = json.loads(text)
+        data = _json(text, str(path))
         return data if isinstance(data, list) else [data]
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                raise UserError(f"{path}:{number}: not JSON ({e.msg})") from None
-    return rows
+    return [_json(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _json(text: str, where: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"{where}: not JSON ({e.msg})") from None
+    except RecursionError:
+        raise UserError(f"{where}: not JSON (nested too deeply)") from None
+    except ValueError as e:  # an integer too long to convert
+        raise UserError(f"{where}: not JSON ({e})") from None
 
 
 def _read_hub() -> list[dict]:
