@@ -6,6 +6,8 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
+from verifierbench.errors import UserError
+
 
 def package_path(package: str, *parts: str) -> Path:
     """A file or directory shipped inside `package`, as a filesystem path (tools such as docker compose, helm
@@ -13,6 +15,6 @@ def package_path(package: str, *parts: str) -> Path:
     resource = files(package).joinpath(*parts)
     path = Path(str(resource))
     if not path.exists():
-        raise FileNotFoundError(f"{'/'.join(parts)} is missing from the installed {package} package "
+        raise UserError(f"{'/'.join(parts)} is missing from the installed {package} package "
                                 "(package data not installed? reinstall verifierbench)")
     return path
