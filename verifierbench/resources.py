@@ -16,5 +16,5 @@ def package_path(package: str, *parts: str) -> Path:
     path = Path(str(resource))
     if not path.exists():
         raise UserError(f"{'/'.join(parts)} is missing from the installed {package} package "
-                                "(package data not installed? reinstall verifierbench)")
+                        "(package data not installed? reinstall verifierbench)")
     return path
