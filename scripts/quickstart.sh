@@ -74,7 +74,8 @@ print(",".join(i for ids in chosen.values() for i in ids))
 print(", ".join(f"{source} {len(ids)}" for source, ids in chosen.items()), file=sys.stderr)
 EOF
 )"
-  selection=(-T "task_ids=$ids")
+  # One judgment round for state tasks instead of three (rounds only settle their variance).
+  selection=(-T "task_ids=$ids" -T rounds=1)
   report=(--out "$out/leaderboard" --figures "$out/figures")  # the full run's tables stay where they are
   what="$per_source tasks per source"
 fi
