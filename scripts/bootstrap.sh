@@ -33,9 +33,10 @@ py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
 [ -x "$py" ] || py="$(command -v python3)"
 "$py" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
 
-# BFCL's data and AST checker come from bfcl-eval, installed without its dependencies: the checker
-# needs none of them (verifierbench.sources.bfcl.checker), and with them the install pulls torch (6 GB).
-bfcl_pin="bfcl-eval==2026.3.23"
+# BFCL's data and AST checker come from bfcl-eval (the `bfcl` extra in pyproject.toml, which holds the pin),
+# installed with --no-deps: the checker needs none of its dependencies (verifierbench.sources.bfcl.checker), and
+# with them the install pulls torch (6 GB), so `pip install '.[bfcl]'` is not used.
+bfcl_pin="$(grep -o 'bfcl-eval==[0-9.]*' pyproject.toml | head -n 1)"
 
 stamp=".venv/.bootstrap-stamp"
 want="$( (cat pyproject.toml; echo "$bfcl_pin") | sha256sum | cut -c1-64)"

@@ -89,7 +89,7 @@ def configuration_task(name: str, **options) -> Task:
     if not config.runnable:
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     if config.harness != "default":
-        options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (sandboxes/README.md)
+        options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
     base = verifierbench(harness=config.harness, **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,
                      metadata={**(base.metadata or {}), "configuration": name, "model_label": config.model_label,

@@ -93,7 +93,7 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
 
 @pytest.mark.parametrize("source", ["bfcl", "acebench"])
 def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path):
-    # BFCL from the installed package; ACEBench from ../shared (the fixture skips without it).
+    # BFCL from the installed package; ACEBench from the data shipped in verifierbench.
     suite = load_suite(request.getfixturevalue("bfcl_suite" if source == "bfcl" else "built"))
     tasks = [t for t in suite.tasks.values() if t.source.value == source]
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)

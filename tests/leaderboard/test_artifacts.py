@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import cli
+from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import inspect
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -81,7 +82,7 @@ def test_harness_and_effort_tables_pair_configurations(written):
 def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp_path):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
-        pytest.skip("chromium is not installed and could not be (scripts/test.sh installs it as root with apt)")
+        skip_unless_required("browser", "chromium is not installed and could not be (scripts/test.sh installs it as root with apt)")
     page = (written / "tables" / "index.html").resolve().as_uri()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
     shot = tmp_path / "page.png"

@@ -6,7 +6,7 @@
   verifier path. A cheap baseline.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
-  the CLI installed (see sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
+  the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
 """
 
 from __future__ import annotations

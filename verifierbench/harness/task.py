@@ -6,6 +6,7 @@ harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget.
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from inspect_ai import Task, task
@@ -23,7 +24,7 @@ from verifierbench.scorers.testjack_audit import testjack_audit
 
 # Bumped whenever scores stop being comparable with earlier logs.
 TASK_VERSION = 1
-SANDBOXES_DIR = Path(__file__).resolve().parents[2] / "sandboxes"
+SANDBOXES_DIR = Path(str(files("verifierbench") / "sandboxes"))  # package data: found in a wheel install too
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
 RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
@@ -49,7 +50,7 @@ def verifierbench(
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in SWE_HARNESSES and sandbox == "vgb":
         raise ValueError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
-                         "use -T sandbox=docker (see sandboxes/README.md)")
+                         "use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)
@@ -75,7 +76,7 @@ def verifierbench(
 
 
 def sandbox_spec(name: str) -> str | tuple[str, str]:
-    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in sandboxes/."""
+    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in verifierbench/sandboxes/."""
     if name == "vgb":
         return "vgb"
     configs = {"docker": SANDBOXES_DIR / "docker" / "compose.yaml", "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}

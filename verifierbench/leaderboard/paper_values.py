@@ -1,8 +1,8 @@
 """Published result tables transcribed from the VerifierBench paper.
 
-Source: VerifierBench paper (../shared/papers/verifierbench-paper.txt), text
-extracted from the PDF. Locations (page = printed page number; line = line in
-the text file):
+Source: VerifierBench paper (arXiv:2610.28679, https://arxiv.org/abs/2610.28679), read
+in a text version extracted from its PDF. Locations (page = printed page number; line =
+line in that text version, which is not part of the repository):
 
 - Table 2  (main results, common Pi harness): page 6, rows at lines 436-472,
   caption at line 474. The rows are interleaved with Table 3 (native-harness

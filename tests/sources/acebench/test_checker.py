@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ACEBENCH, skip_unless_required
 from verifierbench.sources.acebench.checker import check, expected_calls, standardize
 
-DATA = Path(__file__).resolve().parents[3].parent / "shared/upstream/acebench/data_all/data_en"
+DATA = ACEBENCH  # upstream data_all/data_en, shipped in the package
 
 SINGLE_TURN = ["normal_single_turn_single_function", "normal_single_turn_parallel_function", "normal_similar_api",
                "normal_preference"]
@@ -30,7 +31,7 @@ KNOWN_GOLD_FAILURES: dict[str, str] = {}
 
 def _needs_data() -> None:
     if not (DATA / "possible_answer").is_dir():
-        pytest.skip(f"ACEBench data not found at {DATA} (upstream data_all/data_en, expected under ../shared)")
+        skip_unless_required("data", f"ACEBench data not found at {DATA} (shipped in verifierbench/sources/acebench/data)")
 
 
 def _records(category: str) -> list[tuple[str, list, dict | list]]:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.cli.test_judge_toolcall import judged, metrics_of
-from tests.conftest import SHARED, _build
+from tests.conftest import SHARED, _build, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 
 COPY = SHARED / "upstream" / "swebench"
@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), p
 @pytest.fixture(scope="module")
 def real_suite(traversable_tmp):
     if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
-        pytest.skip(f"the offline SWE-bench Verified copy is not at {COPY}")
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
     return _build(traversable_tmp / "real-code-suite", "--source", "swebench", "--swebench-ids", ",".join(IDS), timeout=3000)
 
 

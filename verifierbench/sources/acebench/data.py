@@ -1,4 +1,7 @@
-"""ACEBench records read from a data directory (upstream `data_all/data_en`, MIT): questions and answer keys by id."""
+"""ACEBench records read from a data directory (upstream `data_all/data_en`, MIT): questions and answer keys by id.
+
+The English files the suite uses ship inside the package (`data/`, with upstream's license and commit), so a clone or
+a wheel builds every ACEBench task; a directory of upstream data can still be named instead."""
 
 from __future__ import annotations
 
@@ -8,11 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verifierbench.errors import UserError
+from verifierbench.resources import package_path
 
 ENV_VAR = "VERIFIERBENCH_ACEBENCH_DIR"
-DEFAULT_DIR = Path("../shared/upstream/acebench/data_all/data_en")
-# The same place seen from a source checkout, so evals started from any directory find it.
-CHECKOUT_DIR = Path(__file__).resolve().parents[4] / "shared/upstream/acebench/data_all/data_en"
 
 # our name -> upstream file stem (data_<stem>.json and possible_answer/data_<stem>.json)
 CATEGORIES = {
@@ -40,10 +41,9 @@ class Record:
 
 
 def resolve_dir(option: str | None = None) -> Path:
-    """--acebench-dir, else $VERIFIERBENCH_ACEBENCH_DIR, else ../shared/upstream/acebench/data_all/data_en
-    (from the working directory, else from beside the source checkout)."""
+    """--acebench-dir, else $VERIFIERBENCH_ACEBENCH_DIR, else the copy shipped in the package."""
     chosen = option or os.environ.get(ENV_VAR)
-    path = Path(chosen) if chosen else DEFAULT_DIR if (DEFAULT_DIR / "possible_answer").is_dir() else CHECKOUT_DIR
+    path = Path(chosen) if chosen else package_path(__package__, "data")
     if not (path / "possible_answer").is_dir():
         raise UserError(f"ACEBench data not found at {path} (expected data_*.json and possible_answer/; "
                         f"point --acebench-dir or ${ENV_VAR} at upstream's data_all/data_en)")

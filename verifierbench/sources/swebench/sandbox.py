@@ -1,17 +1,18 @@
 """One Docker sandbox per SWE-bench instance (`-T sandbox=docker`): a compose file for the instance's
-published environment image (SWE-bench's own naming), rendered from sandboxes/swebench/."""
+published environment image (SWE-bench's own naming), rendered from verifierbench/sandboxes/swebench/."""
 
 from __future__ import annotations
 
 import tempfile
+from importlib.resources import files
 from pathlib import Path
 
 from jinja2 import Template
 
 from verifierbench.schema import Task
 
-TEMPLATE = Path(__file__).resolve().parents[3] / "sandboxes" / "swebench" / "compose.yaml.j2"
-VGB_ENV = Path(__file__).resolve().parents[2] / "sandbox_lib" / "vgb_env"
+TEMPLATE = Path(str(files("verifierbench") / "sandboxes" / "swebench" / "compose.yaml.j2"))
+VGB_ENV = Path(str(files("verifierbench") / "sandbox_lib" / "vgb_env"))
 
 
 def image_for(instance_id: str) -> str:

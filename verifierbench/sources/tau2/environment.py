@@ -3,7 +3,7 @@
 `Tau2Environment.replay(calls)` applies tool calls in order to a fresh copy of the task's initial environment,
 with the package's own tool implementations (`RetailAgentTools`, `BankingAgentTools`, `BankingUserTools`), and
 returns every observation and the resulting public state. Decisions taken here, each for a documented trap
-(`../shared/docs/source-notes.md`, tau2):
+(`docs/source-notes.md`, tau2):
 
 - **Fresh environment, deep-copied initial state (trap 2).** Every replay starts from the domain database as
   shipped; banking applies the task's `initial_state` through the package's `apply_initial_state`, but on a

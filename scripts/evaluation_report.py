@@ -1,0 +1,35 @@
+"""Prints the README's evaluation report from Inspect logs: one Markdown row per configuration with BA_norm, its
+95% bootstrap confidence interval (tasks resampled), TPR, TNR, the task count, the logs' date and the version.
+
+    .venv/bin/python scripts/evaluation_report.py results/quickstart/logs
+"""
+
+from __future__ import annotations
+
+import sys
+
+from verifierbench import __version__
+from verifierbench.leaderboard.interval import bootstrap_interval, per_task_ba_norm
+from verifierbench.leaderboard.logs import inventory, read_runs, score_run
+
+
+def main(log_dir: str) -> None:
+    runs = read_runs(log_dir)
+    tasks = inventory(runs)
+    rows = []
+    for run in runs.values():
+        result = score_run(run, tasks)
+        low, high = bootstrap_interval(per_task_ba_norm(run, tasks, result["round"] - 1))
+        day = max(run.created.values())[:10]
+        rows.append((result["ba_norm"], f"| {run.name} | {result['ba_norm']:.1f} [{low:.1f}, {high:.1f}] | {result['tpr']:.1f} | "
+                     f"{result['tnr']:.1f} | {result['n_tasks']} | {day} | {__version__} |"))
+    print("| configuration | BA_norm [95% CI] | TPR | TNR | tasks | date | version |")
+    print("|---|---|---|---|---|---|---|")
+    for _, row in sorted(rows, key=lambda r: -r[0]):
+        print(row)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

@@ -1,0 +1,111 @@
+"""A newcomer's install, through the command line: the wheel installed in a fresh venv outside the repository
+runs the build and `inspect eval` from any directory, and a fresh clone with nothing beside it (no `../shared`)
+builds the whole tool-call suite from the data shipped in the package.
+
+The wheel's dependencies are installed by pip when $CI is set (or VERIFIERBENCH_WHEEL_DEPS=install); otherwise
+the fresh venv borrows them from this environment (minutes saved, the wheel itself is still what is imported)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1800)]
+
+BIN = Path(sys.executable).parent
+
+
+def run(*args: str | Path, cwd: Path, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("VERIFIERBENCH_", "PYTHON"))}
+    result = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                            env={**clean, "INSPECT_DISPLAY": "none", **(env or {})})
+    assert result.returncode == 0, f"{args}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+def by_source(python: Path, suite: Path, cwd: Path) -> dict[str, int]:
+    stats = run(python, "-m", "verifierbench", "suite", "stats", suite, "--json", cwd=cwd)
+    return json.loads(stats.stdout)["tasks"]["by_source"]
+
+
+@pytest.fixture(scope="module")
+def installed(traversable_tmp) -> Path:
+    """A fresh venv, outside the repository, with the wheel built from this checkout; returns its python."""
+    dist = traversable_tmp / "dist"
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", dist, REPO_ROOT, cwd=traversable_tmp)
+    (wheel,) = dist.glob("verifierbench-*.whl")
+    venv = traversable_tmp / "fresh-venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=traversable_tmp)
+    python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
+    bfcl = re.search(r"bfcl-eval==[0-9.]+", (REPO_ROOT / "pyproject.toml").read_text()).group(0)
+    if os.environ.get("VERIFIERBENCH_WHEEL_DEPS", "install" if os.environ.get("CI") else "reuse") == "install":
+        run(*pip, wheel, cwd=traversable_tmp, timeout=1500)
+        run(*pip, "--no-deps", bfcl, cwd=traversable_tmp)  # the documented install of the bfcl extra
+    else:
+        run(*pip, "--no-deps", wheel, cwd=traversable_tmp)
+        # After the venv's own site-packages: the wheel's copy wins, the dependencies come from here.
+        (purelib,) = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                              cwd=traversable_tmp).stdout.strip()),
+        (purelib / "_borrowed_deps.pth").write_text("".join(p + "\n" for p in site.getsitepackages()))
+    return python
+
+
+def test_the_wheel_finds_every_file_it_reads_through_the_installed_package(installed, traversable_tmp):
+    probe = """
+import json, verifierbench
+from verifierbench.harness.task import sandbox_spec
+from verifierbench.sources.acebench.data import resolve_dir, source_commit
+from verifierbench.sources.swebench import envs, sandbox
+print(json.dumps({"package": verifierbench.__file__, "docker": sandbox_spec("docker")[1], "k8s": sandbox_spec("k8s")[1],
+                  "template": str(sandbox.TEMPLATE), "specs": str(envs.SPECS), "vgb_env": str(sandbox.VGB_ENV), "acebench": str(resolve_dir()),
+                  "commit": source_commit(resolve_dir())}))
+"""
+    found = json.loads(run(installed, "-c", probe, cwd=traversable_tmp).stdout)
+    venv = installed.parent.parent
+    assert Path(found.pop("package")).is_relative_to(venv)
+    assert found.pop("commit").startswith("e6db74b")
+    for name, path in found.items():
+        assert Path(path).is_relative_to(venv) and Path(path).exists(), (name, path)
+
+
+def test_the_wheel_builds_a_source_and_runs_inspect_eval_from_any_directory(installed, traversable_tmp):
+    elsewhere = traversable_tmp / "elsewhere"
+    elsewhere.mkdir()
+    verifierbench = installed.parent / "verifierbench"
+    built = run(verifierbench, "build", "--out", "suite", "--source", "acebench", cwd=elsewhere)
+    assert "unavailable" not in built.stdout, built.stdout
+    assert by_source(installed, elsewhere / "suite", elsewhere) == {"acebench": 50}
+    # The documented command, the plain `inspect` CLI of the fresh venv (or this one's script run by its python).
+    inspect_cli = [installed.parent / "inspect"] if (installed.parent / "inspect").exists() else [installed, BIN / "inspect"]
+    run(*inspect_cli, "eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "--limit", "3",
+        "-T", "suite=suite", "--log-dir", "logs", cwd=elsewhere)
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    (log,) = list_eval_logs(str(elsewhere / "logs"))
+    log = read_eval_log(log)
+    assert log.status == "success" and len(log.samples) == 3
+
+
+def test_a_fresh_clone_without_shared_builds_all_95_tool_call_tasks(traversable_tmp):
+    """Only committed work is cloned; nothing is beside the clone."""
+    clone = traversable_tmp / "newcomer" / "verifierbench"
+    run("git", "clone", "-q", REPO_ROOT, clone, cwd=traversable_tmp)
+    assert not (clone.parent.parent / "shared").exists() and not (clone.parent / "shared").exists()
+    env = {"PYTHONPATH": str(clone)}  # the clone's code, not this checkout's
+    where = run(sys.executable, "-c", "import verifierbench; print(verifierbench.__file__)", cwd=clone, env=env)
+    assert Path(where.stdout.strip()).is_relative_to(clone)
+    built = run(sys.executable, "-m", "verifierbench", "build", "--out", "tasks/suite", "--source", "bfcl", "--source",
+                "acebench", cwd=clone, env=env)
+    assert "unavailable" not in built.stdout, built.stdout
+    stats = run(sys.executable, "-m", "verifierbench", "suite", "stats", "tasks/suite", "--json", cwd=clone, env=env)
+    assert json.loads(stats.stdout)["tasks"]["by_source"] == {"bfcl": 45, "acebench": 50}
