@@ -15,25 +15,31 @@ def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: st
     if str(path) == "-":
         name, text = "<stdin>", _decode(sys.stdin.buffer.read(), "<stdin>", error)
     else:
-        name, text = str(path), _read(Path(path), error, missing)
+        name, text = str(path), read_text(Path(path), error, missing)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{name} line {number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise error(f"{where}: not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise error(f"{where}: not valid JSON (nested too deeply)") from None
-        except ValueError as exc:  # an integer too long to convert
-            raise error(f"{where}: not valid JSON ({exc})") from None
+        data = loads(line, where, error)
         if not isinstance(data, dict):
             raise error(f"{where}: expected a JSON object")
         yield where, data
 
 
-def _read(path: Path, error: type[UserError], missing: str) -> str:
+def loads(text: str, where: str, error: type[UserError] = UserError) -> Any:
+    """`json.loads`, with every way it fails (syntax, nesting too deep, an integer too long) as one `error` line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise error(f"{where}: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # an integer too long to convert
+        raise error(f"{where}: not valid JSON ({exc})") from None
+
+
+def read_text(path: Path, error: type[UserError] = UserError, missing: str = "no such file") -> str:
+    """A file's UTF-8 text, or one `error` line saying why not."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

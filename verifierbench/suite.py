@@ -6,7 +6,6 @@ one line naming the file, the line and the field at fault.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any, Iterable, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from verifierbench.errors import SuiteIntegrityError
-from verifierbench.jsonl import read_jsonl
+from verifierbench.jsonl import loads, read_jsonl
 from verifierbench.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
 
 MANIFEST = "manifest.json"
@@ -100,14 +99,7 @@ def _load_manifest(path: Path) -> SuiteManifest:
         raise SuiteIntegrityError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise SuiteIntegrityError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SuiteIntegrityError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise SuiteIntegrityError(f"{path}: not valid JSON (nested too deeply)") from None
-    except ValueError as exc:  # an integer too long to convert
-        raise SuiteIntegrityError(f"{path}: not valid JSON ({exc})") from None
+    data = loads(text, str(path), SuiteIntegrityError)
     return _validate(SuiteManifest, data, str(path))
 
 

@@ -154,8 +154,8 @@ ROW = {"instance_id": "a__b-1", "repo": "a/b", "base_commit": "c", "patch": "", 
 
 @pytest.mark.parametrize("name,content,expected", [
     ("rows.jsonl", b"\xff\xfe\n", "rows.jsonl: not UTF-8"),
-    ("rows.json", b"[[[\n", "rows.json: not JSON"),
-    ("rows.jsonl", ("[" * 100_000 + "\n").encode(), "rows.jsonl:1: not JSON (nested too deeply)"),
+    ("rows.json", b"[[[\n", "rows.json: not valid JSON"),
+    ("rows.jsonl", ("[" * 100_000 + "\n").encode(), "rows.jsonl line 1: not valid JSON (nested too deeply)"),
     ("rows.parquet", b"not parquet", "rows.parquet: not a readable parquet file"),
     ("rows.jsonl", (json.dumps(ROW) + "\n").encode(), "FAIL_TO_PASS/PASS_TO_PASS must be a list"),
 ])

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verifierbench.errors import UserError
+from verifierbench.jsonl import loads, read_text
 
 DATASET = "princeton-nlp/SWE-bench_Verified"
 # The hub revision read by default: the commit whose parquet file (sha256 a45b1fe4...) the offline copy
@@ -112,27 +113,11 @@ def _read_file(path: Path) -> list[dict]:
             return pandas.read_parquet(path).to_dict("records")
         except Exception as e:  # noqa: BLE001 - pyarrow raises many kinds on a corrupt file
             raise UserError(f"{path}: not a readable parquet file ({type(e).__name__})") from None
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise UserError(f"{path}: cannot read ({e.strerror})") from None
+    text = read_text(path)
     if path.suffix == ".json":
-        data = _json(text, str(path))
+        data = loads(text, str(path))
         return data if isinstance(data, list) else [data]
-    return [_json(line, f"{path}:{number}") for number, line in enumerate(text.splitlines(), 1) if line.strip()]
-
-
-def _json(text: str, where: str) -> object:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UserError(f"{where}: not JSON ({e.msg})") from None
-    except RecursionError:
-        raise UserError(f"{where}: not JSON (nested too deeply)") from None
-    except ValueError as e:  # an integer too long to convert
-        raise UserError(f"{where}: not JSON ({e})") from None
+    return [loads(line, f"{path} line {number}") for number, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def _read_hub() -> list[dict]:
