@@ -25,6 +25,7 @@ vgb_env.write_decision("PASS" if candidate.get("final_response", "").strip() els
 """
 
 
+@pytest.mark.timeout(900)  # ~60 cases at 4-5 s each on 2 slots: about 3 minutes alone, more on a loaded machine
 def test_exported_reference_scores_ba_norm_100(state_suite, bwrap_available, tmp_path):
     ids = [arg for task in REFERENCE_TASKS for arg in ("--task", task)]
     assert cli("export-verifiers", "reference", "--suite", str(state_suite), "--out", str(tmp_path / "ref"), *ids).returncode == 0
