@@ -1,9 +1,9 @@
 """BFCL's own ast_checker is the reference: pinned version, loaded without the provider SDKs, parity on gold answers."""
 
 import json
-import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,8 +19,10 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def test_installed_version_is_the_pinned_one_and_bootstrap_installs_it():
     assert data.installed_version() == PINNED_VERSION
-    pin = re.search(r'bfcl_pin="bfcl-eval==([^"]+)"', (ROOT / "scripts/bootstrap.sh").read_text()).group(1)
-    assert pin == PINNED_VERSION
+    # The pin lives in the `bfcl` extra; bootstrap installs exactly that requirement (without dependencies).
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["bfcl"]
+    assert extra == [f"bfcl-eval=={PINNED_VERSION}"]
+    assert "grep -o 'bfcl-eval==[0-9.]*' pyproject.toml" in (ROOT / "scripts/bootstrap.sh").read_text()
 
 
 def test_checker_imports_no_model_handler_or_sdk():
