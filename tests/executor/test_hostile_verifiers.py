@@ -17,6 +17,10 @@ from tests.conftest import write_verifier
 pytestmark = pytest.mark.sandbox
 
 WRITE_PASS = 'import json, sys; json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n'
+# Result files no JSON reader survives (issue 18): nesting too deep, an integer too long, bytes that are not UTF-8.
+DEEP = 'open(sys.argv[2], "w").write("[" * 200000 + "]" * 200000)'
+HUGE_INT = 'open(sys.argv[2], "w").write(\'{"decision": "PASS", "n": \' + "9" * 5000 + "}")'
+NOT_UTF8 = 'open(sys.argv[2], "wb").write(b\'{"decision": "PASS", "reason": "\\xff\\xfe"}\')'
 
 
 def leftover_processes(marker: str) -> list[int]:
@@ -203,6 +207,9 @@ def test_huge_output_does_not_exhaust_memory(sandbox, tmp_path):
     ('json.dump({"decision": "pass"}, open(sys.argv[2], "w"))', "decision must be"),
     ('json.dump(["PASS"], open(sys.argv[2], "w"))', "not a JSON object"),
     ('json.dump({"decision": "PASS"}, open(sys.argv[2], "w")); raise SystemExit(1)', "exited with status 1"),
+    (DEEP, "nested too deeply"),
+    (HUGE_INT, "not JSON"),
+    (NOT_UTF8, "not JSON"),
 ])
 def test_malformed_results_and_crashes_are_U(sandbox, tmp_path, body, problem):
     outcome = run(sandbox, tmp_path, "import json, sys\n" + body + "\n")
