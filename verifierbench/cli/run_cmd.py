@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import stat
 from pathlib import Path
 
+from verifierbench import safe_fs
 from verifierbench.cli.options import add_executor_options, executor_from
 from verifierbench.errors import UserError
 from verifierbench.executor import Job
+from verifierbench.jsonl import loads
 
 MAX_CANDIDATE_BYTES = 64 << 20  # hidden cases are far smaller; the harness holds the candidate several times over
 
@@ -51,22 +51,17 @@ def run(args: argparse.Namespace) -> int:
 def read_candidate(name: str):
     """The candidate JSON value; a FIFO, device, directory or oversized file is refused before it is read."""
     try:
-        with open(name, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NONBLOCK)) as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise UserError(f"{name}: not a regular file")
-            if info.st_size > MAX_CANDIDATE_BYTES:
-                raise UserError(f"{name}: larger than {MAX_CANDIDATE_BYTES >> 20} MiB")
-            raw = handle.read(MAX_CANDIDATE_BYTES + 1)
+        raw = safe_fs.read_named_file(name, MAX_CANDIDATE_BYTES)
     except FileNotFoundError:
         raise UserError(f"{name}: no such file") from None
+    except (safe_fs.UnsafePath, IsADirectoryError):
+        raise UserError(f"{name}: not a regular file") from None
+    except safe_fs.FileTooLarge:
+        raise UserError(f"{name}: larger than {MAX_CANDIDATE_BYTES >> 20} MiB") from None
     except OSError as exc:
         raise UserError(f"{name}: cannot read ({exc.strerror})") from None
     try:
-        return json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:
-        raise UserError(f"{name}: not valid JSON (nested too deeply)") from None
-    except ValueError as exc:  # bad JSON, or an integer too long to convert
-        raise UserError(f"{name}: not valid JSON ({exc})") from None
+    return loads(text, name)
