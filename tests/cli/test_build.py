@@ -81,6 +81,7 @@ def test_code_and_appworld_sources_without_data_are_named_and_skipped(tmp_path, 
     for variable in ("VERIFIERBENCH_SWEBENCH_INSTANCES", "VERIFIERBENCH_SWEBENCH_REPOS", "VERIFIERBENCH_APPWORLD_PYTHON"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("VERIFIERBENCH_SWEBENCH_COPY", "")  # as for a user: no offline copy beside the project
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # and no attempt to reach the hub from a test
     out = tmp_path / "suite"
     result = cli("build", "--out", str(out), "--source", "bfcl", "--source", "swebench", "--source", "appworld")
     assert result.returncode == 0, result.stderr

@@ -121,11 +121,13 @@ def _read_file(path: Path) -> list[dict]:
 
 
 def _read_hub() -> list[dict]:
+    advice = "pass --swebench-instances FILE (JSON, JSONL or parquet with SWE-bench's fields)"
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):  # the hub's own offline switch: not even a probe
+        raise UserError(f"no instances: the dataset hub (huggingface.co) is off (HF_HUB_OFFLINE); {advice}")
     try:
         socket.create_connection(("huggingface.co", 443), timeout=3).close()
     except OSError as e:
-        raise UserError(f"no instances: the dataset hub (huggingface.co) is unreachable ({e.strerror or e}); "
-                        f"pass --swebench-instances FILE (JSON, JSONL or parquet with SWE-bench's fields)") from None
+        raise UserError(f"no instances: the dataset hub (huggingface.co) is unreachable ({e.strerror or e}); {advice}") from None
     from datasets import load_dataset
 
     return list(load_dataset(DATASET, split="test", revision=revision()))
