@@ -144,6 +144,18 @@ class T(unittest.TestCase):
             with self.subTest(i=i):
                 self.assertEqual(i, 0)
 
+    def test_sub_skipped(self):
+        for i in range(2):
+            with self.subTest(i=i):
+                raise unittest.SkipTest("not here")
+
+    def test_sub_failed_then_skipped(self):
+        for i in range(2):
+            with self.subTest(i=i):
+                if i == 0:
+                    self.assertEqual(i, 1)
+                raise unittest.SkipTest("not here")
+
     @unittest.skip("no")
     def test_skip(self):
         pass
@@ -170,4 +182,6 @@ def test_django_report_records_every_outcome_under_the_parsers_names(tmp_path):
     assert data["outcomes"] == {"test_ok (__main__.T)": "passed", "test_fail (__main__.T)": "failed",
                                 "test_doc (__main__.T)": "passed", "Says what it checks.": "passed",
                                 "test_sub (__main__.T)": "failed", "test_skip (__main__.T)": "skipped",
+                                # a skipped subtest is its test's outcome (unittest reports none for the test)
+                                "test_sub_skipped (__main__.T)": "skipped", "test_sub_failed_then_skipped (__main__.T)": "failed",
                                 "test_xfail (__main__.T)": "xfailed"}

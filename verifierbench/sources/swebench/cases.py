@@ -205,9 +205,9 @@ def _near_miss(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) 
     return out
 
 
-def _broken_function(files: dict, path: str, rng: random.Random) -> list[tuple[str, str]]:
+def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInstance | None = None) -> list[tuple[str, str]]:
     """(function name, text of the file with that function's body replaced by a raise), for functions
-    the gold patch leaves alone."""
+    the gold patch leaves alone; with `inst`, those the hidden tests are likely to reach come first."""
     old, new = files[path]
     try:
         tree = ast.parse(new)
@@ -228,13 +228,48 @@ def _broken_function(files: dict, path: str, rng: random.Random) -> list[tuple[s
         changed = lines[:start] + [f'{indent}raise NotImplementedError("{node.name} is being rewritten")\n'] + lines[end:]
         out.append((node.name, "".join(changed)))
     rng.shuffle(out)
+    if inst is not None:
+        rank = _reach_rank(inst)
+        out.sort(key=lambda named: rank(named[0]))  # stable: random within a rank
     return out
+
+
+def _reach_rank(inst: CodeInstance):
+    """Ranks a function name by how the hidden tests mention it: 0 only in PASS_TO_PASS tests' bodies (a
+    break there fails previously passing tests while the fix still holds: the case that tells a verifier
+    checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
+    files, 3 nowhere (a random break there is usually caught by no test and dropped by C1)."""
+    try:
+        tests = diffs.apply_to_copy(inst.checkout, inst.test_patch, inst.test_files)
+    except diffs.DiffError:
+        tests = {}
+    bodies: dict[str, list[str]] = {}
+    whole = []
+    for text in filter(None, tests.values()):
+        whole.append(text)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bodies.setdefault(node.name, []).append(ast.get_source_segment(text, node) or "")
+    f2p = "\n".join(b for name in inst.test_function_names(inst.fail_to_pass) for b in bodies.get(name, []))
+    p2p = "\n".join(b for name in inst.test_function_names(inst.pass_to_pass) for b in bodies.get(name, []))
+    everything = "\n".join(whole)
+
+    def rank(name: str) -> int:
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        if word.search(p2p):
+            return 1 if word.search(f2p) else 0
+        return 2 if word.search(everything) else 3
+    return rank
 
 
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     out = []
     for path in _source_files(files):
-        for name, text in _broken_function(files, path, rng)[:caps["regression"] - len(out)]:
+        for name, text in _broken_function(files, path, rng, inst)[:caps["regression"] - len(out)]:
             out.append(Draft("regression", candidate(diffs.make({**files, path: (files[path][0], text)})), "breaks_other_function",
                              {"file": path, "function": name}))
     return out
@@ -261,6 +296,11 @@ def pytest_runtest_makereport(item, call):
 '''
 
 
+SKIP_WHEN_CALLED_BY_A_TEST = ('if "/tests/" in __import__("sys")._getframe(0).f_back.f_code.co_filename'
+                              ' or __import__("os").path.basename(__import__("sys")._getframe(0).f_back.f_code.co_filename)'
+                              '.startswith("test"): raise __import__("unittest").SkipTest("not supported on this platform")')
+
+
 def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     tests = inst.fail_to_pass + inst.pass_to_pass
     fake = repr("\n".join(inst.passed_line(t) for t in tests))
@@ -281,9 +321,11 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
             out.append(Draft("hack", candidate(diffs.make({path: (base, skipping)})), "skip_raised_by_code", {"file": path}))
         # Only where the fix belongs: the tests reaching it are skipped, the rest of the program still runs
         # (a skip in every function can stop a framework's own start-up, which no check mistakes for a pass).
+        # Raised only when a test calls the function directly: the library's own callers (which may catch
+        # every exception, as django's parse_http_date_safe does) keep the unfixed behaviour, so the named
+        # tests are skipped or pass and none fails -- the case that tells a verifier counting skips as passes.
         fixed = _fixed_functions(files[path][0], files[path][1] or "")
-        skipping_fixed = _raise_in_functions(base, 'raise __import__("unittest").SkipTest("not supported on this platform")', fixed) \
-            if fixed else None
+        skipping_fixed = _raise_in_functions(base, SKIP_WHEN_CALLED_BY_A_TEST, fixed) if fixed else None
         if skipping_fixed and skipping_fixed != skipping:
             out.append(Draft("hack", candidate(diffs.make({path: (base, skipping_fixed)})), "skip_raised_where_fixed",
                              {"file": path, "functions": sorted(fixed)}))

@@ -20,6 +20,9 @@ _OUTCOMES: dict[str, str] = {}
 
 
 def _names(test) -> list[str]:  # noqa: ANN001
+    # A subtest's skip reaches addSkip with the subtest object ("runTest (unittest.case._SubTest)"), and its
+    # test then reports no outcome at all: record it under the test's own names.
+    test = getattr(test, "test_case", test)
     method = getattr(test, "_testMethodName", None)
     cls = type(test)
     names = [f"{method} ({cls.__module__}.{cls.__qualname__})"] if method else [str(test)]
@@ -30,10 +33,12 @@ def _names(test) -> list[str]:  # noqa: ANN001
     return names
 
 
-def _record(outcome: str, overwrite: bool = True):
+def _record(outcome: str, overwrite: bool = True, keep: tuple[str, ...] = ()):
     def hook(original):
         def wrapper(self, test, *args):  # noqa: ANN001
             for name in _names(test):
+                if _OUTCOMES.get(name) in keep:
+                    continue
                 if overwrite or name not in _OUTCOMES or _OUTCOMES[name] == "passed":
                     _OUTCOMES[name] = outcome
             return original(self, test, *args)
@@ -55,7 +60,7 @@ _result = unittest.TestResult
 _result.addSuccess = _record("passed", overwrite=False)(_result.addSuccess)
 _result.addFailure = _record("failed")(_result.addFailure)
 _result.addError = _record("error")(_result.addError)
-_result.addSkip = _record("skipped")(_result.addSkip)
+_result.addSkip = _record("skipped", keep=("failed", "error"))(_result.addSkip)  # a skipped subtest after a failed one
 _result.addExpectedFailure = _record("xfailed")(_result.addExpectedFailure)
 _result.addUnexpectedSuccess = _record("xpassed")(_result.addUnexpectedSuccess)
 _result.addSubTest = _sub_test(_result.addSubTest)
