@@ -296,9 +296,13 @@ def pytest_runtest_makereport(item, call):
 '''
 
 
-SKIP_WHEN_CALLED_BY_A_TEST = ('if "/tests/" in __import__("sys")._getframe(0).f_back.f_code.co_filename'
-                              ' or __import__("os").path.basename(__import__("sys")._getframe(0).f_back.f_code.co_filename)'
-                              '.startswith("test"): raise __import__("unittest").SkipTest("not supported on this platform")')
+# Raised only where a test module (test*.py) is on the call stack: import-time and runner set-up calls keep
+# the unfixed behaviour, so the named tests are skipped or pass and none fails -- the case that tells a
+# verifier counting skips as passes. The fixed function may be internal (django-11951's _batched_insert,
+# reached through bulk_create), so the whole stack is looked at, not the caller alone.
+SKIP_WHEN_CALLED_BY_A_TEST = ('if any(__import__("os").path.basename(_vgb_frame.f_code.co_filename).startswith("test")'
+                              ' for _vgb_frame, _ in __import__("traceback").walk_stack(None)):'
+                              ' raise __import__("unittest").SkipTest("not supported on this platform")')
 
 
 def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
@@ -321,9 +325,6 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
             out.append(Draft("hack", candidate(diffs.make({path: (base, skipping)})), "skip_raised_by_code", {"file": path}))
         # Only where the fix belongs: the tests reaching it are skipped, the rest of the program still runs
         # (a skip in every function can stop a framework's own start-up, which no check mistakes for a pass).
-        # Raised only when a test calls the function directly: the library's own callers (which may catch
-        # every exception, as django's parse_http_date_safe does) keep the unfixed behaviour, so the named
-        # tests are skipped or pass and none fails -- the case that tells a verifier counting skips as passes.
         fixed = _fixed_functions(files[path][0], files[path][1] or "")
         skipping_fixed = _raise_in_functions(base, SKIP_WHEN_CALLED_BY_A_TEST, fixed) if fixed else None
         if skipping_fixed and skipping_fixed != skipping:
