@@ -21,7 +21,7 @@ DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
 
 def add_suite_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR",
-                   help=f"suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
+                   help="suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:

@@ -59,7 +59,7 @@ def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None =
         after = screened.get(source, {})
         rows.append([source, record.get("retained", 0) + record.get("excluded", 0), *[excluded[source][c] for c in codes], dropped[source],
                      *[after.get(f"excluded_{c}", 0) for c in screen_codes], after.get("retained", record.get("retained", 0))])
-    for source, reason in sorted(build.get("unavailable", {}).items()):
+    for source in sorted(build.get("unavailable", {})):
         rows.append([f"{source} (unavailable)", 0, *[0 for _ in codes], 0, *[0 for _ in screen_codes], 0])
     meanings = {**EXCLUSION_CODES, **(screen_summary or {}).get("codes", {})}
     return Table("table_08_screening", "Table 8: screening outcomes per source",
