@@ -40,7 +40,8 @@ def executor_from(args: argparse.Namespace) -> Executor:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
     from verifierbench.harness.sandbox import SANDBOX_LIB
 
-    libraries, site_packages = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),), ()  # the public helpers, as in the eval
+    libraries: tuple[tuple[str, str], ...] = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)  # the public helpers, as in the eval
+    site_packages: tuple[str, ...] = ()
     if getattr(args, "reference_libs", False):
         from verifierbench.export import reference_libraries, reference_site_packages
 
