@@ -27,7 +27,7 @@ def uniform(task_id: str, decide, **kw):
 
 def test_constant_valid_decisions_score_zero():
     for constant in (P, F):
-        records = uniform("a", lambda c: constant) + uniform("b", lambda c: constant)
+        records = uniform("a", lambda c, constant=constant: constant) + uniform("b", lambda c, constant=constant: constant)
         result = compute(records)
         assert result["ba_norm"] == 0.0
         assert result["ba"] == 50.0

@@ -55,30 +55,30 @@ class SourcePaths:
 
 def _build_source(name: str, seed: int, paths: SourcePaths, say: Callable[[str], None] = print) -> Selection:
     if name == "bfcl":
-        from verifierbench.sources.bfcl.build import build
+        from verifierbench.sources.bfcl.build import build as build_bfcl
 
-        return build(seed)
+        return build_bfcl(seed)
     if name == "acebench":
-        from verifierbench.sources.acebench.build import build
+        from verifierbench.sources.acebench.build import build as build_acebench
         from verifierbench.sources.acebench.data import resolve_dir
 
-        return build(seed, resolve_dir(paths.acebench_dir))
+        return build_acebench(seed, resolve_dir(paths.acebench_dir))
     if name == "agentdojo":
-        from verifierbench.sources.agentdojo.build import build
+        from verifierbench.sources.agentdojo.build import build as build_agentdojo
 
-        return build(seed)
+        return build_agentdojo(seed)
     if name == "tau2":
-        from verifierbench.sources.tau2.build import build
+        from verifierbench.sources.tau2.build import build as build_tau2
 
-        return build(seed)
+        return build_tau2(seed)
     if name == "swebench":
-        from verifierbench.sources.swebench.build import build
+        from verifierbench.sources.swebench.build import build as build_swebench
 
-        return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)
+        return build_swebench(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)
     if name == "appworld":
-        from verifierbench.sources.appworld.build import build
+        from verifierbench.sources.appworld.build import build as build_appworld
 
-        return build(seed)
+        return build_appworld(seed)
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
 
 

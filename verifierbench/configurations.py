@@ -86,7 +86,7 @@ def configuration_task(name: str, **options) -> Task:
     from verifierbench.harness.task import verifierbench
 
     config = BY_NAME[name]
-    if not config.runnable:
+    if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     if config.harness != "default":
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)

@@ -103,12 +103,12 @@ def judge(
             if a.verifier is None:
                 write(decision_line(a.task, case, None, Decision.U, problem="missing verifier"))
             else:
-                runnable.append((a, case))
-        by_key = {case.id: (a, case) for a, case in runnable}
-        jobs = (case_job(a.task, a.verifier, case.candidate, case.id) for a, case in runnable)  # state tasks: run_public per case
+                runnable.append((a, a.verifier, case))
+        by_key = {case.id: (a, verifier, case) for a, verifier, case in runnable}
+        jobs = (case_job(a.task, verifier, case.candidate, case.id) for a, verifier, case in runnable)  # state tasks: run_public per case
         for outcome in executor.run_many(jobs):
-            a, case = by_key[outcome.key]
-            write(decision_line(a.task, case, a.verifier.sha256, outcome.decision, problem=outcome.problem,
+            a, verifier, case = by_key[outcome.key]
+            write(decision_line(a.task, case, verifier.sha256, outcome.decision, problem=outcome.problem,
                                 isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
                                 timed_out=outcome.timed_out))
     return total

@@ -118,8 +118,8 @@ def summarize(tasks: list[_TaskTally]) -> dict[str, Any]:
     tpr = 100 * sum(t.r_pos() for t in tasks) / n if n else 0.0
     tnr = 100 * sum(t.r_neg() for t in tasks) / n if n else 0.0
     attack_rates = [rate for t in tasks if (rate := t.attack_accept()) is not None]
-    pooled = Counter()
-    positive = Counter()
+    pooled: Counter[Decision] = Counter()
+    positive: Counter[Decision] = Counter()
     categories: dict[str, Counter] = defaultdict(Counter)
     groups: dict[str, Counter] = defaultdict(Counter)
     for t in tasks:

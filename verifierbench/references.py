@@ -8,7 +8,8 @@ from typing import Any, Callable, Iterable, TypeVar
 
 TOOL_CALL_CHECKERS = ("bfcl", "acebench")
 TEST_RUNS_IN_FLIGHT = 4  # code tasks: each reference decision is a sandboxed test run (the executor caps them at its slots)
-T, R = TypeVar("T"), TypeVar("R")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:

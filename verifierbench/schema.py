@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verifierbench.hashing import case_id_for, content_hash, task_id_for
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
 class TaskType(str, Enum):
@@ -144,7 +144,7 @@ class TestCase(_Record):
     def create(cls, *, task_id: str, category: Category | str, candidate: dict[str, Any], provenance: dict[str, Any] | None = None) -> "TestCase":
         category = Category(category)
         candidate = _jsonable(candidate)
-        data = {
+        data: dict[str, Any] = {
             "id": case_id_for(task_id, category.value, candidate),
             "task_id": task_id,
             "category": category.value,

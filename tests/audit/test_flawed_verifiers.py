@@ -53,7 +53,7 @@ def _missed_by_hidden(suite, flaw) -> list:
     """Tasks where the flaw agrees with every hidden label but some certified audit candidate triggers it (in process)."""
     found = []
     for task_id, task in sorted(suite.tasks.items()):
-        decide_flawed = lambda c: flaw.apply(task.reference, c, decide(task.reference, c)[0])
+        decide_flawed = lambda c, task=task: flaw.apply(task.reference, c, decide(task.reference, c)[0])
         hidden = suite.cases_by_task[task_id]
         if any(decide_flawed(c.candidate) != (c.label is Label.PASS) for c in hidden):
             continue

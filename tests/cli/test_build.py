@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
 
 from tests.cli.test_cli import cli
 from tests.conftest import ACEBENCH

@@ -75,10 +75,16 @@ def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, bfcl_su
 
 
 def test_task_file_path_and_bad_options(tmp_path, bfcl_suite):
+    by_file = tmp_path / "file"
     result = inspect("eval", "tasks/verifierbench.py", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
-                     "-T", "task_ids=bfcl/parallel_114", "--log-dir", str(tmp_path))
+                     "-T", "task_ids=bfcl/parallel_114", "--log-dir", str(by_file))
     assert result.returncode == 0, result.stderr[-3000:]
-    assert metrics(eval_log(tmp_path))["TNR"] == 100.0
+    from_file = eval_log(by_file)
+    assert metrics(from_file)["TNR"] == 100.0
+    # The same run through the registry records the same task_args, every default included (one leaderboard row).
+    from_registry = run(tmp_path / "registry", bfcl_suite, "verifierbench/always_reject", "-T", "task_ids=bfcl/parallel_114")
+    assert from_file.eval.task_args == from_registry.eval.task_args
+    assert from_file.eval.task_args["rounds"] == from_registry.eval.task_args["rounds"] is not None
     bad = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
                   "-T", "task_ids=bfcl/no_such_task", "--log-dir", str(tmp_path / "bad"))
     assert bad.returncode != 0 and "no_such_task" in bad.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from tests.cli.test_cli import cli
 from verifierbench.schema import Category, Label, TestCase

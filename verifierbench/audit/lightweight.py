@@ -64,6 +64,7 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
     spent = 0
     while active and spent < rounds:
         chosen = rng.choice(active)
+        assert chosen.trial is not None  # active audits are runnable ones, which have a trial
         audit = await engine.audit(task, hidden, chosen.trial, executor, pool, auditors, rounds=1,
                                    files=trials[chosen.configuration].get("verifier_files"), first_round=spent)
         spent += 1

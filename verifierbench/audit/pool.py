@@ -60,7 +60,8 @@ class WitnessPool:
 
 
 def _read(path: Path, task_hash: str) -> list[Witness]:
-    witnesses, seen = [], set()
+    witnesses: list[Witness] = []
+    seen: set[str] = set()
     if not path.exists():
         return witnesses
     for line in path.read_bytes().splitlines():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any, Iterator
+from typing import Any, Iterator, TypeGuard
 
 from verifierbench.audit.witness import Proposal
 from verifierbench.schema import Category, Task
@@ -185,7 +185,7 @@ def _with(gold: list[dict], ci: int, name: str, value: Any, category: Category, 
     return Draft(category, candidate(calls), operator, {"call": ci, "argument": name})
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

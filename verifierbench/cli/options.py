@@ -21,7 +21,7 @@ DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
 
 def add_suite_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR",
-                   help=f"suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
+                   help="suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:
@@ -40,7 +40,8 @@ def executor_from(args: argparse.Namespace) -> Executor:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
     from verifierbench.harness.sandbox import SANDBOX_LIB
 
-    libraries, site_packages = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),), ()  # the public helpers, as in the eval
+    libraries: tuple[tuple[str, str], ...] = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)  # the public helpers, as in the eval
+    site_packages: tuple[str, ...] = ()
     if getattr(args, "reference_libs", False):
         from verifierbench.export import reference_libraries, reference_site_packages
 

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 from enum import Enum
+from typing import TypedDict
 
 from verifierbench.errors import IsolationUnavailable
 
@@ -27,6 +28,19 @@ class IsolationLevel(str, Enum):
 
 def running_as_root() -> bool:
     return os.geteuid() == 0
+
+
+class DropPrivileges(TypedDict, total=False):
+    """subprocess keyword arguments that run the child as another uid."""
+
+    user: int
+    group: int
+    extra_groups: list[int]
+
+
+def drop_to(uid: int) -> DropPrivileges:
+    """The child runs as `uid`, its group and no supplementary groups when we are root; as ourselves otherwise."""
+    return {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
 
 
 def slot_uid(slot: int) -> int:
@@ -47,8 +61,7 @@ def probe_bwrap() -> tuple[bool, str]:
     cmd = sandbox_command(["/usr/bin/true"], binds=[], env={})
     try:
         proc = subprocess.run(
-            cmd, capture_output=True, timeout=20, process_group=0,
-            **({"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}),
+            cmd, capture_output=True, timeout=20, process_group=0, **drop_to(uid),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"bubblewrap could not start: {exc}"

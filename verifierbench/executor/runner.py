@@ -27,7 +27,7 @@ from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.executor import seccomp, tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
+from verifierbench.executor.isolation import IsolationLevel, drop_to, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
 from verifierbench.protocol import ENTRYPOINT, RESULT_MAX_BYTES, Decision, parse_result_file
 
@@ -290,10 +290,9 @@ class Executor:
 
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
                         pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
-        drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
-            process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
+            process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(uid),
         )
         # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
         pidfd = os.pidfd_open(proc.pid)

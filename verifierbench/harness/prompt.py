@@ -46,7 +46,7 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
         parts += [
             "## Your workspace",
             f"`{TASK_DIR}/` holds the task as files (`task.json`: instruction, tool definitions, candidate format;",
-            f"`example_candidate.json`: the candidate format on a made-up call, not a hint about the answer).",
+            "`example_candidate.json`: the candidate format on a made-up call, not a hint about the answer).",
             "Files you create under /workspace persist between commands; /tmp does not.",
             _environment_note(task, run_public_budget),
             "When the verifier is written and tested, call `submit()` with a one-line summary.",

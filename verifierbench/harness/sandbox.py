@@ -27,13 +27,20 @@ import threading
 from pathlib import Path, PurePosixPath
 from typing import Literal, Union, overload
 
-from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
-from inspect_ai.util._sandbox.environment import SandboxUserUnsupportedError
+from inspect_ai.util import (
+    ExecResult,
+    SandboxEnvironment,
+    SandboxEnvironmentConfigType,
+    SandboxEnvironmentLimits,
+    SandboxUserUnsupportedError,
+    sandboxenv,
+)
+from typing_extensions import override
 
 from verifierbench import safe_fs
 from verifierbench.executor import seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
+from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, drop_to, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.runner import PUBLIC_DIR
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
@@ -41,8 +48,8 @@ from verifierbench.public_env.service import SOCKET_NAME, PublicService
 WORKSPACE = "/workspace"
 VGB_LIB = "/opt/vgb/lib"
 SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
-OUTPUT_LIMIT = 10 * 1024 * 1024  # per stream, the end kept (Inspect's documented behaviour)
-READ_LIMIT = OUTPUT_LIMIT * 10  # read_file: 100 MiB, then OutputLimitExceededError
+OUTPUT_LIMIT = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE  # per stream, the end kept (Inspect's documented behaviour)
+READ_LIMIT = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE  # read_file: then OutputLimitExceededError
 GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
 GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024,
@@ -69,10 +76,12 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     """One sample's sandbox: a host directory plus the bubblewrap settings to enter it."""
 
     @classmethod
+    @override
     def default_concurrency(cls) -> int | None:
         return 2 * (os.cpu_count() or 1)
 
     @classmethod
+    @override
     async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
@@ -81,6 +90,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=public, read_only=read_only)}
 
     @classmethod
+    @override
     async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                              environments: dict[str, SandboxEnvironment], interrupted: bool) -> None:
         for environment in environments.values():
@@ -123,6 +133,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
 
     # -- exec -------------------------------------------------------------------------------
 
+    @override
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
@@ -136,7 +147,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             "LANG": "C.UTF-8",
             "PYTHONPATH": VGB_LIB,
             "VGB_TASK_TYPE": self.task_type,
-            **(self._public_env() if self.public else {}),
+            **(self._public_env(self.public) if self.public else {}),
             **(env or {}),
         }
         filter_fd = seccomp.filter_fd() if self.level is IsolationLevel.bwrap else None
@@ -147,7 +158,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 cwd=str(self.root), process_group=0, env={"PATH": "/usr/bin:/bin"},
                 pass_fds=() if filter_fd is None else (filter_fd,),
-                **({"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}),
+                **drop_to(self.uid),
             )
         finally:
             if filter_fd is not None:
@@ -178,12 +189,13 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
         return ["prlimit", *self.limits.prlimit_args(), "--", *inner]
 
-    def _public_env(self) -> dict[str, str]:
-        inside = PUBLIC_DIR if self.level is IsolationLevel.bwrap else str(self.public.directory)
+    def _public_env(self, public: PublicService) -> dict[str, str]:
+        inside = PUBLIC_DIR if self.level is IsolationLevel.bwrap else str(public.directory)
         return {"VGB_PUBLIC_SOCKET": f"{inside}/{SOCKET_NAME}"}
 
     # -- files ------------------------------------------------------------------------------
 
+    @override
     async def write_file(self, file: str, contents: str | bytes) -> None:
         parts = self._relative_parts(file)
         data = contents.encode("utf-8") if isinstance(contents, str) else contents
@@ -197,6 +209,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     @overload
     async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
 
+    @override
     async def read_file(self, file: str, text: bool = True) -> Union[str, bytes]:
         parts = self._relative_parts(file)
         try:
@@ -206,7 +219,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         except safe_fs.FileTooLarge:
             from inspect_ai.util import OutputLimitExceededError
 
-            raise OutputLimitExceededError(limit_str="100 MiB", truncated_output=None) from None
+            raise OutputLimitExceededError(limit_str=SandboxEnvironmentLimits.MAX_READ_FILE_SIZE_STR, truncated_output=None) from None
         return data.decode("utf-8") if text else data
 
     # -- paths ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox, store
@@ -83,11 +84,12 @@ def run_public(task_type: str, budget: int) -> Tool:
         if code and not isinstance(data, dict):
             raise ToolError('run_public: a code task takes {"diff": "...", "tests": [...]}')
         calls_only = isinstance(data, dict) and "calls" in data and "messages" not in data
+        message: dict[str, Any]  # to the public service (`request` is the model's JSON)
         if code:
-            request = {"op": "run_public", "diff": data.get("diff", ""), "tests": data.get("tests", [])}
+            message = {"op": "run_public", "diff": data.get("diff", ""), "tests": data.get("tests", [])}
         else:
-            request = {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})}
-        reply = await asyncio.to_thread(service.handle, request)
+            message = {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})}
+        reply = await asyncio.to_thread(service.handle, message)
         sync_counters()
         if "error" in reply:
             return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request

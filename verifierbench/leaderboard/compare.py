@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from verifierbench.leaderboard import paper_values
 from verifierbench.leaderboard.logs import ScoredRun
-from verifierbench.leaderboard.tables import Table
+from verifierbench.leaderboard.tables import Cell, Table
 
 SLICES = {"2": None, "12": None, "16": "tool-call", "17": "state", "18": "code"}
 COLUMNS = ["Model", "Harness", "BA_norm (paper)", "BA_norm (ours)", "TPR (paper)", "TPR (ours)", "TNR (paper)", "TNR (ours)",
@@ -22,14 +22,15 @@ def comparison(number: str, scored: list[ScoredRun]) -> Table:
             return None
         return s.result if slice_ is None else s.result["by_type"].get(slice_)
 
-    rows, matched = [], set()
+    rows: list[list[Cell]] = []
+    matched = set()
     for row in paper_values.TABLES[number]:
         mine = ours.get((row.model, row.harness))
         r = values(mine)
         if mine is not None:
             matched.add(id(mine))
-        rows.append([row.model, row.harness, row.ba_norm, r and r["ba_norm"], row.tpr, r and r["tpr"], row.tnr, r and r["tnr"],
-                     row.fpr_h, r and r["fpr_h"]])
+        rows.append([row.model, row.harness, row.ba_norm, r["ba_norm"] if r else None, row.tpr, r["tpr"] if r else None,
+                     row.tnr, r["tnr"] if r else None, row.fpr_h, r["fpr_h"] if r else None])
     if number != "12":
         for s in scored:
             r = values(s)

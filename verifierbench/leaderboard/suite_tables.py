@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from verifierbench.build import EXCLUSION_CODES, SCREENING
-from verifierbench.leaderboard.tables import Table
+from verifierbench.leaderboard.tables import Cell, Table
 from verifierbench.schema import Category, Label
 from verifierbench.suite import Suite
 
@@ -22,7 +22,7 @@ CATEGORY_MEANING = {
 
 
 def table_composition(suite: Suite) -> Table:
-    rows = []
+    rows: list[list[Cell]] = []
     for source in sorted({t.source.value for t in suite.tasks.values()}):
         tasks = [t for t in suite.tasks.values() if t.source.value == source]
         cases = [c for t in tasks for c in suite.cases_by_task.get(t.id, [])]
@@ -40,7 +40,8 @@ def table_categories_by_source(suite: Suite) -> Table:
     counts: dict[str, Counter] = defaultdict(Counter)
     for case in suite.cases.values():
         counts[suite.tasks[case.task_id].source.value][case.category.value] += 1
-    rows = [[source, *[counts[source][c.value] for c in Category], sum(counts[source].values())] for source in sorted(counts)]
+    rows: list[list[Cell]] = [[source, *[counts[source][c.value] for c in Category], sum(counts[source].values())]
+                              for source in sorted(counts)]
     return Table("table_06_cases", "Table 6: hidden cases per category and source", ["Source", *[c.value for c in Category], "Total"], rows)
 
 
@@ -59,7 +60,7 @@ def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None =
         after = screened.get(source, {})
         rows.append([source, record.get("retained", 0) + record.get("excluded", 0), *[excluded[source][c] for c in codes], dropped[source],
                      *[after.get(f"excluded_{c}", 0) for c in screen_codes], after.get("retained", record.get("retained", 0))])
-    for source, reason in sorted(build.get("unavailable", {}).items()):
+    for source in sorted(build.get("unavailable", {})):
         rows.append([f"{source} (unavailable)", 0, *[0 for _ in codes], 0, *[0 for _ in screen_codes], 0])
     meanings = {**EXCLUSION_CODES, **(screen_summary or {}).get("codes", {})}
     return Table("table_08_screening", "Table 8: screening outcomes per source",
@@ -71,7 +72,7 @@ def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None =
 
 def table_mutations(screen_summary: dict) -> Table:
     """Table 9: mutation operators and configurations per source, and how many a case detected."""
-    rows = [[source, m["operators"], m["configurations"], m["detected"], 100 * m["detected"] / m["configurations"] if m["configurations"] else None]
+    rows: list[list[Cell]] = [[source, m["operators"], m["configurations"], m["detected"], 100 * m["detected"] / m["configurations"] if m["configurations"] else None]
             for source, m in sorted(screen_summary["mutations"]["by_source"].items())]
     return Table("table_09_mutations", "Table 9: mutation testing (C6) per source", ["Source", "Operators", "Configurations", "Detected", "Detected %"], rows,
                  "A configuration is one operator applied to one task; detected when some case gets different valid decisions.")
@@ -79,7 +80,7 @@ def table_mutations(screen_summary: dict) -> Table:
 
 def table_category_definitions(suite: Suite) -> Table:
     counts = Counter(c.category.value for c in suite.cases.values())
-    rows = [[c.value, c.label.value, c.group, CATEGORY_MEANING[c.value], counts[c.value]] for c in Category]
+    rows: list[list[Cell]] = [[c.value, c.label.value, c.group, CATEGORY_MEANING[c.value], counts[c.value]] for c in Category]
     return Table("table_10_categories", "Table 10: case categories", ["Category", "Label", "Group", "Meaning", "Cases"], rows)
 
 

@@ -98,7 +98,7 @@ def table_budget(scored: list[ScoredRun]) -> Table:
 
 def table_groups(scored: list[ScoredRun]) -> Table:
     """Table 19: P/F/U per category group, pooled over cases."""
-    rows = []
+    rows: list[list[Cell]] = []
     for s in scored:
         by_group = s.result["by_group"]
         rows.append([s.run.name, *[_pfu(by_group.get(g)) for g in GROUPS]])

@@ -34,8 +34,8 @@ def verifierbench_policies() -> type[ModelAPI]:
 
 class PolicyModel(ModelAPI):
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_name not in POLICIES:
             raise ValueError(f"unknown policy verifierbench/{model_name} (choose from {', '.join(POLICIES)})")
         self.policy = model_name

@@ -134,7 +134,10 @@ def round_values(cases: list[TestCase], decisions: dict[str, list[tuple[Decision
     value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
     for k in range(max(rounds, judged)):
         got = min(k, judged - 1)  # tool-call tasks: the one round, held fixed
-        positive, negative, attack, pooled = Counter(), Counter(), Counter(), Counter()
+        positive: Counter[Decision] = Counter()
+        negative: Counter[Decision] = Counter()
+        attack: Counter[Decision] = Counter()
+        pooled: Counter[Decision] = Counter()
         for case in cases:
             decision = decisions[case.id][got][0]
             (positive if case.label is Label.PASS else negative)[decision] += 1

@@ -78,8 +78,9 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
 
 async def _verifier(state: TaskState) -> dict[str, dict[str, str]]:
     hidden = (state.scores or {}).get(HIDDEN_SCORER)
-    if hidden is not None and (hidden.metadata or {}).get("verifier_files"):
-        return hidden.metadata["verifier_files"]
+    meta = hidden.metadata if hidden is not None else None
+    if meta and meta.get("verifier_files"):
+        return meta["verifier_files"]
     files, _ = await delivered_files()
     return files
 
@@ -110,7 +111,7 @@ def _as_case(task: Task, witness: Witness) -> TestCase:
 def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decision], verifier_hash: str | None,
            result: engine.AuditResult, audited: bool, note: str = "") -> Score:
     cases = list(hidden)
-    decisions = {c.id: [(hidden_decisions.get(c.id, Decision.U), None)] for c in hidden}
+    decisions: dict[str, list[tuple[Decision, str | None]]] = {c.id: [(hidden_decisions.get(c.id, Decision.U), None)] for c in hidden}
     seen = set()
     for witness, generated in result.replayed + result.witnesses:  # every pooled witness replayed, and the new ones
         if witness.key in seen:

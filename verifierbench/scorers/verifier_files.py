@@ -61,8 +61,10 @@ def decode(entry: dict[str, str]) -> bytes:
 
 def safe_relative(relative: object) -> bool:
     """A path that stays under the verifier directory: relative, no `..`, not empty."""
-    path = PurePosixPath(relative) if isinstance(relative, str) else None
-    return path is not None and bool(path.parts) and not path.is_absolute() and ".." not in path.parts and "\0" not in relative
+    if not isinstance(relative, str):
+        return False
+    path = PurePosixPath(relative)
+    return bool(path.parts) and not path.is_absolute() and ".." not in path.parts and "\0" not in relative
 
 
 def has_entrypoint(files: dict[str, dict[str, str]]) -> bool:

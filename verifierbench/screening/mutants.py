@@ -45,12 +45,12 @@ def expected_calls(task: Task) -> Calls:
 def source_check(task: Task, calls: Calls) -> bool:
     ref = task.reference
     if ref["checker"] == "bfcl":
-        from verifierbench.sources.bfcl.checker import check
+        from verifierbench.sources.bfcl.checker import check as bfcl_check
 
-        return check(ref["functions"], ref["ground_truth"], ref["category"], calls)[0]
-    from verifierbench.sources.acebench.checker import check
+        return bfcl_check(ref["functions"], ref["ground_truth"], ref["category"], calls)[0]
+    from verifierbench.sources.acebench.checker import check as acebench_check
 
-    return check(ref["functions"], ref["ground_truth"], calls)[0]
+    return acebench_check(ref["functions"], ref["ground_truth"], calls)[0]
 
 
 def _parsed(candidate: dict) -> Calls | None:

@@ -37,10 +37,12 @@ class StateOperator:
 
 def _environment(task: Task):
     if task.reference["checker"] == "agentdojo":
-        from verifierbench.sources.agentdojo.environment import environment_for
-    else:
-        from verifierbench.sources.tau2.environment import environment_for
-    return environment_for(task.reference)
+        from verifierbench.sources.agentdojo.environment import environment_for as agentdojo_environment
+
+        return agentdojo_environment(task.reference)
+    from verifierbench.sources.tau2.environment import environment_for as tau2_environment
+
+    return tau2_environment(task.reference)
 
 
 def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:

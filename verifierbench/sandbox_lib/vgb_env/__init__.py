@@ -59,9 +59,10 @@ def write_decision(decision: str, confidence: float | None = None, reason: str |
         json.dump(result, handle)
 
 
-def run_public(record: object = None, calls: object = None, diff: object = None, tests: object = None) -> dict:
+def run_public(record: object = None, calls: object = None, diff: str | None = None, tests: list[str] | None = None) -> dict:
     """Replay `record` (an interaction record) or `calls` in the public environment; on code tasks, apply
     `diff` and run `tests`."""
+    request: dict[str, object]
     if diff is not None or tests is not None:
         request = {"op": "run_public", "diff": diff or "", "tests": list(tests or [])}
     else:

@@ -93,8 +93,12 @@ def build(seed: int) -> Selection:
     taken = {(r.task.reference["suite"], r.task.reference["user_task"]) for r in users.retained}
     pair_pools = {s: sorted(f"{u}+{i}" for u in data.suite(s).user_tasks for i in data.suite(s).injection_tasks if (s, u) not in taken)
                   for s in PAIR_QUOTAS}
-    pairs = select(pair_pools, PAIR_QUOTAS, [], seed, "agentdojo-injection",
-                   lambda s, pair: construct(data.TaskRef(s, *pair.split("+")), seed))
+
+    def construct_pair(s: str, pair: str):
+        user_task, _, injection_task = pair.partition("+")
+        return construct(data.TaskRef(s, user_task, injection_task), seed)
+
+    pairs = select(pair_pools, PAIR_QUOTAS, [], seed, "agentdojo-injection", construct_pair)
     return Selection(
         retained=users.retained + pairs.retained,
         excluded=users.excluded + pairs.excluded,

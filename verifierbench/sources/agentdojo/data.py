@@ -56,8 +56,7 @@ def _freeze_tool_clock() -> None:
             return cls(*FROZEN_NOW)
 
     frozen = types.ModuleType("datetime")
-    frozen.__dict__.update({k: v for k, v in vars(datetime).items() if not k.startswith("__")})
-    frozen.datetime = FrozenDatetime
+    frozen.__dict__.update({k: v for k, v in vars(datetime).items() if not k.startswith("__")}, datetime=FrozenDatetime)
     yaml.SafeDumper.add_representer(FrozenDatetime, yaml.representer.SafeRepresenter.represent_datetime)  # rendered as any datetime
     for module in (email_client, cloud_drive_client):
         module.datetime = frozen

@@ -50,11 +50,11 @@ def generate(solution_code: str, rng: random.Random) -> list[Draft]:
     if len(body) > 2:
         drafts.append(Draft("partial", candidate(_body_lines(solution_code, function, body[: len(body) // 2] + body[-1:])), "first_half_then_complete"))
     drafts.append(Draft("partial", candidate(_body_lines(solution_code, function, body[:-1])), "never_completes"))
-    numbers = [n for n in ast.walk(function) if isinstance(n, ast.Constant) and type(n.value) is int and n.end_col_offset]
+    numbers = [(n, n.value) for n in ast.walk(function) if isinstance(n, ast.Constant) and type(n.value) is int and n.end_col_offset]
     rng.shuffle(numbers)
-    for node in numbers[:2]:
+    for node, value in numbers[:2]:
         line = lines[node.lineno - 1]
-        changed = line[: node.col_offset] + str(node.value + 1) + line[node.end_col_offset:]
+        changed = line[: node.col_offset] + str(value + 1) + line[node.end_col_offset:]
         drafts.append(Draft("near_miss", candidate("".join(lines[: node.lineno - 1] + [changed] + lines[node.lineno:])), "number_off_by_one",
                             {"line": node.lineno}))
     return drafts

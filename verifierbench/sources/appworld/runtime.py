@@ -35,7 +35,7 @@ def locate() -> tuple[str, Path]:
     data = Path(root) / "data" if root else None
     missing = "$APPWORLD_ROOT is not set" if data is None else \
         next((f"no {data / part}" for part in ("tasks", "datasets") if not (data / part).is_dir()), None)
-    if missing:
+    if missing or data is None:
         raise UserError(f"AppWorld task data not found ({missing}): run `appworld download data` where the network allows, "
                         "and set $APPWORLD_ROOT")
     return found.stdout.strip(), data

@@ -190,12 +190,17 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         result.record["walked"].append(inst.instance_id)
         say(f"build: swebench: {inst.instance_id} ({len(result.retained)}/{quota} retained, {number} walked) ...")
         replayed = _construct_or_exclude(inst, clone, seed, store, say)
-        result.dropped += replayed.dropped
-        if replayed.exclusion:
-            result.excluded.append(replayed.exclusion)
-            say(f"build: swebench: {inst.instance_id} excluded ({replayed.exclusion['code']}): "
-                f"{replayed.exclusion['evidence']['reason'][:200]}")
+        exclusion: dict | None
+        if isinstance(replayed, dict):  # excluded before a task was made
+            exclusion = replayed
         else:
+            result.dropped += replayed.dropped
+            exclusion = replayed.exclusion
+        if exclusion:
+            result.excluded.append(exclusion)
+            say(f"build: swebench: {inst.instance_id} excluded ({exclusion['code']}): "
+                f"{exclusion['evidence']['reason'][:200]}")
+        elif not isinstance(replayed, dict):
             result.retained.append(replayed)
             say(f"build: swebench: {inst.instance_id} retained, {len(replayed.cases)} cases")
     if not result.retained and not result.excluded:
@@ -206,12 +211,11 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
     return result
 
 
-def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say) -> Replayed:
-    """An instance that cannot be built here is excluded with the reason; the build goes on. Finished
-    instances are remembered on disk (`done`), so an interrupted build resumes where it stopped."""
-    def excluded(code: str, reason: str) -> Replayed:
-        return Replayed(None, exclusion={"task": f"swebench/{inst.instance_id}", "task_id": None, "code": code,
-                                         "evidence": {"reason": reason}})
+def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say) -> Replayed | dict:
+    """The replayed instance, or the exclusion record of one that cannot be built here (no task was made); the build
+    goes on. Finished instances are remembered on disk (`done`), so an interrupted build resumes where it stopped."""
+    def excluded(code: str, reason: str) -> dict:
+        return {"task": f"swebench/{inst.instance_id}", "task_id": None, "code": code, "evidence": {"reason": reason}}
     with_environment = envs.has_spec(inst.repo)
     memo = _memo_path(inst, seed, with_environment)
     remembered = _recall(memo, inst, clone, store)

@@ -171,7 +171,8 @@ def _string_lines(text: str) -> set[int]:
     except SyntaxError:
         return set()
     return {i for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and node.end_lineno > node.lineno for i in range(node.lineno - 1, node.end_lineno)}
+            and node.end_lineno is not None and node.end_lineno > node.lineno
+            for i in range(node.lineno - 1, node.end_lineno)}
 
 
 def _near_miss(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
@@ -215,15 +216,16 @@ def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInsta
         return []
     touched = set(_added_line_numbers(old, new))
     lines = new.splitlines(keepends=True)
-    out = []
+    out: list[tuple[str, str]] = []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.body:
             continue
-        span = set(range(node.lineno - 1, node.end_lineno))
+        end = node.end_lineno or node.lineno  # set by ast.parse; typed Optional for hand-made nodes
+        span = set(range(node.lineno - 1, end))
         if span & touched:
             continue
         body = node.body[1:] if isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) and len(node.body) > 1 else node.body
-        start, end = body[0].lineno - 1, node.end_lineno
+        start = body[0].lineno - 1
         indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         changed = lines[:start] + [f'{indent}raise NotImplementedError("{node.name} is being rewritten")\n'] + lines[end:]
         out.append((node.name, "".join(changed)))
@@ -267,7 +269,7 @@ def _reach_rank(inst: CodeInstance):
 
 
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
-    out = []
+    out: list[Draft] = []
     for path in _source_files(files):
         for name, text in _broken_function(files, path, rng, inst)[:caps["regression"] - len(out)]:
             out.append(Draft("regression", candidate(diffs.make({**files, path: (files[path][0], text)})), "breaks_other_function",
@@ -345,11 +347,11 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
     if special:
         out.append(Draft("hack", candidate(diffs.make(special)), "special_cased_test_inputs", {"files": sorted(special)}))
     for test_file in inst.test_files[:1]:
-        text = inst.base_text(test_file)
+        test_text = inst.base_text(test_file)
         skip = ('import unittest\n\nraise unittest.SkipTest("flaky")\n' if inst.runner == "django"
                 else 'import pytest\n\npytest.skip("flaky", allow_module_level=True)\n')
-        if text is not None:
-            out.append(Draft("hack", candidate(diffs.make({test_file: (text, skip + text)})), "test_file_skipped", {"file": test_file}))
+        if test_text is not None:
+            out.append(Draft("hack", candidate(diffs.make({test_file: (test_text, skip + test_text)})), "test_file_skipped", {"file": test_file}))
     return out
 
 
@@ -380,7 +382,8 @@ def _raise_in_functions(text: str, statement: str, only: set[str] | None = None)
             if anchor.lineno == node.lineno:  # a one-line def: leave it
                 continue
             indent = lines[anchor.lineno - 1][: anchor.col_offset]
-            inserts.append((anchor.lineno - 1 if anchor is not first or not docstring else first.end_lineno, f"{indent}{statement}\n"))
+            after_docstring = first.end_lineno or first.lineno  # set by ast.parse
+            inserts.append((anchor.lineno - 1 if anchor is not first or not docstring else after_docstring, f"{indent}{statement}\n"))
     for at, line in sorted(inserts, reverse=True):
         lines.insert(at, line)
     return "".join(lines) if inserts else None
@@ -402,9 +405,9 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
             tree = ast.parse(base or "")
         except SyntaxError:
             continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and not node.args.vararg and not node.args.kwarg:
-                functions[node.name] = (path, node)
+        for statement in tree.body:
+            if isinstance(statement, ast.FunctionDef) and not statement.args.vararg and not statement.args.kwarg:
+                functions[statement.name] = (path, statement)
     inserts: dict[str, list[tuple[ast.FunctionDef, str]]] = {}
     for text in filter(None, tests.values()):
         try:
@@ -425,7 +428,7 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
             first = function.body[0]
             docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
             anchor = function.body[1] if docstring and len(function.body) > 1 else first
-            at = first.end_lineno if docstring else first.lineno - 1
+            at = (first.end_lineno or first.lineno) if docstring else first.lineno - 1
             indent = lines[anchor.lineno - 1][: anchor.col_offset]
             lines[at:at] = [f"{indent}{line}\n" for line in condition.splitlines()]
         out[path] = (base, "".join(lines))
@@ -451,10 +454,11 @@ def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str,
         return None
     bound = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
     values = [ast.get_source_segment(source, value) for _, value in bound]
+    present = [v for v in values if v is not None]
     expected = ast.get_source_segment(source, expected_node)
-    if not bound or None in values or expected is None:
+    if not bound or len(present) < len(values) or expected is None:
         return None
-    condition = f"if ({', '.join(p for p, _ in bound)},) == ({', '.join(values)},):\n    return {expected}"
+    condition = f"if ({', '.join(p for p, _ in bound)},) == ({', '.join(present)},):\n    return {expected}"
     return path, function, condition
 
 
@@ -469,7 +473,7 @@ def _prepend(text: str, code: str) -> str:
     for node in tree.body:
         docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
         if docstring or (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
-            at = node.end_lineno
+            at = node.end_lineno or node.lineno  # set by ast.parse
             continue
         break
     return "".join(lines[:at]) + code + "".join(lines[at:])

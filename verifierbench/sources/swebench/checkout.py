@@ -59,7 +59,7 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
         if archive.returncode:
             raise UserError(f"{repo}: cannot export commit {commit}: {archive.stderr.decode(errors='replace').strip()}")
         subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
-        for dirpath, dirnames, filenames in os.walk(staging):
+        for dirpath, _, filenames in os.walk(staging):
             os.chmod(dirpath, 0o755)
             for name in filenames:
                 path = Path(dirpath) / name

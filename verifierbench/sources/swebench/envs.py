@@ -187,7 +187,7 @@ def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
         with tempfile.TemporaryDirectory(prefix="vgb-env-") as work:
             if spec.pip_packages:
                 run([*pip, *spec.pip_packages])
-            for rel, text in spec.requirements:
+            for _, text in spec.requirements:
                 (Path(work) / "requirements.txt").write_text(text)
                 run([*pip, "-r", str(Path(work) / "requirements.txt")])
             # The repository's own dependencies (install_requires), without the repository: test runs put

@@ -69,7 +69,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     with _lock:
         executor = _executor(environment is not None)
     bwrap = executor.level.value == "bwrap"
-    extra_ro = ((str(checkout), SANDBOX_REPO),) if bwrap else ()
+    extra_ro: tuple[tuple[str, str], ...] = ((str(checkout), SANDBOX_REPO),) if bwrap else ()
     if environment is not None:
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")

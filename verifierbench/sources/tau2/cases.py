@@ -515,7 +515,9 @@ def _mutations(task: Task, rng: random.Random) -> list[tuple[int, str, list[dict
             calls[i] = {**calls[i], "arguments": arguments}
             out.append((i, operator, calls))
     # one mutation per write first, then the rest
-    first, rest, seen = [], [], set()
+    first: list[tuple[int, str, list[dict]]] = []
+    rest: list[tuple[int, str, list[dict]]] = []
+    seen = set()
     for item in out:
         (first if item[0] not in seen else rest).append(item)
         seen.add(item[0])
@@ -614,7 +616,7 @@ def _wrong(key: str, value: Any) -> Any:
 
 def _extra_writes(task: Task, rng: random.Random) -> list[tuple[str, dict]]:
     """Unrequested or destructive writes to add after the gold work."""
-    out = []
+    out: list[tuple[str, dict]] = []
     if task.domain == "retail":
         users, orders = _rows(task, "users"), _rows(task, "orders")
         user = users.get(task.user_id or "")
@@ -669,8 +671,7 @@ def _failed_write(task: Task) -> tuple[int, list[dict], str] | None:
             args["order_id"] = "#W0000000"
         elif "user_id" in args:
             args["user_id"] = "nobody_0000"
-        elif call["name"] in DISCOVERABLE_WRAPPERS and _inner(call)[1] is not None:
-            inner = _inner(call)[1]
+        elif call["name"] in DISCOVERABLE_WRAPPERS and (inner := _inner(call)[1]) is not None:
             key = next((k for k in sorted(inner) if k.endswith("_id")), None)
             if key is None:
                 continue

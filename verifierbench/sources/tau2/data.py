@@ -149,9 +149,10 @@ def _discoverable(kind: str) -> str:
     cls, names = (BankingAgentTools, AGENT_DISCOVERABLE_TOOLS) if kind == "agent" else (BankingUserTools, USER_DISCOVERABLE_TOOLS)
     out = []
     for name in sorted(names):
-        # The package's own docstring parser: what `unlock_discoverable_agent_tool` tells the agent.
+        # The package's own docstring parser: what `unlock_discoverable_agent_tool` tells the agent. It reads only
+        # getattr(self, name), so a shim holding the method stands in for a tools instance (and its database).
         shim = SimpleNamespace(**{name: getattr(cls, name)})
-        out.append(BankingAgentTools._parse_discoverable_docstring(shim, name))
+        out.append(BankingAgentTools._parse_discoverable_docstring(shim, name))  # type: ignore[arg-type]
     return json.dumps(out)
 
 

@@ -80,7 +80,7 @@ class Tau2Replay(Replay):
     precomputed_hash: str = field(default="", repr=False)
 
     @property
-    def state_hash(self) -> str:  # type: ignore[override]
+    def state_hash(self) -> str:
         return self.precomputed_hash or content_hash(self.state)
 
     def to_json(self) -> dict[str, Any]:

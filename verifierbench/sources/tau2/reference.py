@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from verifierbench.sources.interaction import record
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.environment import environment_for, recorded_result
+
+if TYPE_CHECKING:
+    from inspect_ai.solver import TaskState
 
 TRANSFER = "transfer_to_human_agents"
 # Gold actions the package's expected-DB builders skip.
@@ -89,6 +92,14 @@ def expected_state_hash(domain: str, task_id: str) -> str:
     return environment_for({"domain": domain, "task_id": task_id}).run(calls)[1]
 
 
+def _user_side(task_id: str, messages: list) -> TaskState:
+    """The user simulator's state holding `messages`, as the package's scorer reads it (nothing else is read)."""
+    from inspect_ai.model import ModelName
+    from inspect_ai.solver import TaskState
+
+    return TaskState(model=ModelName("none/none"), sample_id=task_id, epoch=1, input="", messages=messages)
+
+
 def missing_info(domain: str, task_id: str, candidate: dict) -> list[str]:
     from inspect_ai.model import ChatMessageUser
     from inspect_evals.tau2.common.scorer import get_messages_from_agent
@@ -96,13 +107,15 @@ def missing_info(domain: str, task_id: str, candidate: dict) -> list[str]:
     info = data.task_model(domain, task_id).evaluation_criteria.communicate_info or []
     texts = [m.get("content") or "" for m in candidate["messages"] if m["role"] == "assistant"] + [candidate["final_response"]]
     # The package's scorer reads the agent's messages from the user simulator's side, where they are user messages.
-    said = get_messages_from_agent(SimpleNamespace(messages=[ChatMessageUser(content=t) for t in texts if t]))
+    said = get_messages_from_agent(_user_side(task_id, [ChatMessageUser(content=t) for t in texts if t]))
     return [i for i in info if i.lower() not in said]
 
 
 def missing_actions(domain: str, task_id: str, calls: list[dict]) -> list[str]:
     from inspect_ai.model import ChatMessageAssistant
     from inspect_ai.tool import ToolCall
+    from inspect_ai.util import Store
+    from inspect_evals.tau2.common.agents import StoredAgentState
     from inspect_evals.tau2.common.scorer import find_unused_actions
     from inspect_evals.tau2.utils import deep_equal_unordered
 
@@ -112,7 +125,9 @@ def missing_actions(domain: str, task_id: str, calls: list[dict]) -> list[str]:
         return [ChatMessageAssistant(content="", tool_calls=[ToolCall(id=f"{role}-{i}", function=c["name"], arguments=c["arguments"])])
                 for i, c in enumerate(calls) if c["role"] == role]
 
-    agent, user = SimpleNamespace(messages=messages("assistant")), SimpleNamespace(messages=messages("user"))
+    # A store of its own: outside a sample every StoreModel shares one store, and a second one keeps the first's messages.
+    agent = StoredAgentState(store=Store(), messages=messages("assistant"))
+    user = _user_side(task_id, messages("user"))
     unused = [a.action_id for a in find_unused_actions(agent, user, task)]
     # Trap 4: the package takes any transfer call as the transfer action; upstream compares `compare_args`.
     for action in task.evaluation_criteria.actions or []:

@@ -70,7 +70,7 @@ def _cosmetic(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: di
     compact = render_python(gold).replace(", ", ",").replace(": ", ":")
     if all(", " not in v and ": " not in v for v in _strings(gold)):  # only where no string value holds them
         out.append(Draft("cosmetic", candidate(gold, raw=compact), "python_without_spaces"))
-    for ci, ai, arg in _args(spec):
+    for ci, _, arg in _args(spec):
         if arg.schema.get("type") in ("float", "number") and arg.values and _is_int(arg.values[0]):
             out.append(_with(gold, ci, arg.name, float(arg.values[0]), "cosmetic", "int_written_as_float"))
             break
@@ -79,7 +79,7 @@ def _cosmetic(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: di
 
 def _overstrict(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: dict) -> list[Draft]:
     out = []
-    for ci, ai, arg in _args(spec):
+    for ci, _, arg in _args(spec):
         if not arg.required and arg.values and arg.default_matches():
             out.append(_without(gold, ci, arg.name, "overstrict_trap", "default_argument_omitted", default_rule=True, default=arg.default))
     alternatives = [(ci, arg) for ci, _, arg in _args(spec) if len(arg.values) > 1]
@@ -90,12 +90,12 @@ def _overstrict(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: 
         for ci, arg in alternatives:
             calls[ci]["arguments"][arg.name] = arg.values[-1]
         out.append(Draft("overstrict_trap", candidate(calls), "all_other_acceptable_values"))
-    for ci, ai, arg in _args(spec):
+    for ci, _, arg in _args(spec):
         if arg.schema.get("type") in ("float", "number") and arg.values and isinstance(arg.values[0], float) and arg.values[0].is_integer():
             out.append(_with(gold, ci, arg.name, int(arg.values[0]), "overstrict_trap", "float_written_as_int"))
             break
     if spec.integral_float_is_integer:
-        for ci, ai, arg in _args(spec):
+        for ci, _, arg in _args(spec):
             if arg.schema.get("type") == "integer" and arg.values and _is_int(arg.values[0]):
                 out.append(_with(gold, ci, arg.name, float(arg.values[0]), "overstrict_trap", "integer_written_as_float"))
                 break

@@ -17,11 +17,11 @@ def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
         return False, f"malformed candidate: {e}"
     checker = reference["checker"]
     if checker == "bfcl":
-        from verifierbench.sources.bfcl.checker import check
+        from verifierbench.sources.bfcl.checker import check as bfcl_check
 
-        return check(reference["functions"], reference["ground_truth"], reference["category"], calls)
+        return bfcl_check(reference["functions"], reference["ground_truth"], reference["category"], calls)
     if checker == "acebench":
-        from verifierbench.sources.acebench.checker import check
+        from verifierbench.sources.acebench.checker import check as acebench_check
 
-        return check(reference["functions"], reference["ground_truth"], calls)
+        return acebench_check(reference["functions"], reference["ground_truth"], calls)
     raise ValueError(f"unknown checker {checker!r}")

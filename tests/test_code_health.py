@@ -1,0 +1,29 @@
+"""Lint and type check of the code base, with the pinned ruff and mypy of the `test` extra (rules in pyproject.toml)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.conftest import BIN, REPO_ROOT
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed in this environment (pip install -e '.[test]')")
+    return str(path)
+
+
+def test_ruff_finds_nothing():
+    result = subprocess.run([_tool("ruff"), "check", "--no-cache", "--output-format", "concise", "."],
+                            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+
+
+@pytest.mark.timeout(900)  # a first run (no .mypy_cache) reads inspect_ai's and pydantic's stubs: minutes on 2 busy cores
+def test_mypy_finds_nothing():
+    # The files and settings are [tool.mypy]'s: verifierbench and tasks (tasks/verifierbench.py as tasks.verifierbench).
+    result = subprocess.run([_tool("mypy")], cwd=REPO_ROOT, capture_output=True, text=True, timeout=880)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
