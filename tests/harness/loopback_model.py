@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,6 +20,7 @@ class Reply:
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     status: int = 200
     error: dict[str, Any] | None = None
+    delay_s: float = 0.0  # answer only after this long (a server still busy generating)
 
 
 class Script:
@@ -64,6 +66,7 @@ def serve(script: Script) -> ThreadingHTTPServer:
             if body.get("stream"):
                 return self._send(400, {"error": {"message": "this test server does not stream", "type": "invalid_request_error"}})
             reply = script.reply_for(body)
+            time.sleep(reply.delay_s)
             if reply.status != 200:
                 return self._send(reply.status, {"error": reply.error or {}})
             self._send(200, completion(reply, body.get("model", "local")))

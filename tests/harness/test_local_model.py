@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+import csv
+import time
+
+from tests.cli.test_cli import cli
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.loopback_model import Reply, Script, serve
 from verifierbench.harness.prompt import VERIFIER_PATH
@@ -40,12 +44,12 @@ def run_local(tmp_path, suite, scenarios: dict[str, list[Reply]], chosen: dict[s
     try:
         result = inspect("eval", "verifierbench/verifierbench", "--model", "openai-api/local/loopback",
                          "--model-base-url", f"http://127.0.0.1:{server.server_port}/v1", "-T", f"suite={suite}",
-                         "-T", "task_ids=" + ",".join(scenarios), "--log-dir", str(tmp_path), "--max-retries", "1",
+                         "-T", "task_ids=" + ",".join(scenarios), "--log-dir", str(tmp_path / "logs"), "--max-retries", "1",
                          "--timeout", "60", *args, env={"LOCAL_API_KEY": "unused"})
     finally:
         server.shutdown()
     assert result.returncode == 0, result.stderr[-3000:]
-    log = eval_log(tmp_path)
+    log = eval_log(tmp_path / "logs")
     assert log.status == "success", log.error
     names = {v: k for k, v in chosen.items()}
     by_task = {}
@@ -84,12 +88,25 @@ def test_default_harness_with_a_local_model(tmp_path, bfcl_suite):
         return score.metadata["undelivered"]
 
     # The plain-text replier is urged on until the message limit ends the sample, cleanly.
-    assert undelivered(chatty) == "message limit hit (8/8 messages)"
+    assert undelivered(chatty) == "message limit hit (8 messages)"
     assert samples[chatty].limit is not None and samples[chatty].limit.type == "message"
     assert undelivered(overflow) == ("the model stopped at its length or context limit (model_length): "
                                      "Requested tokens (9000) exceed context window of 2048")
     assert undelivered(refused).startswith("model error: HTTP 400: ")
     assert "the request exceeds the available context size" in undelivered(refused)
+
+    # The leaderboard's per-task view shows the same reasons and the failure's stderr.
+    result = cli("leaderboard", str(tmp_path / "logs"), "--out", str(tmp_path / "board"), "--figures", str(tmp_path / "figures"))
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "board" / "tasks.csv") as handle:
+        view = {row["Task"]: row for row in csv.DictReader(handle)}
+    assert view[samples[chatty].id]["Why U"] == "message limit hit (8 messages)"
+    assert view[samples[chatty].id]["Delivered"] == "no"
+    shown = view[samples[submits].id]
+    assert shown["Delivered"] == "yes" and shown["P/F/U (round 1)"] == f"0/0/{failure['cases']}"
+    assert shown["Why U"].startswith(f"{failure['cases']} x verifier exited with status 1") and "IndentationError" in shown["Why U"]
+    assert "IndentationError" in shown["Stderr tail (first failure)"]
+    assert "IndentationError" in (tmp_path / "board" / "index.html").read_text()
 
 
 def test_single_reply_harness_with_a_local_model(tmp_path, bfcl_suite):
@@ -117,3 +134,16 @@ def test_single_reply_harness_with_a_local_model(tmp_path, bfcl_suite):
     delivered = samples[silent].scores["hidden_cases"]
     assert delivered.value["submitted"] == 1.0
     assert [f["problem"] for f in delivered.metadata["failures"]] == ["verifier exited 0 without writing a result file"]
+
+
+def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, bfcl_suite):
+    # The server answers only after 300 s; the sample's 20 s time limit cancels the call and the eval goes on.
+    chosen = markers(bfcl_suite, 1)
+    (slow,) = chosen
+    started = time.monotonic()
+    log, samples, script = run_local(tmp_path, bfcl_suite, {slow: [Reply(text="late", delay_s=300)]}, chosen,
+                                     "-T", "time_limit=20", "-T", "max_tokens=512")
+    assert time.monotonic() - started < 150
+    score = samples[slow].scores["hidden_cases"]
+    assert score.metadata["undelivered"] == "time limit hit (20 s)" and samples[slow].limit.type == "time"
+    assert [request["max_tokens"] for request in script.requests] == [512]  # what bounds the server's generation

@@ -101,18 +101,32 @@ def extract_code(reply: str) -> str | None:
 
 
 def read_reply(reply: str) -> tuple[str | None, str]:
-    """The last closed ```python (or bare ```) block of a reply, or None and why there is none."""
-    blocks = re.findall(r"```(?:python|py)?[ \t]*\n(.*?)```", reply, flags=re.DOTALL)
-    if blocks:
-        return blocks[-1], ""
+    """The last closed ```python (or ```py, or bare ```) block of a reply, or None and why there is none.
+
+    Fences are read line by line, so a block's closing fence never opens the next one."""
+    blocks: list[tuple[str, str]] = []  # (language, code)
+    language, lines = None, []
+    for line in reply.splitlines(keepends=True):
+        if language is None:
+            opening = re.match(r"[ \t]*```[ \t]*([\w+-]*)[ \t]*$", line)
+            if opening:
+                language, lines = opening.group(1).lower(), []
+            continue
+        closing = re.match(r"(.*?)```[ \t]*$", line, flags=re.DOTALL)  # also "code```" on the last line
+        if closing is None:
+            lines.append(line)
+            continue
+        blocks.append((language, "".join(lines) + closing.group(1)))
+        language = None
+    python = [code for lang, code in blocks if lang in ("python", "py", "")]
+    if python:
+        return python[-1], ""
+    if language is not None:
+        return None, f"unclosed code fence (```{language} opened, never closed)"
     if not reply.strip():
         return None, "empty reply"
-    fences = re.findall(r"^[ \t]*```[ \t]*([\w+-]*)", reply, flags=re.MULTILINE)
-    if len(fences) % 2 == 1:
-        return None, f"unclosed code fence (```{fences[-1]} opened, never closed)"
-    languages = sorted({language for language in fences[::2] if language})
-    if languages:
-        return None, f"no python code block (closed blocks in: {', '.join(languages)})"
+    if blocks:
+        return None, f"no python code block (closed blocks in: {', '.join(sorted({lang for lang, _ in blocks}))})"
     return None, "no code block in the reply"
 
 

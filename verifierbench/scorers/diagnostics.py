@@ -50,7 +50,7 @@ def undelivered_reason(skipped: list[str]) -> str:
 
 
 def limit_hit() -> str:
-    """The sample limit generation reached ('message limit hit (40/40 messages)'), or '' (none, or no sample)."""
+    """The sample limit generation reached ('message limit hit (40 messages)'), or '' (none, or no sample)."""
     try:
         limits = sample_limits()
     except (RuntimeError, LookupError):  # re-scoring outside a running sample
@@ -58,7 +58,7 @@ def limit_hit() -> str:
     for name in LIMIT_UNITS:
         limit = getattr(limits, name, None)
         if limit is not None and limit.limit is not None and limit.usage >= limit.limit:
-            return f"{name} limit hit ({limit.usage:g}/{limit.limit:g} {LIMIT_UNITS[name]})"
+            return f"{name} limit hit ({limit.limit:g} {LIMIT_UNITS[name]})"
     return ""
 
 
