@@ -43,6 +43,9 @@ class ParsedResult:
     problem: str | None = None  # why the result is not a valid decision (U only)
 
 
+NO_RESULT = "no result file written"
+
+
 def parse_result_file(path: Path) -> ParsedResult:
     """Reads a verifier's result file; anything non-conforming is U with the problem named."""
     try:
@@ -53,7 +56,7 @@ def parse_result_file(path: Path) -> ParsedResult:
                 return ParsedResult(Decision.U, problem="result is not a regular file")
             raw = handle.read(RESULT_MAX_BYTES + 1)
     except FileNotFoundError:
-        return ParsedResult(Decision.U, problem="no result file written")
+        return ParsedResult(Decision.U, problem=NO_RESULT)
     except OSError as exc:
         return ParsedResult(Decision.U, problem=f"result file unreadable: {exc.strerror}")
     if len(raw) > RESULT_MAX_BYTES:

@@ -182,7 +182,14 @@ def test_host_secret_under_tmp_is_invisible(sandbox, tmp_path):
 def test_decision_on_stdout_without_result_file_is_U(sandbox, tmp_path):
     outcome = run(sandbox, tmp_path, 'print(\'{"decision": "PASS"}\')\n')
     assert outcome.decision is Decision.U
-    assert outcome.problem == "no result file written"
+    assert outcome.problem == "verifier exited 0 without writing a result file"
+
+
+def test_a_crash_keeps_its_traceback_and_says_no_result_was_written(sandbox, tmp_path):
+    outcome = run(sandbox, tmp_path, "def broken():\nreturn 1\n")
+    assert outcome.decision is Decision.U and outcome.exit_status == 1
+    assert outcome.problem == "verifier exited with status 1 (no result file written)"
+    assert "IndentationError" in outcome.stderr_tail
 
 
 def test_huge_output_does_not_exhaust_memory(sandbox, tmp_path):

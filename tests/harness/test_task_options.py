@@ -56,3 +56,35 @@ def test_the_embedded_default_suite_is_built_on_first_use(monkeypatch, tmp_path)
     directory, suite = suite_source.open_suite()
     assert directory == suite_source.cache_dir() and (directory / "manifest.json").exists()
     assert {t.source.value for t in suite.tasks.values()} >= {"bfcl"}
+
+
+def test_message_limit_defaults_to_the_default_harness_only(bfcl_suite):
+    from verifierbench.harness.task import MESSAGE_LIMIT
+
+    one = "bfcl/parallel_114"
+    assert verifierbench(suite=str(bfcl_suite), task_ids=one).message_limit == MESSAGE_LIMIT
+    assert verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=12).message_limit == 12
+    assert verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=0).message_limit is None
+    assert verifierbench(suite=str(bfcl_suite), task_ids=one, harness="single_reply").message_limit is None
+    with pytest.raises(ValueError, match="message_limit must be 0"):
+        verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=-1)
+
+
+@pytest.mark.parametrize("reply,code,why", [
+    ("```python\nprint(1)\n```", "print(1)\n", ""),
+    ("```\na = 1\n```\ntext\n```py\nb = 2\n```", "b = 2\n", ""),
+    ("   \n", None, "empty reply"),
+    ("I would check the arguments.", None, "no code block in the reply"),
+    ("Here:\n```python\nimport sys\n", None, "unclosed code fence (```python opened, never closed)"),
+    ("```bash\necho hi\n```\n```json\n{}\n```", None, "no python code block (closed blocks in: bash, json)"),
+])
+def test_single_reply_says_why_a_reply_has_no_verifier(reply, code, why):
+    from verifierbench.harness.agents import read_reply
+
+    assert read_reply(reply) == (code, why)
+
+
+def test_a_closing_fence_may_end_the_last_code_line():
+    from verifierbench.harness.agents import read_reply
+
+    assert read_reply("```python\nx = 1```") == ("x = 1", "")

@@ -85,3 +85,26 @@ def test_materialize_never_writes_outside_the_verifier_directory(tmp_path):
     assert sorted(p.name for p in (tmp_path / "deep").rglob("*")) == ["verifier", "verify.py"]
     assert not (tmp_path / "deep" / "escape.py").exists() and not outside.exists()
     assert (directory / "verify.py").read_bytes() == b"pass\n"
+
+
+def test_distinct_failures_keep_a_bounded_stderr_tail_each(task_and_cases):
+    # Each case fails with its own last stderr line after 10 KB of noise: at most 5 distinct failures, 2 KB each.
+    task, cases = task_and_cases
+    source = ("import hashlib, sys\nsys.stderr.write('noise ' * 2000 + '\\n')\n"
+              "raise SystemExit('failure ' + hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest()[:8])\n")
+    score = score_of(task, cases, source)
+    failures = score.metadata["failures"]
+    assert len(failures) == min(5, len(cases)) and len(cases) > 5
+    assert len({f["stderr_tail"].splitlines()[-1] for f in failures}) == len(failures)
+    for failure in failures:
+        assert failure["problem"] == "verifier exited with status 1 (no result file written)" and failure["cases"] == 1
+        assert 1500 < len(failure["stderr_tail"].encode()) <= 2048 and failure["stderr_tail"].rstrip().split()[-2] == "failure"
+    assert [f["first_case"] for f in failures] == [c.id for c in cases][:5]
+
+
+def test_a_valid_verifier_has_no_failures_and_a_missing_one_says_why(task_and_cases):
+    task, cases = task_and_cases
+    assert score_of(task, cases, "import vgb_env\nvgb_env.write_decision('FAIL')\n").metadata["failures"] == []
+    decisions = {c.id: [(Decision.U, "missing verifier")] for c in cases}
+    score = build_score(task, cases, decisions, None, {}, [], 1, 1, "empty reply")
+    assert score.metadata["undelivered"] == "empty reply" and score.explanation == "no verifier delivered: empty reply"

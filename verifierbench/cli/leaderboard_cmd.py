@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
         from verifierbench.leaderboard.figures import all_figures  # matplotlib only when writing
         from verifierbench.leaderboard.render import write_all
         from verifierbench.leaderboard.tables import all_tables
+        from verifierbench.leaderboard.task_view import table_tasks
 
-        tables = all_tables(scored)
+        tables = all_tables(scored) + [table_tasks(scored)]
         written = write_all(tables, all_figures(scored), Path(args.out), Path(args.figures), "VerifierBench leaderboard",
                             f"{len(scored)} configurations from {args.log_dir}")
         print(f"leaderboard: wrote {len(written)} files to {args.out} and {args.figures} (open {Path(args.out) / 'index.html'})",

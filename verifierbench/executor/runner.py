@@ -29,7 +29,7 @@ from verifierbench.executor import seccomp, tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import IsolationLevel, drop_to, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
-from verifierbench.protocol import ENTRYPOINT, RESULT_MAX_BYTES, Decision, parse_result_file
+from verifierbench.protocol import ENTRYPOINT, NO_RESULT, RESULT_MAX_BYTES, Decision, parse_result_file
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
 SITE_ROOT = "/opt/vgb/site"
@@ -265,6 +265,8 @@ class Executor:
             outcome.problem = f"verifier exited with status {exit_status}" + (f" ({parsed.problem})" if parsed.problem else "")
             return outcome
         outcome.decision, outcome.confidence, outcome.reason, outcome.problem = parsed.decision, parsed.confidence, parsed.reason, parsed.problem
+        if parsed.problem == NO_RESULT:  # not a crash: the verifier finished without deciding
+            outcome.problem = "verifier exited 0 without writing a result file"
         if job.keep_result and parsed.decision is not Decision.U:
             raw = safe_fs.read_below(out_dir, [f"result-{token}.json"], RESULT_MAX_BYTES)  # no link, no FIFO
             outcome.result = json.loads(raw.decode("utf-8"))

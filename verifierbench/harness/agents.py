@@ -1,9 +1,14 @@
 """Generation harnesses, selected with `-T harness=`.
 
 - `default`: Inspect's ReAct agent with bash, python, file editing, (where the task has a public
-  environment) `run_public` and `reset`, and a submit step.
+  environment) `run_public` and `reset`, and a submit step. The task's message limit bounds its loop
+  (a model that never submits is urged to continue until a limit ends the sample).
 - `single_reply`: one model reply, no tools; the harness writes the reply's code block to the
   verifier path. A cheap baseline.
+
+Both record in the store (GENERATION_END) why generation ended without a verifier when they can tell
+(no code block, unclosed fence, wrong language, no submit, the model's length stop, a rejected model
+request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
   the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
@@ -16,15 +21,18 @@ import re
 from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, python
-from inspect_ai.util import sandbox
+from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.prompt import VERIFIER_PATH
-from verifierbench.harness.tools import replace_in_file, reset, run_public, write_file
+from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.schema import TaskType
 
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")
 HARNESSES = ("default", "single_reply", *SWE_HARNESSES)
 COMMAND_TIMEOUT_S = 300  # per bash/python call; the task's time limit bounds the whole generation
+GENERATION_END = "verifierbench:generation_end"  # store: why the harness ended without delivering, in one line
+REJECTED_REQUEST_STATUSES = (400, 413)  # a request the server refuses as sent (context overflow): no retry helps
+MAX_NOTE_CHARS = 300  # how much of a model's error text a recorded reason keeps
 
 SYSTEM = ("You are an expert engineer writing verifiers for agent tasks. Work in the sandbox with the tools you have; "
           "test your verifier on candidates you construct yourself, then submit.")
@@ -50,9 +58,18 @@ def default_harness(run_public_budget: int = 20) -> Solver:
         agent = react(
             prompt=AgentPrompt(instructions=SYSTEM),
             tools=tools,
-            submit=AgentSubmit(description="Submit when the verifier is written to " + VERIFIER_PATH + ". Give a one-line summary."),
+            submit=AgentSubmit(tool=submit(),
+                               description="Submit when the verifier is written to " + VERIFIER_PATH + ". Give a one-line summary."),
         )
-        return await as_solver(agent)(state, generate)
+        try:
+            state = await as_solver(agent)(state, generate)
+        except Exception as exc:  # noqa: BLE001 - only a refused model request is handled; the rest re-raise
+            if not record_rejected_request(exc):
+                raise
+            return state
+        if not store().get(SUBMITTED, False):
+            store().set(GENERATION_END, stop_note(state) or "the agent stopped without calling submit")
+        return state
 
     return solve
 
@@ -60,10 +77,19 @@ def default_harness(run_public_budget: int = 20) -> Solver:
 @solver
 def single_reply() -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state = await generate(state, tool_calls="none")
-        code = extract_code(state.output.completion if state.output else "")
+        try:
+            state = await generate(state, tool_calls="none")
+        except Exception as exc:  # noqa: BLE001 - as in default_harness
+            if not record_rejected_request(exc):
+                raise
+            return state
+        code, why = read_reply(state.output.completion if state.output else "")
         if code is not None:
             await sandbox().write_file(VERIFIER_PATH, code)
+        else:  # a context overflow's "reply" is the server's error text: the stop alone explains it
+            note = stop_note(state)
+            length_stop = state.output is not None and state.output.stop_reason == "model_length"
+            store().set(GENERATION_END, note if length_stop else why + (f"; {note}" if note else ""))
         return state
 
     return solve
@@ -71,8 +97,74 @@ def single_reply() -> Solver:
 
 def extract_code(reply: str) -> str | None:
     """The last ```python (or bare ```) block of a reply; None when there is none."""
-    blocks = re.findall(r"```(?:python|py)?[ \t]*\n(.*?)```", reply, flags=re.DOTALL)
-    return blocks[-1] if blocks else None
+    return read_reply(reply)[0]
+
+
+def read_reply(reply: str) -> tuple[str | None, str]:
+    """The last closed ```python (or ```py, or bare ```) block of a reply, or None and why there is none.
+
+    Fences are read line by line, so a block's closing fence never opens the next one."""
+    blocks: list[tuple[str, str]] = []  # (language, code)
+    language, lines = None, []
+    for line in reply.splitlines(keepends=True):
+        if language is None:
+            opening = re.match(r"[ \t]*```[ \t]*([\w+-]*)[ \t]*$", line)
+            if opening:
+                language, lines = opening.group(1).lower(), []
+            continue
+        closing = re.match(r"(.*?)```[ \t]*$", line, flags=re.DOTALL)  # also "code```" on the last line
+        if closing is None:
+            lines.append(line)
+            continue
+        blocks.append((language, "".join(lines) + closing.group(1)))
+        language = None
+    python = [code for lang, code in blocks if lang in ("python", "py", "")]
+    if python:
+        return python[-1], ""
+    if language is not None:
+        return None, f"unclosed code fence (```{language} opened, never closed)"
+    if not reply.strip():
+        return None, "empty reply"
+    if blocks:
+        return None, f"no python code block (closed blocks in: {', '.join(sorted({lang for lang, _ in blocks}))})"
+    return None, "no code block in the reply"
+
+
+def stop_note(state: TaskState) -> str:
+    """Why the model's last reply stopped, when that explains an early end (length, refusal); else ''."""
+    output = state.output
+    if output is None:
+        return ""
+    text = " ".join((output.error or output.completion or "").split())[:MAX_NOTE_CHARS]
+    if output.stop_reason == "model_length":
+        return "the model stopped at its length or context limit (model_length)" + (f": {text}" if text else "")
+    if output.stop_reason == "max_tokens":
+        return "the reply was cut at max_tokens"
+    if output.stop_reason == "content_filter":
+        return "the model refused (content_filter)" + (f": {text}" if text else "")
+    return ""
+
+
+def record_rejected_request(exc: Exception) -> bool:
+    """A model request the server rejected as sent (HTTP 400/413, e.g. a context overflow the provider
+    does not map to model_length) ends the sample cleanly with the reason; True when recorded."""
+    status = getattr(exc, "status_code", None)
+    if status not in REJECTED_REQUEST_STATUSES:
+        return False
+    message = " ".join(error_text(exc).split())[:MAX_NOTE_CHARS]
+    store().set(GENERATION_END, f"model error: HTTP {status}: {message}")
+    return True
+
+
+def error_text(exc: Exception) -> str:
+    """The server's own error message (the OpenAI SDK keeps its error object as `body`); the
+    exception's text is the fallback, its last line (Inspect may lead it with the whole request)."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    lines = str(exc).strip().splitlines()
+    return lines[-1] if lines else type(exc).__name__
 
 
 def swe_harness(name: str) -> Solver:

@@ -1,7 +1,7 @@
 """`inspect eval verifierbench/verifierbench`: one sample per VerifierBench task.
 
 Task options (`-T`): source, type, task_ids (comma-separated vgb-t- ids or source/source_id),
-harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget.
+harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget, message_limit.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ SANDBOXES_DIR = Path(str(files("verifierbench") / "sandboxes"))  # package data:
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
 RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
+# Messages per sample for the default harness. Not a paper budget: the paper caps time, tokens per
+# reply and run_public only (App. E), but without a cap a model that never calls submit is urged on
+# until the time limit. 400 messages is about 200 model turns, far above what a submitting agent uses.
+MESSAGE_LIMIT = 400
 
 
 @task(name="verifierbench")
@@ -42,10 +46,15 @@ def verifierbench(
     time_limit: int = TIME_LIMIT_S,
     max_tokens: int = MAX_TOKENS,
     run_public_budget: int = RUN_PUBLIC_BUDGET,
+    message_limit: int | None = None,
     audit: bool = False,
     audit_rounds: int = AUDIT_ROUNDS,
 ) -> Task:
-    """`audit=true` adds the TestJack audit scorer after hidden_cases (model roles `auditor`/`reviewer` when bound)."""
+    """`audit=true` adds the TestJack audit scorer after hidden_cases (model roles `auditor`/`reviewer` when bound).
+
+    `message_limit`: messages per sample; unset, MESSAGE_LIMIT for the default harness and none for the
+    others (single_reply makes one call; the CLI agents keep their own loops); 0 turns the limit off.
+    Inspect's `--message-limit` overrides it."""
     if harness not in HARNESSES:
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in SWE_HARNESSES and sandbox == "vgb":
@@ -69,10 +78,20 @@ def verifierbench(
         sandbox=sandbox_spec(sandbox),
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
+        message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_VERSION,
         metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
+
+
+def resolve_message_limit(message_limit: int | None, harness: str) -> int | None:
+    """The task's message limit: the option when given (0 = none), else the harness's default."""
+    if message_limit is None:
+        return MESSAGE_LIMIT if harness == "default" else None
+    if int(message_limit) < 0:
+        raise ValueError(f"message_limit must be 0 (no limit) or positive, not {message_limit}")
+    return int(message_limit) or None
 
 
 def sandbox_spec(name: str) -> str | tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Generation tools beyond Inspect's bash and python: file editing, `run_public` and `reset`.
+"""Generation tools beyond Inspect's bash and python: file editing, `run_public`, `reset` and `submit`.
 
 `run_public` executions are budgeted per sample (paper App. E, default 20). The budget lives in the
 sample's host-side service (public_env.service), which both these tools and code in the sandbox
@@ -19,6 +19,23 @@ RUN_PUBLIC_USES = "cap_run_public"
 BUDGET_BLOCKS = "cap_budget_blocks"
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 STATE_FILE = "/workspace/public/last_state.json"
+SUBMITTED = "verifierbench:submitted"  # store flag: the agent called submit (the scorer explains a missing verifier with it)
+
+
+@tool(name="submit")
+def submit() -> Tool:
+    """The react agent's submit tool, recording in the store that it was called."""
+
+    async def execute(answer: str) -> str:
+        """Submit an answer for evaluation.
+
+        Args:
+            answer: Submitted answer
+        """
+        store().set(SUBMITTED, True)
+        return answer
+
+    return execute
 
 
 @tool

@@ -32,7 +32,7 @@ def to_csv(table: Table) -> str:
 
 def to_markdown(table: Table) -> str:
     def line(values: list[str]) -> str:
-        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+        return "| " + " | ".join(v.replace("|", "\\|").replace("\n", "<br>") for v in values) + " |"
 
     lines = [f"### {table.title}", "", line(table.columns), line(["---"] * len(table.columns))]
     lines += [line([cell(v) for v in row]) for row in table.rows]
@@ -69,6 +69,7 @@ th { background: #f0f0f0; }
 figure { display: inline-block; margin: 0 1em 2em 0; }
 img { max-width: 640px; border: 1px solid #ddd; }
 .note { color: #666; font-size: 13px; }
+table[data-table="tasks"] td { white-space: pre-wrap; vertical-align: top; max-width: 50em; }
 </style></head><body>
 <h1>{{ title }}</h1>
 <p class="note">{{ subtitle }}</p>

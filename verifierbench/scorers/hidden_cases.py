@@ -5,6 +5,9 @@ Tool-call tasks are judged once; state and code tasks `rounds` times (default 3)
 per judgment round k, what the task-weighted metrics average (`r_pos@k`, `r_neg@k`, `attack@k`, the
 P/F/U counts); tool-call tasks repeat their one round so every sample has the same keys and the
 metric can pick the median aggregate round with the tool-call round held fixed.
+
+Every U is explained in the metadata (scorers/diagnostics.py): `undelivered` says why a sample has
+no verifier; `failures` holds a delivered verifier's distinct failures with bounded stderr tails.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.suite import Suite
 from verifierbench.scorers import verifier_files
+from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
 from verifierbench.scorers.metrics import verifierbench_metrics
 
 DEFAULT_ROUNDS = 3
@@ -61,8 +65,9 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scor
             verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task)
         else:
             verifier_hash = None
-            decisions = {case.id: [(Decision.U, "missing verifier")] * judged for case in cases}
-        return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged)
+            decisions = {case.id: [Judged(Decision.U, "missing verifier")] * judged for case in cases}
+        undelivered = None if verifier_hash else undelivered_reason(skipped)
+        return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged, undelivered)
 
     return score
 
@@ -91,23 +96,27 @@ async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:
 
 
 def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged: int,
-                task: Task | None = None) -> tuple[str, dict[str, list[tuple[Decision, str | None]]]]:
+                task: Task | None = None) -> tuple[str, dict[str, list[Judged]]]:
     """Every case `judged` times; a state task's runs each get a fresh public environment (run_public)."""
     executor = shared_executor()
     with tempfile.TemporaryDirectory(prefix="verifierbench-delivered-") as tmp:
         frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
-    decisions: dict[str, list[tuple[Decision, str | None]]] = {case.id: [] for case in cases}
+    decisions: dict[str, list[Judged]] = {case.id: [] for case in cases}
     for _ in range(judged):
         outcomes = {o.key: o for o in executor.run_many(case_job(task, frozen, case.candidate, case.id) for case in cases)}
         for case in cases:
             outcome = outcomes[case.id]
-            decisions[case.id].append((outcome.decision, outcome.problem))
+            decisions[case.id].append(Judged(outcome.decision, outcome.problem,
+                                             outcome.stderr_tail if outcome.decision is Decision.U else ""))
     return frozen.sha256, decisions
 
 
-def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[tuple[Decision, str | None]]],
-                verifier_hash: str | None, files: dict[str, dict[str, str]], skipped: list[str], rounds: int, judged: int) -> Score:
+def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[Judged]], verifier_hash: str | None,
+                files: dict[str, dict[str, str]], skipped: list[str], rounds: int, judged: int,
+                undelivered: str | None = None) -> Score:
+    """The sample's score; `undelivered` is why there is no verifier (None when one was delivered)."""
     submitted = verifier_hash is not None
+    explained = failures([c.id for c in cases], {c.id: Judged(*decisions[c.id][0]) for c in cases}) if submitted else []
     value = round_values(cases, decisions, submitted, rounds, judged)
     uses = store().get(RUN_PUBLIC_USES, 0)
     blocks = store().get(BUDGET_BLOCKS, 0)
@@ -117,18 +126,21 @@ def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[tup
         value=value,
         answer=verifier_hash or "no verifier",
         explanation=(f"round 1: P {first[Decision.P]}, F {first[Decision.F]}, U {first[Decision.U]} on {len(cases)} hidden cases; "
-                     f"r+ {value['r_pos@0']:.3f}, r- {value['r_neg@0']:.3f}" if submitted else "no verifier delivered"),
+                     f"r+ {value['r_pos@0']:.3f}, r- {value['r_neg@0']:.3f}"
+                     + (f"; first U: {explained[0]['problem']}" if explained else "")
+                     if submitted else "no verifier delivered" + (f": {undelivered}" if undelivered else "")),
         metadata={
             "task_id": task.id, "source": task.source.value, "task_type": task.type.value, "task_hash": task.content_hash,
             "verifier_hash": verifier_hash, "verifier_files": files, "verifier_skipped": skipped,
             "rounds_judged": judged,
+            **({"undelivered": undelivered or "no verifier delivered"} if not submitted else {"failures": explained}),
             "cases": [_case_record(case, decisions[case.id], verifier_hash) for case in cases],
             "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks},
         },
     )
 
 
-def round_values(cases: list[TestCase], decisions: dict[str, list[tuple[Decision, str | None]]], submitted: bool,
+def round_values(cases: list[TestCase], decisions: dict[str, list[Judged]], submitted: bool,
                  rounds: int, judged: int) -> dict[str, float]:
     """Per judgment round k: the rates the task-weighted metrics average and the pooled P/F/U counts."""
     value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
@@ -152,7 +164,7 @@ def round_values(cases: list[TestCase], decisions: dict[str, list[tuple[Decision
     return value
 
 
-def _case_record(case: TestCase, rounds: list[tuple[Decision, str | None]], verifier_hash: str | None) -> dict[str, Any]:
-    problems = [p for _, p in rounds if p]
+def _case_record(case: TestCase, rounds: list[Judged], verifier_hash: str | None) -> dict[str, Any]:
+    problems = [judged[1] for judged in rounds if judged[1]]
     return {"case_id": case.id, "case_hash": case.content_hash, "verifier_hash": verifier_hash, "category": case.category.value,
-            "label": case.label.value, "decisions": [d.value for d, _ in rounds], **({"problem": problems[0]} if problems else {})}
+            "label": case.label.value, "decisions": [judged[0].value for judged in rounds], **({"problem": problems[0]} if problems else {})}

@@ -1,0 +1,149 @@
+"""Inspect's real `openai-api` provider, through `inspect eval`, against a scripted loopback server
+(docs/local-model.md): every sample ends cleanly and every U is explained in the score metadata."""
+
+from __future__ import annotations
+
+import pytest
+
+import csv
+import time
+
+from tests.cli.test_cli import cli
+from tests.harness.inspect_cli import eval_log, inspect
+from tests.harness.loopback_model import Reply, Script, serve
+from verifierbench.harness.prompt import VERIFIER_PATH
+from verifierbench.suite import load_suite
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+# What llama-cpp-python's server answers when the prompt does not fit its context (n_ctx).
+OVERFLOW = Reply(status=400, error={"message": "Requested tokens (9000) exceed context window of 2048",
+                                    "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"})
+# A 400 the provider cannot map to a length stop (llama.cpp's own server words it like this).
+REFUSED = Reply(status=400, error={"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                                   "type": "exceed_context_size_error"})
+BROKEN_VERIFIER = "import sys\ndef main():\nreturn 1\n"  # IndentationError on every case
+SILENT_VERIFIER = "import sys\nsys.exit(0)\n"  # exits 0 without writing a result
+
+
+def markers(suite_dir, count: int) -> dict[str, str]:
+    """`count` tool-call tasks whose instructions tell them apart in a prompt: source/source_id -> instruction."""
+    chosen: dict[str, str] = {}
+    for task in sorted(load_suite(suite_dir).tasks.values(), key=lambda t: t.source_id):
+        text = task.instruction.strip()
+        if all(text not in other and other not in text for other in chosen.values()):
+            chosen[f"{task.source.value}/{task.source_id}"] = text
+        if len(chosen) == count:
+            return chosen
+    raise AssertionError("the suite has too few distinct tasks")
+
+
+def run_local(tmp_path, suite, scenarios: dict[str, list[Reply]], chosen: dict[str, str], *args: str):
+    script = Script({chosen[name]: replies for name, replies in scenarios.items()})
+    server = serve(script)
+    try:
+        result = inspect("eval", "verifierbench/verifierbench", "--model", "openai-api/local/loopback",
+                         "--model-base-url", f"http://127.0.0.1:{server.server_port}/v1", "-T", f"suite={suite}",
+                         "-T", "task_ids=" + ",".join(scenarios), "--log-dir", str(tmp_path / "logs"), "--max-retries", "1",
+                         "--timeout", "60", *args, env={"LOCAL_API_KEY": "unused"})
+    finally:
+        server.shutdown()
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(tmp_path / "logs")
+    assert log.status == "success", log.error
+    names = {v: k for k, v in chosen.items()}
+    by_task = {}
+    for sample in log.samples:
+        assert sample.error is None, sample.error
+        by_task[names[next(t for t in chosen.values() if t in sample.input)]] = sample
+    assert set(by_task) == set(scenarios)
+    return log, by_task, script
+
+
+def test_default_harness_with_a_local_model(tmp_path, bfcl_suite):
+    chosen = markers(bfcl_suite, 4)
+    submits, chatty, overflow, refused = chosen
+    scenarios = {
+        submits: [Reply(tool_calls=[("write_file", {"path": VERIFIER_PATH, "content": BROKEN_VERIFIER})]),
+                  Reply(tool_calls=[("submit", {"answer": "done"})])],
+        chatty: [Reply(text="Let me think about the verifier."), Reply(text="")],  # never calls a tool
+        overflow: [OVERFLOW],
+        refused: [REFUSED],
+    }
+    log, samples, script = run_local(tmp_path, bfcl_suite, scenarios, chosen, "-T", "message_limit=8")
+    assert all(not request.get("stream") for request in script.requests)
+
+    delivered = samples[submits].scores["hidden_cases"]
+    assert delivered.value["submitted"] == 1.0 and delivered.value["P@0"] == delivered.value["F@0"] == 0.0
+    (failure,) = delivered.metadata["failures"]  # one distinct failure, on every case
+    assert failure["problem"] == "verifier exited with status 1 (no result file written)"
+    assert "IndentationError" in failure["stderr_tail"] and len(failure["stderr_tail"].encode()) <= 2048
+    assert failure["cases"] == len(delivered.metadata["cases"])
+    assert "first U: verifier exited with status 1" in delivered.explanation
+
+    def undelivered(name: str) -> str:
+        score = samples[name].scores["hidden_cases"]
+        assert score.value["submitted"] == 0.0 and score.answer == "no verifier"
+        assert "failures" not in score.metadata and score.metadata["undelivered"] in score.explanation
+        return score.metadata["undelivered"]
+
+    # The plain-text replier is urged on until the message limit ends the sample, cleanly.
+    assert undelivered(chatty) == "message limit hit (8 messages)"
+    assert samples[chatty].limit is not None and samples[chatty].limit.type == "message"
+    assert undelivered(overflow) == ("the model stopped at its length or context limit (model_length): "
+                                     "Requested tokens (9000) exceed context window of 2048")
+    assert undelivered(refused).startswith("model error: HTTP 400: ")
+    assert "the request exceeds the available context size" in undelivered(refused)
+
+    # The leaderboard's per-task view shows the same reasons and the failure's stderr.
+    result = cli("leaderboard", str(tmp_path / "logs"), "--out", str(tmp_path / "board"), "--figures", str(tmp_path / "figures"))
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "board" / "tasks.csv") as handle:
+        view = {row["Task"]: row for row in csv.DictReader(handle)}
+    assert view[samples[chatty].id]["Why U"] == "message limit hit (8 messages)"
+    assert view[samples[chatty].id]["Delivered"] == "no"
+    shown = view[samples[submits].id]
+    assert shown["Delivered"] == "yes" and shown["P/F/U (round 1)"] == f"0/0/{failure['cases']}"
+    assert shown["Why U"].startswith(f"{failure['cases']} x verifier exited with status 1") and "IndentationError" in shown["Why U"]
+    assert "IndentationError" in shown["Stderr tail (first failure)"]
+    assert "IndentationError" in (tmp_path / "board" / "index.html").read_text()
+
+
+def test_single_reply_harness_with_a_local_model(tmp_path, bfcl_suite):
+    chosen = markers(bfcl_suite, 6)
+    plain, empty, unclosed, bash_block, silent, overflow = chosen
+    scenarios = {
+        plain: [Reply(text="The verifier should check the function name and arguments.")],
+        empty: [Reply(text="")],
+        unclosed: [Reply(text="Here it is:\n```python\nimport sys\nprint('cut off')\n")],
+        bash_block: [Reply(text="```bash\necho PASS > \"$2\"\n```\n")],
+        silent: [Reply(text=f"```python\n{SILENT_VERIFIER}```\n")],
+        overflow: [OVERFLOW],
+    }
+    log, samples, script = run_local(tmp_path, bfcl_suite, scenarios, chosen, "-T", "harness=single_reply")
+    assert all("tools" not in request for request in script.requests)
+
+    reasons = {name: samples[name].scores["hidden_cases"].metadata.get("undelivered") for name in scenarios}
+    assert reasons[plain] == "no code block in the reply"
+    assert reasons[empty] == "empty reply"
+    assert reasons[unclosed] == "unclosed code fence (```python opened, never closed)"
+    assert reasons[bash_block] == "no python code block (closed blocks in: bash)"
+    assert reasons[overflow] == ("the model stopped at its length or context limit (model_length): "
+                                 "Requested tokens (9000) exceed context window of 2048")
+    assert reasons[silent] is None
+    delivered = samples[silent].scores["hidden_cases"]
+    assert delivered.value["submitted"] == 1.0
+    assert [f["problem"] for f in delivered.metadata["failures"]] == ["verifier exited 0 without writing a result file"]
+
+
+def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, bfcl_suite):
+    # The server answers only after 300 s; the sample's 20 s time limit cancels the call and the eval goes on.
+    chosen = markers(bfcl_suite, 1)
+    (slow,) = chosen
+    started = time.monotonic()
+    log, samples, script = run_local(tmp_path, bfcl_suite, {slow: [Reply(text="late", delay_s=300)]}, chosen,
+                                     "-T", "time_limit=20", "-T", "max_tokens=512")
+    assert time.monotonic() - started < 150
+    score = samples[slow].scores["hidden_cases"]
+    assert score.metadata["undelivered"] == "time limit hit (20 s)" and samples[slow].limit.type == "time"
+    assert [request["max_tokens"] for request in script.requests] == [512]  # what bounds the server's generation
