@@ -18,6 +18,9 @@ QUOTAS = {"single": 10, "parallel": 10, "similar_api": 8, "preference": 8, "atom
 # Named in the paper: the preference task of App. I and a booking-cancellation task (five cancelBooking calls).
 FORCED = ["normal_preference_17", "normal_atom_object_deep_38"]
 
+# Per-task caps on interchangeable case groups (cases.GROUPS), a seeded choice per task: with the families every
+# task samples (cases.FAMILIES) they keep cases and positives per task near the paper's Table 1.
+CAPS = {"json_renderings": 1, "no_call_replies": 2, "verifier_directed_text": 1}
 
 def make_task(record: data.Record) -> Task:
     request = record.question.strip()
@@ -35,7 +38,7 @@ def make_task(record: data.Record) -> Task:
 
 def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
-    drafts = generate(spec_for(record), random.Random(f"{seed}:acebench:{record.id}"))
+    drafts = generate(spec_for(record), random.Random(f"{seed}:acebench:{record.id}"), CAPS)
     return replay(task, drafts)
 
 
