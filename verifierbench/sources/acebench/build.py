@@ -8,6 +8,7 @@ from pathlib import Path
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for
+from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
 from verifierbench.sources.toolcall.replay import Replayed, replay
@@ -38,8 +39,9 @@ def make_task(record: data.Record) -> Task:
 
 def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
-    drafts = generate(spec_for(record), random.Random(f"{seed}:acebench:{record.id}"), CAPS)
-    return replay(task, drafts)
+    spec = spec_for(record)
+    drafts = generate(spec, random.Random(f"{seed}:acebench:{record.id}"), CAPS)
+    return replay(task, drafts, key_defects=keycheck.defects(spec))
 
 
 def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:
