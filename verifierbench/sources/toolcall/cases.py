@@ -36,8 +36,15 @@ class Draft:
 
 
 def generate(spec: ToolCallSpec, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
-    """Every category's drafts for one answer key. `caps` bounds the per-task counts: the generators' own caps
-    and, by operator name, how many cases a sampled family (`FAMILY_SAMPLES`) contributes."""
+    """Every category's drafts for one answer key.
+
+    Args:
+        spec: the answer key and the tools' schemas.
+        rng: the task's seeded RNG (all sampling draws from it, so a seed gives the same drafts).
+        caps: per-task bounds: the generators' own caps; by family name, how many cases a sampled family
+            (`FAMILY_SAMPLES`) adds; by group name (`GROUPS`), how many of a group's drafts a task keeps
+            (default: all).
+    """
     caps = {"near_miss_values": 8, "alternatives": 4, "drop_calls": 4, "drop_args": 4, "type_confusion": 2,
             **FAMILY_SAMPLES, **{group: len(operators) for group, operators in GROUPS.items()}, **(caps or {})}
     gold = spec.gold_calls()
