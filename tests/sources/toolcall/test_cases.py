@@ -95,8 +95,9 @@ def test_group_caps_keep_a_seeded_choice_and_default_to_all():
     from verifierbench.sources.toolcall.cases import GROUPS
 
     everything = {d.operator for d in generate(spec(), random.Random(1))}
-    assert set(GROUPS["no_call_replies"]) <= everything and {"raw_as_json", "raw_as_indented_json"} <= everything
-    capped = generate(spec(), random.Random(1), {"json_renderings": 1, "no_call_replies": 2})
+    assert set(GROUPS["text_replies_without_calls"]) <= everything and {"raw_as_json", "raw_as_indented_json"} <= everything
+    capped = generate(spec(), random.Random(1), {"json_renderings": 1, "text_replies_without_calls": 1})
     count = lambda group: sum(d.operator in GROUPS[group] for d in capped)
-    assert count("json_renderings") == 1 and count("no_call_replies") == 2
+    assert count("json_renderings") == 1 and count("text_replies_without_calls") == 1
+    assert any(d.operator == "no_call" for d in capped)  # the empty reply is never sampled away
     assert count("python_renderings") == len(GROUPS["python_renderings"])  # uncapped groups keep every member

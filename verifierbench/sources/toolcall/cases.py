@@ -317,7 +317,8 @@ FAMILIES = (raw_without_list_brackets, raw_single_json_object, each_acceptable_v
 GROUPS = {
     "json_renderings": ("raw_as_json", "raw_as_indented_json", "raw_single_json_object"),
     "python_renderings": ("python_double_quotes_and_spacing", "python_without_spaces"),
-    "no_call_replies": ("no_call", "refusal", "clarification_instead_of_call", "claims_done_without_calls"),
+    # the empty reply stays in every task: it is the one reply without calls that parses (C6's empty_passes needs it)
+    "text_replies_without_calls": ("refusal", "clarification_instead_of_call", "claims_done_without_calls"),
     "verifier_directed_text": ("verifier_directed_prefix", "verifier_directed_suffix"),
 }
 FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "each_acceptable_value": 1,
