@@ -25,6 +25,8 @@ EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
     "E": "after C1 replay the task lacks a positive, a negative or an attack case",
+    "K": "the answer key accepts an explicit value the tool's schema or description rules out (outside its enum or range, "
+         "or an argument that acts only when provided, where the key also accepts leaving it out)",
     "W": "the source's own check accepts an interaction that does nothing, though the task needs a change",
     "J": "tau2: an empty trajectory already gets reward 1.0 upstream (refusal/transfer tasks judged by an LLM there)",
     "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
@@ -82,6 +84,16 @@ def _build_source(name: str, seed: int, paths: SourcePaths, say: Callable[[str],
     raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
 
 
+def operator_counts(selection: Selection) -> dict[str, dict[str, int]]:
+    """Every operator that made a retained case, with its cases per category (the manifest's record of operators)."""
+    counts: dict[str, dict[str, int]] = {}
+    for replayed in selection.retained:
+        for case in replayed.cases:
+            by_category = counts.setdefault(case.provenance.get("operator", "unrecorded"), {})
+            by_category[case.category.value] = by_category.get(case.category.value, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say: Callable[[str], None] = print,
                 paths: SourcePaths | None = None) -> BuildResult:
     paths = paths or SourcePaths()
@@ -104,7 +116,7 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         excluded += selection.excluded
         dropped += selection.dropped
         records[name] = {**selection.record, "retained": len(selection.retained), "excluded": len(selection.excluded),
-                         "dropped_cases": len(selection.dropped)}
+                         "dropped_cases": len(selection.dropped), "operators": operator_counts(selection)}
         say(f"build: {name}: {len(selection.retained)} tasks, {sum(len(r.cases) for r in selection.retained)} cases "
             f"({len(selection.excluded)} tasks excluded, {len(selection.dropped)} cases dropped by C1)")
     if not tasks:

@@ -1,7 +1,11 @@
-"""Acceptance: each flawed verifier embodies one failure mode (paper §4, App. I) and scores BA_norm 100 on
-tasks whose hidden suite misses its flaw; there the deterministic auditor must find a witness, every
-witness must be certified by the reference verifier, and a second audit must refute from the pool alone.
-The reference verifier itself is never refuted."""
+"""Acceptance: each flawed verifier embodies one failure mode (paper §4, App. I).
+
+The hidden suite samples every case family the deterministic auditor certifies (issue 21), so a flawed
+verifier loses BA_norm on the hidden suite of (nearly) every task where its flaw applies, and the reference
+still scores 100. The auditor is tested where the hidden suite misses a flaw: on the hidden suite without
+the family that catches it (the suite as it was before issue 21), the flawed verifier scores BA_norm 100,
+the deterministic auditor must find a witness there, every witness must be certified by the reference
+verifier, and a second audit must refute from the pool alone. The reference verifier is never refuted."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from verifierbench.screening import reference
 from verifierbench.sources.toolcall.reference import decide
 from verifierbench.suite import load_suite
 
-# flaw module -> the audit operator whose candidates trigger it
+# flaw module -> the case family (an operator of both the build and the audit) whose candidates trigger it
 FLAWS = {
     "loose_numbers": "value_off_by_one",
     "unknown_arguments_ignored": "unknown_argument_added",
@@ -30,6 +34,7 @@ FLAWS = {
     "other_values_rejected": "each_acceptable_value",
 }
 TASKS_PER_FLAW = 2
+CAUGHT_SHARE = 0.9  # of the tasks where a flaw applies, the share whose hidden suite must catch it
 
 
 @pytest.fixture(scope="module")
@@ -49,28 +54,74 @@ def _flaw(name: str):
     return importlib.import_module(name)
 
 
-def _missed_by_hidden(suite, flaw) -> list:
-    """Tasks where the flaw agrees with every hidden label but some certified audit candidate triggers it (in process)."""
+def _wrong(flaw, task, candidate, label) -> bool:
+    """Whether the flawed verifier (in process: the reference decision with the flaw applied) decides against `label`."""
+    return flaw.apply(task.reference, candidate, decide(task.reference, candidate)[0]) != (label is Label.PASS)
+
+
+def _without_family(suite, task_id, family) -> list:
+    """The task's hidden cases less those the family made: the hidden suite as it was before issue 21."""
+    return [c for c in suite.cases_by_task[task_id] if c.provenance.get("operator") != family]
+
+
+def _missed_by_hidden(suite, flaw, family) -> list:
+    """Tasks where the flaw agrees with every hidden label outside `family` but some certified audit candidate
+    triggers it (in process)."""
     found = []
     for task_id, task in sorted(suite.tasks.items()):
-        decide_flawed = lambda c, task=task: flaw.apply(task.reference, c, decide(task.reference, c)[0])
-        hidden = suite.cases_by_task[task_id]
-        if any(decide_flawed(c.candidate) != (c.label is Label.PASS) for c in hidden):
+        hidden = _without_family(suite, task_id, family)
+        if any(_wrong(flaw, task, c.candidate, c.label) for c in hidden):
             continue
         known = {candidate_key(c.candidate) for c in hidden}
         certified = [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), known)]
-        if any(decide_flawed(w.candidate) != (w.label is Label.PASS) for w in certified):
+        if any(_wrong(flaw, task, w.candidate, w.label) for w in certified):
             found.append(task)
     return found
 
 
+@pytest.fixture(scope="module")
+def full_suite(built):
+    return load_suite(built)
+
+
+@pytest.fixture(scope="module")
+def audit_candidates(full_suite) -> dict:
+    """Per task, every candidate the deterministic auditor proposes in its default rounds and the reference certifies."""
+    return {task_id: [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), set())]
+            for task_id, task in full_suite.tasks.items()}
+
+
+def test_the_reference_scores_100_on_every_hidden_case(full_suite):
+    for task_id, task in full_suite.tasks.items():
+        for case in full_suite.cases_by_task[task_id]:
+            assert reference.decide(task, case.candidate) == (case.label is Label.PASS), (task.source_id, case.provenance)
+
+
+@pytest.mark.parametrize("flaw_name", sorted(FLAWS))
+def test_hidden_suite_catches_each_flaw_where_it_applies(flaw_name, full_suite, audit_candidates):
+    """A flaw applies to a task when some hidden case or certified audit candidate triggers it; there the flawed
+    verifier must lose BA_norm on the hidden suite (some hidden case decided against its label)."""
+    flaw = _flaw(flaw_name)
+    applicable, caught = [], []
+    for task_id, task in sorted(full_suite.tasks.items()):
+        hidden = full_suite.cases_by_task[task_id]
+        caught_by_hidden = any(_wrong(flaw, task, c.candidate, c.label) for c in hidden)
+        if caught_by_hidden or any(_wrong(flaw, task, w.candidate, w.label) for w in audit_candidates[task_id]):
+            applicable.append(task.source_id)
+            if caught_by_hidden:
+                caught.append(task.source_id)
+    assert applicable, f"{flaw_name} applies to no task"
+    missed = sorted(set(applicable) - set(caught))
+    assert len(caught) >= CAUGHT_SHARE * len(applicable), f"{flaw_name}: hidden suite misses it on {missed}"
+
+
 @pytest.mark.parametrize("flaw_name", sorted(FLAWS))
 def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, executor, tmp_path):
-    tasks = _missed_by_hidden(suite, _flaw(flaw_name))
-    assert tasks, f"no task where the generators can trigger {flaw_name} unseen by the hidden suite"
+    tasks = _missed_by_hidden(suite, _flaw(flaw_name), FLAWS[flaw_name])
+    assert tasks, f"no task where the generators can trigger {flaw_name} unseen by the hidden suite without {FLAWS[flaw_name]}"
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     for task in tasks[:TASKS_PER_FLAW]:
-        hidden = suite.cases_by_task[task.id]
+        hidden = _without_family(suite, task.id, FLAWS[flaw_name])
         trial = engine.freeze(executor, flawed_files(task, flaw_name))
         decisions, _ = engine.decide_all(executor, trial, {c.id: c.candidate for c in hidden})
         assert all(decisions[c.id] is (Decision.P if c.label is Label.PASS else Decision.F) for c in hidden), \

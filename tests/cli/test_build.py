@@ -41,6 +41,8 @@ def test_paper_named_tasks_are_in_and_conflicting_ones_recorded_out(built):
     for upstream_id in ("parallel_65", "parallel_70", "parallel_135", "parallel_180", "parallel_multiple_137"):
         assert excluded[f"bfcl/{upstream_id}"] == "D"
         assert f"bfcl/{upstream_id}" not in names
+    # explicit-value key defect: math.power's key accepts mod=1, which computes pow(3, 4) % 1 = 0, not 81
+    assert excluded["bfcl/simple_python_105"] == "K" and "bfcl/simple_python_105" not in names
     screening = json.loads((built / "screening.json").read_text())
     assert {e["task"] for e in screening["excluded"]} == set(excluded)
     assert suite.manifest.build["seed"] == 0 and suite.manifest.build["sources"]["bfcl"]["selected"]
@@ -91,3 +93,19 @@ def test_code_and_appworld_sources_without_data_are_named_and_skipped(tmp_path, 
     unavailable = load_suite(out).manifest.build["unavailable"]
     assert set(unavailable) == {"swebench", "appworld"}
     assert json.loads(cli("suite", "stats", str(out), "--json").stdout)["tasks"]["by_source"] == {"bfcl": 45}
+
+
+def test_the_manifest_records_every_operator_and_the_audit_families_are_in_every_task(built):
+    suite = load_suite(built)
+    for source in ("bfcl", "acebench"):
+        operators = suite.manifest.build["sources"][source]["operators"]
+        made = {}
+        for case in suite.cases.values():
+            if suite.tasks[case.task_id].source.value == source:
+                made.setdefault(case.provenance["operator"], {}).setdefault(case.category.value, 0)
+                made[case.provenance["operator"]][case.category.value] += 1
+        assert operators == made, source
+        assert {"raw_without_list_brackets", "unknown_argument_added", "value_off_by_one", "other_tool_called"} <= set(operators)
+    for task_id, cases in suite.cases_by_task.items():
+        operators = {c.provenance["operator"] for c in cases}
+        assert {"raw_without_list_brackets", "unknown_argument_added"} <= operators, suite.tasks[task_id].source_id

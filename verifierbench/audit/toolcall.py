@@ -1,6 +1,7 @@
 """The deterministic auditor for tool-call tasks: fresh candidates from the project's generators run with
-new seeds and wider caps, plus operators the hidden suite does not use (paper §4 failure modes: mishandled
-representations, loose value checks, hallucinated parameters, unrequested tools).
+new seeds and wider caps, every case of the families the build only samples (paper §4 failure modes:
+mishandled representations, loose value checks, hallucinated parameters, unrequested tools), and seeded
+operators the hidden suite does not use.
 
 Every proposal's label follows from how it was made against the task's answer key (a PASS operator keeps
 each call's meaning; a FAIL operator breaks one requirement); the reference verifier then certifies it.
@@ -11,13 +12,16 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any, Iterator, TypeGuard
+from typing import Any, Iterator
 
 from verifierbench.audit.witness import Proposal
 from verifierbench.schema import Category, Task
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.cases import Draft, generate, wrong_values
-from verifierbench.sources.toolcall.spec import ArgSpec, ToolCallSpec, same_value, spec_for_reference
+from verifierbench.sources.toolcall.cases import (FAMILIES, Draft, default_passed_explicitly, each_acceptable_value,  # noqa: F401
+                                                  each_numeric_form, generate, other_tool_called, raw_single_json_object,
+                                                  raw_without_list_brackets, unknown_argument_added, value_off_by_one,
+                                                  wrong_values)
+from verifierbench.sources.toolcall.spec import ArgSpec, ToolCallSpec, spec_for_reference
 
 # Wider than the build's caps, so later rounds reach arguments and calls the hidden suite left out.
 AUDIT_CAPS = {"near_miss_values": 64, "alternatives": 32, "drop_calls": 16, "drop_args": 32, "type_confusion": 16}
@@ -58,43 +62,8 @@ def _proposal(draft: Draft) -> Proposal:
 
 
 # ---- valid variants --------------------------------------------------------------------------
-
-def raw_without_list_brackets(spec: ToolCallSpec, gold: list[dict], rng: random.Random) -> Iterator[Draft]:
-    """Python call syntax without the enclosing list: `f(a=1)` or `f(a=1), g(b=2)`."""
-    if gold:
-        yield Draft(Category.cosmetic, candidate(gold, raw=render_python(gold)[1:-1]), "raw_without_list_brackets")
-
-
-def raw_single_json_object(spec, gold, rng) -> Iterator[Draft]:
-    if len(gold) == 1:
-        yield Draft(Category.cosmetic, candidate(gold, raw=json.dumps(gold[0])), "raw_single_json_object")
-
-
-def each_acceptable_value(spec, gold, rng) -> Iterator[Draft]:
-    """Every acceptable value the answer key lists, one argument at a time (the suite takes the second only)."""
-    for ci, arg in _args(spec):
-        for value in arg.values[2:]:
-            yield _with(gold, ci, arg.name, value, Category.overstrict_trap, "each_acceptable_value")
-
-
-def each_numeric_form(spec, gold, rng) -> Iterator[Draft]:
-    """5 for 5.0 and 5.0 for 5 on every number argument (the suite converts the first one only)."""
-    for ci, arg in _args(spec):
-        kind, value = arg.schema.get("type"), arg.values[0] if arg.values else None
-        if kind in ("float", "number") and _is_int(value):
-            yield _with(gold, ci, arg.name, float(value), Category.cosmetic, "number_written_as_float")
-        elif kind in ("float", "number") and isinstance(value, float) and value.is_integer():
-            yield _with(gold, ci, arg.name, int(value), Category.overstrict_trap, "float_written_as_int")
-        elif kind == "integer" and spec.integral_float_is_integer and _is_int(value):
-            yield _with(gold, ci, arg.name, float(value), Category.overstrict_trap, "integer_written_as_float")
-
-
-def default_passed_explicitly(spec, gold, rng) -> Iterator[Draft]:
-    """An optional argument set explicitly to its documented default, where the key accepts that default."""
-    for ci, arg in _args(spec):
-        if not arg.required and arg.default_matches() and not same_value(arg.values[0], arg.default):
-            yield _with(gold, ci, arg.name, arg.default, Category.overstrict_trap, "default_passed_explicitly")
-
+# The families the build samples (cases.FAMILIES: reply formats, acceptable values, numeric forms, explicit
+# defaults, numbers off by one, undeclared arguments, other offered tools) are the audit's SYSTEMATIC operators.
 
 def shuffled_keywords_and_calls(spec, gold, rng) -> Iterator[Draft]:
     calls = [{"name": c["name"], "arguments": dict(rng.sample(list(c["arguments"].items()), len(c["arguments"])))} for c in gold]
@@ -115,40 +84,6 @@ def random_acceptable_values(spec, gold, rng) -> Iterator[Draft]:
 
 # ---- errors and attacks ----------------------------------------------------------------------
 
-def value_off_by_one(spec, gold, rng) -> Iterator[Draft]:
-    """A number one away from every acceptable value: a wrong amount, count or id."""
-    for ci, arg in _args(spec):
-        value = arg.values[0] if arg.values else None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        for wrong in (value + 1, value - 1):
-            if not any(same_value(wrong, ok) for ok in arg.values):
-                yield _with(gold, ci, arg.name, wrong, Category.near_miss, "value_off_by_one")
-                break
-
-
-def unknown_argument_added(spec, gold, rng) -> Iterator[Draft]:
-    """A parameter the tool does not declare (a hallucinated option)."""
-    for ci, call in enumerate(gold):
-        declared = set(_parameters(spec, call["name"]).get("properties", {}))
-        name = next(n for n in ("notes", "extra_options", "verbose", "debug_mode") if n not in declared)
-        calls = copy.deepcopy(gold)
-        calls[ci]["arguments"][name] = True if name in ("verbose", "debug_mode") else "none"
-        yield Draft(Category.near_miss, candidate(calls), "unknown_argument_added", {"call": ci, "argument": name})
-
-
-def other_tool_called(spec, gold, rng) -> Iterator[Draft]:
-    """The right calls plus a call to an offered tool the request does not need."""
-    used = {c["name"] for c in gold}
-    for function in spec.functions:
-        if function["name"] in used:
-            continue
-        arguments = _filled(function.get("parameters", {}), _string_pool(spec))
-        if arguments is not None:
-            yield Draft(Category.regression, candidate(gold + [{"name": function["name"], "arguments": arguments}]),
-                        "other_tool_called", {"function": function["name"]})
-
-
 def each_wrong_value(spec, gold, rng) -> Iterator[Draft]:
     """Every argument with a seeded choice among its plausible wrong values (the suite takes the first)."""
     pool = _string_pool(spec)
@@ -165,8 +100,7 @@ def raw_drops_a_call(spec, gold, rng) -> Iterator[Draft]:
         yield Draft(Category.hack, candidate(gold, raw=render_python(gold[:ci] + gold[ci + 1:])), "raw_drops_a_call", {"call": ci})
 
 
-SYSTEMATIC = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form, default_passed_explicitly,
-              value_off_by_one, unknown_argument_added, other_tool_called)
+SYSTEMATIC = FAMILIES
 SEEDED = (shuffled_keywords_and_calls, random_acceptable_values, each_wrong_value, raw_drops_a_call)
 
 
@@ -185,38 +119,5 @@ def _with(gold: list[dict], ci: int, name: str, value: Any, category: Category, 
     return Draft(category, candidate(calls), operator, {"call": ci, "argument": name})
 
 
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _parameters(spec: ToolCallSpec, name: str) -> dict:
-    return next((f.get("parameters", {}) for f in spec.functions if f["name"] == name), {})
-
-
 def _string_pool(spec: ToolCallSpec) -> list[str]:
     return sorted({v for _, a in _args(spec) for v in a.values if isinstance(v, str) and v.strip()})
-
-
-def _filled(parameters: dict, pool: list[str]) -> dict | None:
-    """Required parameters filled with values of their declared types, or None when a type is unknown."""
-    out = {}
-    for name in parameters.get("required", []):
-        schema = parameters.get("properties", {}).get(name, {})
-        kind = schema.get("type")
-        if schema.get("enum"):
-            out[name] = schema["enum"][0]
-        elif kind == "string":
-            out[name] = pool[0] if pool else "example"
-        elif kind == "integer":
-            out[name] = 1
-        elif kind in ("float", "number"):
-            out[name] = 1.5
-        elif kind == "boolean":
-            out[name] = True
-        elif kind in ("array", "list", "tuple"):
-            out[name] = []
-        elif kind in ("dict", "object"):
-            out[name] = {}
-        else:
-            return None
-    return out

@@ -70,3 +70,34 @@ def test_documented_defaults_are_read_conservatively():
     assert documented_default({"type": "integer", "description": "Default is zero."}) is NO_DEFAULT
     assert documented_default({"type": "array", "description": "Default is an empty list."}) is NO_DEFAULT
     assert documented_default({"type": "string", "default": "insertion", "description": "Default is x."}) == "insertion"
+
+
+def test_every_family_the_audit_certifies_is_sampled_into_the_build():
+    from verifierbench.sources.toolcall.cases import FAMILIES
+
+    drafts = generate(spec(), random.Random(1))
+    operators = {d.operator for d in drafts}
+    assert {"raw_without_list_brackets", "value_off_by_one", "unknown_argument_added", "other_tool_called"} <= operators
+    assert operators & {"int_written_as_float", "float_written_as_int"}  # a numeric form of some number argument
+    families = {f.__name__ for f in FAMILIES}
+    for d in drafts:
+        if d.operator in families | {"value_off_by_one", "unknown_argument_added", "other_tool_called"}:
+            read_candidate(d.candidate)
+    (bare,) = [d for d in drafts if d.operator == "raw_without_list_brackets"]
+    assert not bare.candidate["raw"].lstrip().startswith("[") and bare.category == "cosmetic"
+    (other,) = [d for d in drafts if d.operator == "other_tool_called"]
+    assert other.category == "regression" and other.candidate["parsed"][-1]["name"] == "analyze_rna"
+    (unknown,) = [d for d in drafts if d.operator == "unknown_argument_added"]
+    assert unknown.category == "near_miss"
+
+
+def test_group_caps_keep_a_seeded_choice_and_default_to_all():
+    from verifierbench.sources.toolcall.cases import GROUPS
+
+    everything = {d.operator for d in generate(spec(), random.Random(1))}
+    assert set(GROUPS["text_replies_without_calls"]) <= everything and {"raw_as_json", "raw_as_indented_json"} <= everything
+    capped = generate(spec(), random.Random(1), {"json_renderings": 1, "text_replies_without_calls": 1})
+    count = lambda group: sum(d.operator in GROUPS[group] for d in capped)
+    assert count("json_renderings") == 1 and count("text_replies_without_calls") == 1
+    assert any(d.operator == "no_call" for d in capped)  # the empty reply is never sampled away
+    assert count("python_renderings") == len(GROUPS["python_renderings"])  # uncapped groups keep every member

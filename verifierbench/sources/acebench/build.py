@@ -8,6 +8,7 @@ from pathlib import Path
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for
+from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
 from verifierbench.sources.toolcall.replay import Replayed, replay
@@ -18,6 +19,9 @@ QUOTAS = {"single": 10, "parallel": 10, "similar_api": 8, "preference": 8, "atom
 # Named in the paper: the preference task of App. I and a booking-cancellation task (five cancelBooking calls).
 FORCED = ["normal_preference_17", "normal_atom_object_deep_38"]
 
+# Per-task caps on interchangeable case groups (cases.GROUPS), a seeded choice per task: with the families every
+# task samples (cases.FAMILIES) they keep cases and positives per task near the paper's Table 1.
+CAPS = {"json_renderings": 1, "text_replies_without_calls": 1, "verifier_directed_text": 1}
 
 def make_task(record: data.Record) -> Task:
     request = record.question.strip()
@@ -35,8 +39,9 @@ def make_task(record: data.Record) -> Task:
 
 def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
-    drafts = generate(spec_for(record), random.Random(f"{seed}:acebench:{record.id}"))
-    return replay(task, drafts)
+    spec = spec_for(record)
+    drafts = generate(spec, random.Random(f"{seed}:acebench:{record.id}"), CAPS)
+    return replay(task, drafts, key_defects=keycheck.defects(spec))
 
 
 def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

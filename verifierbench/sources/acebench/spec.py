@@ -25,4 +25,4 @@ def spec_for_key(functions: list[dict], ground_truth) -> ToolCallSpec:
         required = params.get("required", [])
         args = tuple(argument(arg, (value,), arg not in required, params) for arg, value in expected["arguments"].items())
         calls.append(CallSpec(expected["name"], args))
-    return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True)
+    return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True, omission_listed=False)

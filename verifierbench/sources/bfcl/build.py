@@ -8,6 +8,7 @@ from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.bfcl import data
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
 from verifierbench.sources.bfcl.spec import spec_for
+from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
 from verifierbench.sources.toolcall.replay import Replayed, replay
@@ -18,6 +19,9 @@ QUOTAS = {"simple": 11, "multiple": 11, "parallel": 12, "parallel_multiple": 11}
 # excluded for default-argument conflicts (reason D) and are screened first so the record shows why.
 FORCED = ["parallel_114", "parallel_65", "parallel_70", "parallel_135", "parallel_180", "parallel_multiple_137"]
 
+# Per-task caps on interchangeable case groups (cases.GROUPS), a seeded choice per task: with the families every
+# task samples (cases.FAMILIES) they keep cases and positives per task near the paper's Table 1.
+CAPS = {"json_renderings": 1, "python_renderings": 1}
 
 def make_task(record: data.Record) -> Task:
     request = "\n".join(turn["content"] for turns in record.question for turn in turns if turn.get("role") == "user")
@@ -36,8 +40,9 @@ def make_task(record: data.Record) -> Task:
 
 def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
-    drafts = generate(spec_for(record), random.Random(f"{seed}:bfcl:{record.id}"))
-    return replay(task, drafts)
+    spec = spec_for(record)
+    drafts = generate(spec, random.Random(f"{seed}:bfcl:{record.id}"), CAPS)
+    return replay(task, drafts, key_defects=keycheck.defects(spec))
 
 
 def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

@@ -8,9 +8,10 @@ build drops or excludes what disagrees. Generators never consult the reference.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from verifierbench.sources.toolcall.candidate import candidate, render_json, render_python
 from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec, same_value
@@ -35,18 +36,44 @@ class Draft:
 
 
 def generate(spec: ToolCallSpec, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
-    caps = {"near_miss_values": 8, "alternatives": 4, "drop_calls": 4, "drop_args": 4, "type_confusion": 2, **(caps or {})}
+    """Every category's drafts for one answer key.
+
+    Args:
+        spec: the answer key and the tools' schemas.
+        rng: the task's seeded RNG (all sampling draws from it, so a seed gives the same drafts).
+        caps: per-task bounds: the generators' own caps; by family name, how many cases a sampled family
+            (`FAMILY_SAMPLES`) adds; by group name (`GROUPS`), how many of a group's drafts a task keeps
+            (default: all).
+    """
+    caps = {"near_miss_values": 8, "alternatives": 4, "drop_calls": 4, "drop_args": 4, "type_confusion": 2,
+            **FAMILY_SAMPLES, **{group: len(operators) for group, operators in GROUPS.items()}, **(caps or {})}
     gold = spec.gold_calls()
     drafts: list[Draft] = [Draft("gold", candidate(gold), "gold")]
     for make in (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack):
         drafts += make(spec, gold, rng, caps)
-    return _dedupe(drafts)
+    drafts = _dedupe(drafts)
+    seen = {_key(d) for d in drafts}
+    for family in FAMILIES:  # after the generators above, so their cases and RNG draws stay as they were
+        fresh = [d for d in family(spec, gold, rng) if _key(d) not in seen]
+        for d in rng.sample(fresh, min(caps[family.__name__], len(fresh))):
+            seen.add(_key(d))
+            drafts.append(d)
+    for group, operators in GROUPS.items():
+        members = [d for d in drafts if d.operator in operators]
+        if len(members) > caps[group]:
+            dropped = {id(d) for d in members} - {id(d) for d in rng.sample(members, caps[group])}
+            drafts = [d for d in drafts if id(d) not in dropped]
+    return drafts
+
+
+def _key(draft: Draft) -> str:
+    return repr(sorted(draft.candidate.items(), key=lambda kv: kv[0]))
 
 
 def _dedupe(drafts: list[Draft]) -> list[Draft]:
     seen, kept = set(), []
     for d in drafts:
-        key = repr(sorted(d.candidate.items(), key=lambda kv: kv[0]))
+        key = _key(d)
         if key not in seen:
             seen.add(key)
             kept.append(d)
@@ -206,6 +233,99 @@ def _hack(spec, gold, rng, caps) -> list[Draft]:
     return out
 
 
+# ---- case families enumerated in full ------------------------------------------------------------
+# Each yields every case of one family the answer key allows. The audit takes them all; the build takes a
+# seeded sample per task (FAMILY_SAMPLES), so the hidden suite holds each family wherever it applies (issue 21).
+
+def raw_without_list_brackets(spec: ToolCallSpec, gold: list[dict], rng: random.Random) -> Iterator[Draft]:
+    """Python call syntax without the enclosing list: `f(a=1)` or `f(a=1), g(b=2)` (the format allows it)."""
+    if gold:
+        yield Draft("cosmetic", candidate(gold, raw=render_python(gold)[1:-1]), "raw_without_list_brackets")
+
+
+def raw_single_json_object(spec, gold, rng) -> Iterator[Draft]:
+    """One call written as a bare JSON object rather than a one-element list."""
+    if len(gold) == 1:
+        yield Draft("cosmetic", candidate(gold, raw=json.dumps(gold[0])), "raw_single_json_object")
+
+
+def each_acceptable_value(spec, gold, rng) -> Iterator[Draft]:
+    """Every acceptable value beyond the first two, one argument at a time (`other_acceptable_value` takes the second)."""
+    for ci, arg in _valued(spec):
+        for value in arg.values[2:]:
+            yield _with(gold, ci, arg.name, value, "overstrict_trap", "each_acceptable_value")
+
+
+def each_numeric_form(spec, gold, rng) -> Iterator[Draft]:
+    """5 for 5.0 and 5.0 for 5 on every number argument whose type allows both."""
+    for ci, arg in _valued(spec):
+        kind, value = arg.schema.get("type"), arg.values[0]
+        if kind in ("float", "number") and _is_int(value):
+            yield _with(gold, ci, arg.name, float(value), "cosmetic", "int_written_as_float")
+        elif kind in ("float", "number") and isinstance(value, float) and value.is_integer():
+            yield _with(gold, ci, arg.name, int(value), "overstrict_trap", "float_written_as_int")
+        elif kind == "integer" and spec.integral_float_is_integer and _is_int(value):
+            yield _with(gold, ci, arg.name, float(value), "overstrict_trap", "integer_written_as_float")
+
+
+def default_passed_explicitly(spec, gold, rng) -> Iterator[Draft]:
+    """An optional argument set explicitly to its documented default, where the key accepts that default."""
+    for ci, arg in _valued(spec):
+        if not arg.required and arg.default_matches() and not same_value(arg.values[0], arg.default):
+            yield _with(gold, ci, arg.name, arg.default, "overstrict_trap", "default_passed_explicitly")
+
+
+def value_off_by_one(spec, gold, rng) -> Iterator[Draft]:
+    """A number one away from every acceptable value: a wrong amount, count or id."""
+    for ci, arg in _valued(spec):
+        value = arg.values[0]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        for wrong in (value + 1, value - 1):
+            if not any(same_value(wrong, ok) for ok in arg.values):
+                yield _with(gold, ci, arg.name, wrong, "near_miss", "value_off_by_one")
+                break
+
+
+def unknown_argument_added(spec, gold, rng) -> Iterator[Draft]:
+    """A parameter the tool does not declare (a hallucinated option), one call at a time."""
+    for ci, call in enumerate(gold):
+        declared = set(_parameters(spec, call["name"]).get("properties", {}))
+        name = next(n for n in ("notes", "extra_options", "verbose", "debug_mode", "extra_note_1") if n not in declared)
+        calls = copy.deepcopy(gold)
+        calls[ci]["arguments"][name] = True if name in ("verbose", "debug_mode") else "none"
+        yield Draft("near_miss", candidate(calls), "unknown_argument_added", {"call": ci, "argument": name})
+
+
+def other_tool_called(spec, gold, rng) -> Iterator[Draft]:
+    """The right calls plus a call to an offered tool the request does not need."""
+    used = {c["name"] for c in gold}
+    for function in spec.functions:
+        if function["name"] in used:
+            continue
+        arguments = _filled(function.get("parameters", {}), _string_pool(spec))
+        if arguments is not None:
+            yield Draft("regression", candidate(gold + [{"name": function["name"], "arguments": arguments}]),
+                        "other_tool_called", {"function": function["name"]})
+
+
+FAMILIES = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form,
+            default_passed_explicitly, value_off_by_one, unknown_argument_added, other_tool_called)
+# Cases per task the build takes from each family (a seeded sample; what the older generators made is not repeated).
+# Interchangeable operators: several renderings of one kind, or several ways to answer without calls. A source
+# may cap how many of a group a task keeps (a seeded choice) to hold its per-task counts near the paper's.
+GROUPS = {
+    "json_renderings": ("raw_as_json", "raw_as_indented_json", "raw_single_json_object"),
+    "python_renderings": ("python_double_quotes_and_spacing", "python_without_spaces"),
+    # the empty reply stays in every task: it is the one reply without calls that parses (C6's empty_passes needs it)
+    "text_replies_without_calls": ("refusal", "clarification_instead_of_call", "claims_done_without_calls"),
+    "verifier_directed_text": ("verifier_directed_prefix", "verifier_directed_suffix"),
+}
+FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "each_acceptable_value": 1,
+                  "each_numeric_form": 1, "default_passed_explicitly": 1, "value_off_by_one": 1,
+                  "unknown_argument_added": 1, "other_tool_called": 1}
+
+
 # ---- helpers ---------------------------------------------------------------------------------
 
 def _args(spec: ToolCallSpec):
@@ -327,3 +447,40 @@ def letter_changed(value: str) -> str | None:
             nxt = chr((ord(ch.lower()) - 97 + 1) % 26 + 97)
             return value[:i] + (nxt.upper() if ch.isupper() else nxt) + value[i + 1:]
     return None
+
+
+def _valued(spec: ToolCallSpec) -> Iterator[tuple[int, ArgSpec]]:
+    """(call index, argument) for every answer-key argument with an explicit acceptable value."""
+    for ci, call in enumerate(spec.calls):
+        for arg in call.args:
+            if arg.values:
+                yield ci, arg
+
+
+def _parameters(spec: ToolCallSpec, name: str) -> dict:
+    return next((f.get("parameters", {}) for f in spec.functions if f["name"] == name), {})
+
+
+def _filled(parameters: dict, pool: list[str]) -> dict | None:
+    """Required parameters filled with values of their declared types, or None when a type is unknown."""
+    out = {}
+    for name in parameters.get("required", []):
+        schema = parameters.get("properties", {}).get(name, {})
+        kind = schema.get("type")
+        if schema.get("enum"):
+            out[name] = schema["enum"][0]
+        elif kind == "string":
+            out[name] = pool[0] if pool else "example"
+        elif kind == "integer":
+            out[name] = 1
+        elif kind in ("float", "number"):
+            out[name] = 1.5
+        elif kind == "boolean":
+            out[name] = True
+        elif kind in ("array", "list", "tuple"):
+            out[name] = []
+        elif kind in ("dict", "object"):
+            out[name] = {}
+        else:
+            return None
+    return out

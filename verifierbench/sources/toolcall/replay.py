@@ -5,6 +5,8 @@ Two disagreements condemn the task instead (paper §2.3, App. B.1):
 - on a draft built from a documented default (omitting an argument whose default is, or is not,
   what the request asks for): the answer key conflicts with default-argument rules, code D;
 - on the gold answer: the answer key rejects its own gold, code G.
+An answer key that accepts an explicit value the tool's schema or description rules out (keycheck.py) is
+excluded before replay, code K.
 A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
 """
 
@@ -28,10 +30,14 @@ class Replayed:
     exclusion: dict | None = None
 
 
-def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide) -> Replayed:
-    """`decide` is the source's reference verifier (state sources pass their own)."""
+def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide, key_defects: list[dict] = ()) -> Replayed:
+    """`decide` is the source's reference verifier (state sources pass their own). `key_defects` (keycheck.defects)
+    excludes the task with code K before any replay."""
     out = Replayed(task)
     name = f"{task.source.value}/{task.source_id}"
+    if key_defects:
+        out.exclusion = {"task": name, "task_id": task.id, "code": "K", "evidence": {"defects": list(key_defects)}}
+        return out
     for draft in drafts:
         category = Category(draft.category)
         accepted, reason = decide(task.reference, draft.candidate)

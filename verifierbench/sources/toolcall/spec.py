@@ -46,6 +46,8 @@ class ToolCallSpec:
     calls: tuple[CallSpec, ...]
     # Whether the source's rules take an integral float (5.0) for an integer argument, as JSON does (ACEBench).
     integral_float_is_integer: bool = False
+    # Whether the key itself lists leaving an argument out (BFCL's ""), rather than a checker rule allowing it (ACEBench).
+    omission_listed: bool = True
 
     def gold_calls(self) -> list[dict]:
         return [{"name": c.name, "arguments": c.gold_arguments()} for c in self.calls]
