@@ -26,22 +26,25 @@ def _customer_calls(candidate: dict) -> bool:
     return any(m.get("role") == "user" and m.get("tool_calls") for m in candidate["messages"])
 
 
-@pytest.fixture(scope="module")
-def banking(tmp_path_factory):
+def _policy_verifier(source_id: str, directory):
+    """The task and its hidden cases as the suite build makes them, and the verifier the heuristic policy writes from
+    what it reads: READ_TASK's output in the sandbox, parsed by the provider from the tool message."""
     pytest.importorskip("inspect_evals.tau2", reason="inspect-evals is not installed")
     from verifierbench.sources.tau2.build import construct
 
-    built = construct(*TASK.split("/"), seed=0)  # the task and its hidden cases, as the suite build makes them
-    task = built.task
-    directory = tmp_path_factory.mktemp("task")
-    (path, text), = [(p, t) for p, t in task_files(task).items() if p.endswith("task.json")]
+    built = construct(*source_id.split("/"), seed=0)
+    (path, text), = [(p, t) for p, t in task_files(built.task).items() if p.endswith("task.json")]
     (directory / "task.json").write_text(text)
-    # What the policy reads: READ_TASK's output in the sandbox, parsed by the provider from the tool message.
     read = subprocess.run(["bash", "-c", READ_TASK.format(path=directory / "task.json").replace("python3", sys.executable, 1)],
                           capture_output=True, text=True, check=True)
     seen = _task_from([ChatMessageTool(content=read.stdout, function="bash")])
     (directory / "verify.py").write_text(verifier_source("heuristic", seen))
-    return task, built.cases, directory / "verify.py", seen
+    return built.task, built.cases, directory / "verify.py", seen
+
+
+@pytest.fixture(scope="module")
+def banking(tmp_path_factory):
+    return _policy_verifier(TASK, tmp_path_factory.mktemp("banking"))
 
 
 def test_the_policy_reads_the_customer_tool_names(banking):
@@ -79,3 +82,21 @@ def test_a_call_made_by_the_wrong_role_is_an_unknown_tool(banking):
     outcomes = _decide(task, verifier, {"as_agent": as_agent, "as_customer": as_customer})
     assert outcomes["as_agent"].decision.value == "F" and outcomes["as_agent"].reason == f"unknown tool {customer_tool}"
     assert outcomes["as_customer"].decision.value == "F" and outcomes["as_customer"].reason == f"unknown customer tool {agent_tool}"
+
+
+def test_a_failed_lookup_shown_as_an_error_matches_the_replay(tmp_path):
+    """retail/38: the gold looks the customer up by an e-mail that is not on file first ("Error: User not found"), then
+    finds them another way. The record shows the error as the candidate format says; the replay's observation holds it
+    under "error"."""
+    task, cases, verifier, _ = _policy_verifier("retail/38", tmp_path)
+    gold = next(c.candidate for c in cases if c.category.value == "gold")
+    assert [r for m in gold["messages"] for r in (c["result"] for c in m.get("tool_calls") or []) if r.startswith("Error: ")]
+    outcome = _decide(task, verifier, {"gold": gold})["gold"]
+    assert (outcome.decision.value, outcome.reason) == ("P", "the record replays and answers")
+    ends_failing = copy.deepcopy(gold)
+    calls = [c for m in ends_failing["messages"] for c in m.get("tool_calls") or []]
+    last = next(m for m in reversed(ends_failing["messages"]) if m.get("tool_calls"))
+    failed = next(c for c in calls if c["result"].startswith("Error: "))
+    last["tool_calls"].append(copy.deepcopy(failed))  # the failed lookup again, as the last call
+    outcome = _decide(task, verifier, {"ends_failing": ends_failing})["ends_failing"]
+    assert (outcome.decision.value, outcome.reason) == ("F", "the last tool call failed")
