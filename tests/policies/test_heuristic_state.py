@@ -37,7 +37,9 @@ def _policy_verifier(source_id: str, directory):
     (directory / "task.json").write_text(text)
     read = subprocess.run(["bash", "-c", READ_TASK.format(path=directory / "task.json").replace("python3", sys.executable, 1)],
                           capture_output=True, text=True, check=True)
+    assert len(read.stdout.encode()) < 16 * 1024  # Inspect's default max_tool_output: past it the policy would see a cut-off task
     seen = _task_from([ChatMessageTool(content=read.stdout, function="bash")])
+    assert seen["tools"] == built.task.environment["tools"]
     (directory / "verify.py").write_text(verifier_source("heuristic", seen))
     return built.task, built.cases, directory / "verify.py", seen
 

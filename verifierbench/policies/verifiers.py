@@ -194,8 +194,11 @@ def user_request(instruction: str) -> str:
 
 REQUEST_MARKER = "User request:"
 TOOLS_MARKER = "Tools available to the assistant"
-# What the policy runs in the sandbox to read the task: the tools, the customer's tool names (tau2) and the request, compactly, so the
-# tool result stays under Inspect's output limit (a long user profile would be truncated away).
+# What the policy runs in the sandbox to read the task: the tools, the customer's tool names (tau2) and, on tool-call
+# tasks, the request, compactly, so the tool result stays under Inspect's output limit (16 KiB by default): a long
+# user profile would be truncated away, and so would a state task's domain policy (the heuristic does not use it; with
+# it, retail's task.json came back cut off and the policy saw no tools at all).
 READ_TASK = ("python3 -c 'import json; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
              "e = i.find(\"" + TOOLS_MARKER + "\", s); print(json.dumps({{\"tools\": d.get(\"tools\", []), "
-             "\"user_tools\": [t[\"name\"] for t in d.get(\"user_tools\", [])], \"instruction\": i[s:e if e > s else len(i)]}}))'")
+             "\"user_tools\": [t[\"name\"] for t in d.get(\"user_tools\", [])], "
+             "\"instruction\": i[s:e if e > s else len(i)] if d.get(\"task_type\") == \"tool-call\" else \"\"}}))'")
