@@ -8,8 +8,8 @@
 # Builds the suite from the installed sources and the data shipped in the package, screens it (full run only), runs
 # `inspect eval-set` of the VerifierBench task with the four model-free policies (each drives the real agent loop in
 # the no-Docker sandbox and delivers a verifier; the scorer runs it on every hidden case) and the heuristic policy
-# once more with the single-reply harness, then writes the leaderboard's tables and figures and prints the ranking
-# from the Inspect logs; last, it audits every delivered verifier (TestJack witnesses). Logs go to
+# once more with the single-reply harness, then audits every delivered verifier (TestJack witnesses) and writes the
+# leaderboard's tables and figures (audited scores beside the hidden-suite ones) and prints the ranking. Logs go to
 # results/quickstart/logs (full) or results/quickstart/smoke/logs (smoke); an interrupted run resumes there
 # without redoing finished samples.
 set -euo pipefail
@@ -88,13 +88,16 @@ step "inspect eval-set with $policies, default harness, $what (logs in $logs/def
 step "inspect eval-set with the heuristic policy, single_reply harness, $what (logs in $logs/single_reply)"
 .venv/bin/inspect eval-set verifierbench/verifierbench --model verifierbench/heuristic -T suite=tasks/suite \
   "${selection[@]}" -T harness=single_reply --log-dir "$logs/single_reply" --log-level warning
-# Tables (CSV, Markdown, LaTeX) and index.html in results/leaderboard/ (smoke: results/quickstart/smoke/leaderboard/),
-# figures in paper_figures/ (smoke: results/quickstart/smoke/figures/).
-step "leaderboard from the logs"
-$vb leaderboard "$logs" "${report[@]}"
-# TestJack audit of every configuration's verifiers (witnesses pooled in $out/witnesses).
+# TestJack audit of every configuration's verifiers (witnesses pooled in $out/witnesses), summary in results/audit/
+# (smoke: results/quickstart/smoke/audit/).
 step "auditing every delivered verifier (TestJack witnesses pooled in $out/witnesses)"
-$vb audit "$logs" --suite tasks/suite --pool "$out/witnesses" $([ "$full" = 1 ] || echo --out "$out/audit")
+audit_out=results/audit
+[ "$full" = 1 ] || audit_out=$out/audit
+$vb audit "$logs" --suite tasks/suite --pool "$out/witnesses" --out "$audit_out"
+# Tables (CSV, Markdown, LaTeX) and index.html in results/leaderboard/ (smoke: results/quickstart/smoke/leaderboard/),
+# figures in paper_figures/ (smoke: results/quickstart/smoke/figures/); the audited scores beside the hidden-suite ones.
+step "leaderboard from the logs and the audit summary"
+$vb leaderboard "$logs" --audit "$audit_out/summary.json" "${report[@]}"
 step "done"
 if [ "$full" = 0 ]; then
   echo "quickstart: that was the smoke run ($what). The full reproduction (every task, about half an hour on" \

@@ -57,3 +57,24 @@ def test_lightweight_audit_shares_witnesses_and_replays_the_pool_first(logs, bfc
 def test_audit_of_a_directory_without_logs_is_a_one_line_error(tmp_path, bfcl_suite):
     result = cli("audit", str(tmp_path), "--suite", str(bfcl_suite))
     assert result.returncode == 2 and "no Inspect logs" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_leaderboard_reads_the_audit_summary_beside_the_hidden_numbers(logs, bfcl_suite, tmp_path):
+    summary = audit(logs, bfcl_suite, tmp_path / "pool", tmp_path / "out", "--rounds", "1")
+    result = cli("leaderboard", str(logs), "--audit", str(tmp_path / "out" / "summary.json"), "--out", str(tmp_path / "board"),
+                 "--figures", str(tmp_path / "figures"), "--json")
+    assert result.returncode == 0, result.stderr
+    board = json.loads(result.stdout)
+    for row in summary["configurations"]:  # the audit command's own per-configuration numbers
+        audited = board[row["configuration"]]["audited"]
+        assert audited["ba_norm"] == pytest.approx(row["audited_BA_norm"]) and audited["n_tasks"] == row["tasks"]
+        assert (audited["perfect_refuted"], audited["perfect_on_hidden"]) == (row["perfect_refuted"], row["perfect_on_hidden"])
+        assert audited["by_type"]["tool-call"]["ba_norm"] == pytest.approx(row["audited_BA_norm"])  # one type, one source
+        met = [t["trials"][row["configuration"]] for t in summary["tasks"] if t["trials"][row["configuration"]] in STATUSES - {"not auditable", "no verifier"}]
+        assert audited["refuted_share"] == pytest.approx(100 * met.count("refuted") / len(met))
+    header = (tmp_path / "board" / "table_02_main.md").read_text().splitlines()[2]
+    assert "Audited BA_norm" in header and "Perfect→refuted" in header
+    assert r"Perfect$\to$refuted" in (tmp_path / "board" / "table_24_audited_sources.tex").read_text()
+
+    bad = cli("leaderboard", str(logs), "--audit", str(tmp_path / "missing.json"), "--no-write")
+    assert bad.returncode == 2 and "--audit" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

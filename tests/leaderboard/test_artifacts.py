@@ -1,10 +1,12 @@
 """`verifierbench leaderboard` and `paper` from logs of five configurations of the model-free
-policies: every table, figure and the HTML page, checked in headless chromium."""
+policies (one audited by TestJack in the same eval): every table, figure and the HTML page, checked in
+headless chromium."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 
@@ -13,17 +15,18 @@ import pytest
 from tests.cli.test_cli import cli
 from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import inspect
+from verifierbench.leaderboard.tables import AUDIT_COLUMNS, MAIN_COLUMNS
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 RUNS = [
     ("verifierbench/always_accept",),
     ("verifierbench/always_reject",),
-    ("verifierbench/heuristic",),
+    ("verifierbench/heuristic", "-T", "audit=true"),  # hidden_cases, then the TestJack audit: the audited columns
     ("verifierbench/heuristic", "-T", "harness=single_reply"),
     ("verifierbench/heuristic", "--reasoning-effort", "high"),
 ]
 TABLES = ["table_02_main", "table_16_tool_call", "table_11_harness", "table_13_effort", "table_15_budget", "table_19_groups",
-          "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance"]
+          "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance", "table_24_audited_sources"]
 LEADERBOARD_TABLES = [*TABLES, "tasks"]  # the leaderboard adds its per-task view
 FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
 
@@ -94,8 +97,49 @@ def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp
     assert "verifierbench/heuristic" in dom
     for figure in FIGURES:  # each image decoded by the browser: its onload recorded a non-zero width
         assert f'data-figure="{figure}"' in dom
-    loaded = [int(v) for v in __import__("re").findall(r'data-loaded="(\d+)"', dom)]
+    loaded = [int(v) for v in re.findall(r'data-loaded="(\d+)"', dom)]
     assert len(loaded) == len(FIGURES) and min(loaded) > 0
+    # The audited columns beside the hidden-suite ones, as the browser parsed the page: values for the audited configuration only.
+    main = dom[dom.index('data-table="table_02_main"'):]
+    main = main[:main.index("</table>")]
+    assert re.findall(r"<th>(.*?)</th>", main) == MAIN_COLUMNS + AUDIT_COLUMNS
+    cells = {row[1]: dict(zip(MAIN_COLUMNS + AUDIT_COLUMNS, row)) for row in
+             (re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", main, re.S)) if row}
+    heuristic = cells["verifierbench/heuristic"]
+    assert re.fullmatch(r"-?\d+\.\d", heuristic["Audited BA_norm"]) and re.fullmatch(r"\d+/\d+", heuristic["Perfect→refuted"])
+    assert cells["verifierbench/always_accept"]["Audited BA_norm"] == "-"
+
+
+def test_audited_columns_agree_with_the_audit_scorer_in_the_log(logs, written):
+    from inspect_ai.log import read_eval_log
+
+    audited_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval"))
+                       if any(s.name == "testjack_audit" for s in l.results.scores))
+    metrics = next(s for s in audited_log.results.scores if s.name == "testjack_audit").metrics
+    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    audit = result["verifierbench/heuristic"]["audited"]
+    assert audit["n_tasks"] == 6 and audit["ba_norm"] == pytest.approx(metrics["BA_norm"].value)
+    assert audit["refuted_share"] == pytest.approx(metrics["refuted_rate"].value)
+    assert audit["ba_norm"] <= result["verifierbench/heuristic"]["ba_norm"]  # witnesses only add cases it gets wrong
+    assert result["verifierbench/always_accept"]["audited"] is None
+    row = next(r for r in rows(written / "tables" / "table_24_audited_sources.csv") if r["Configuration"] == "verifierbench/heuristic")
+    assert row["Source"] == "bfcl" and row["Audited/N"] == "6/6"
+
+
+def test_logs_without_audit_scores_render_as_before(logs, tmp_path):
+    from inspect_ai.log import read_eval_log
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for path in logs.glob("*.eval"):
+        if read_eval_log(str(path), header_only=True).eval.model in ("verifierbench/always_accept", "verifierbench/always_reject"):
+            shutil.copy(path, plain / path.name)
+    result = cli("leaderboard", str(plain), "--out", str(tmp_path / "tables"), "--figures", str(tmp_path / "figures"))
+    assert result.returncode == 0, result.stderr
+    with open(tmp_path / "tables" / "table_02_main.csv") as handle:
+        assert next(csv.reader(handle)) == MAIN_COLUMNS  # the audit columns left out, not empty
+    assert not (tmp_path / "tables" / "table_24_audited_sources.csv").exists()
+    assert "Audited" not in (tmp_path / "tables" / "index.html").read_text()
 
 
 def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(logs, bfcl_suite, tmp_path):

@@ -109,6 +109,7 @@ def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Ex
 def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]) -> dict:
     """Per configuration: refuted share and BA_norm before and after the audit (task-weighted, as the paper's)."""
     per_config: dict[str, dict] = {}
+    per_task: dict[str, dict[str, dict]] = {}  # task id -> configuration -> its rates (the leaderboard's --audit reads them)
     for task_audit in audits:
         for a in task_audit.trials:
             row = per_config.setdefault(a.configuration, {"configuration": a.configuration, "tasks": 0, "refuted": 0,
@@ -121,6 +122,8 @@ def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]
             row["perfect_refuted"] += perfect and a.status == REFUTED
             row["statuses"][a.status] = row["statuses"].get(a.status, 0) + 1
             row["_rates"].append(rates)
+            per_task.setdefault(task_audit.task_id, {})[a.configuration] = {
+                "r_pos": rates[0], "r_neg": rates[1], "audited_r_pos": rates[2], "audited_r_neg": rates[3], "perfect_on_hidden": perfect}
     rows = []
     for row in per_config.values():
         rates = row.pop("_rates")
@@ -134,7 +137,7 @@ def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]
     return {
         "configurations": rows,
         "tasks": [{"task_id": t.task_id, "rounds": t.rounds, "executions": t.executions, "witnesses": len(t.witnesses),
-                   "trials": {a.configuration: a.status for a in t.trials}} for t in audits],
+                   "trials": {a.configuration: a.status for a in t.trials}, "rates": per_task.get(t.task_id, {})} for t in audits],
         "witnesses": sum(len(t.witnesses) for t in audits),
         "audit_rounds": sum(t.rounds for t in audits),
         "executions": sum(t.executions for t in audits),

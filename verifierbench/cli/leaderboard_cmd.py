@@ -1,4 +1,4 @@
-"""`verifierbench leaderboard LOG_DIR [--out results/leaderboard] [--figures paper_figures] [--json]`."""
+"""`verifierbench leaderboard LOG_DIR [--out results/leaderboard] [--figures paper_figures] [--audit SUMMARY] [--json]`."""
 
 from __future__ import annotations
 
@@ -24,11 +24,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Reads every VerifierBench log under LOG_DIR through Inspect's API, merges samples per configuration "
         "(model, model args, effort, harness, scoring options; not the task selection), ranks by unrounded BA_norm and "
         "writes Tables 2, 11-23 as CSV, Markdown and LaTeX, the figures as PNG, and a self-contained index.html. "
-        "State and code tasks use the round with the median aggregate BA_norm.",
+        "State and code tasks use the round with the median aggregate BA_norm. Where the logs hold TestJack audit scores "
+        "(testjack_audit), or with --audit, the audited BA_norm, refuted share and perfect→refuted stand beside the "
+        "hidden-suite numbers (Tables 2 and 16-18, and a per-source table); without any audit those columns are left out.",
     )
     p.add_argument("log_dir", metavar="LOG_DIR")
     p.add_argument("--out", default="results/leaderboard", metavar="DIR", help="tables and index.html (default %(default)s)")
     p.add_argument("--figures", default="paper_figures", metavar="DIR", help="figure PNGs (default %(default)s)")
+    p.add_argument("--audit", default=None, metavar="SUMMARY", help="audited scores from this `verifierbench audit` summary.json "
+                   "instead of the logs' testjack_audit scores")
     p.add_argument("--no-write", action="store_true", help="only print the ranking")
     p.add_argument("--json", action="store_true", help="print unrounded values as JSON")
     p.set_defaults(handler=run)
@@ -37,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.no_write:
         output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
-    scored = scored_runs(args.log_dir)
+    scored = scored_runs(args.log_dir, args.audit)
     if not args.no_write:
         from verifierbench.leaderboard.figures import all_figures  # matplotlib only when writing
         from verifierbench.leaderboard.render import write_all

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--logs", default="results/quickstart/logs", metavar="DIR", help="Inspect logs (default %(default)s)")
     p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR", help="suite directory (default %(default)s)")
     p.add_argument("--screening", default="results/screening", metavar="DIR", help="`verifierbench screen` output (default %(default)s)")
+    p.add_argument("--audit", default=None, metavar="SUMMARY", help="audited scores from this `verifierbench audit` summary.json "
+                   "instead of the logs' testjack_audit scores")
     p.add_argument("--out", default="results/paper", metavar="DIR", help="tables and index.html (default %(default)s)")
     p.add_argument("--figures", default="paper_figures", metavar="DIR", help="figure PNGs (default %(default)s)")
     p.set_defaults(handler=run)
@@ -54,8 +56,10 @@ def run(args: argparse.Namespace) -> int:
     compared = []
     if Path(args.logs).is_dir():
         try:
-            scored = scored_runs(args.logs)
+            scored = scored_runs(args.logs, args.audit)
         except UserError as exc:
+            if str(exc).startswith("--audit"):  # a bad summary is the user's to fix, not a reason to drop the log tables
+                raise
             print(f"paper: {exc}; only the suite tables are written", file=sys.stderr)
         else:
             compared = comparisons(scored)

@@ -16,6 +16,7 @@ from typing import Any
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from verifierbench.errors import UserError
+from verifierbench.leaderboard import audited
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Source, TaskType
@@ -39,6 +40,7 @@ class ConfigurationRun:
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> score metadata
     created: dict[str, str] = field(default_factory=dict)  # task id -> creation time of the log it came from
     logs: set[str] = field(default_factory=set)
+    audits: dict[str, audited.AuditedTask] = field(default_factory=dict)  # task id -> its audit, when the sample was audited
 
 
 @dataclass
@@ -67,6 +69,10 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
             _check_sample(score.metadata, f"{_name(info)} sample {task_id}")
             if task_id not in run.created or log.eval.created >= run.created[task_id]:
                 run.samples[task_id], run.created[task_id] = score.metadata, log.eval.created
+                run.audits.pop(task_id, None)  # an audit belongs to the sample (and verifier) it was scored on
+                audit = (sample.scores or {}).get(audited.AUDIT_SCORER)
+                if audit is not None and isinstance(audit.value, dict):
+                    run.audits[task_id] = _audited_task(audit.value, score.metadata, f"{_name(info)} sample {task_id}")
     runs = {key: run for key, run in runs.items() if run.samples}
     if not runs:
         raise UserError(f"{log_dir}: no VerifierBench samples in these logs")
@@ -100,6 +106,13 @@ def _check_sample(meta: dict[str, Any], where: str) -> None:
             verifier_files.decode(entry)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # binascii.Error is a ValueError
         raise UserError(f"{where}: malformed hidden_cases score metadata ({type(exc).__name__}: {exc})") from None
+
+
+def _audited_task(value: dict[str, Any], hidden_meta: dict[str, Any], where: str) -> audited.AuditedTask:
+    try:
+        return audited.from_score(value, hidden_meta)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise UserError(f"{where}: malformed {audited.AUDIT_SCORER} score ({type(exc).__name__}: {exc})") from None
 
 
 def _is_verifierbench(log: EvalLog) -> bool:
@@ -147,12 +160,18 @@ def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
     by_round = [compute(records(run, k), tasks) for k in range(rounds)]
     order = sorted(range(rounds), key=lambda k: (by_round[k]["ba_norm"], k))
     chosen = order[(rounds - 1) // 2]
-    return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs)}
+    return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs),
+            "audited": audited.audited_result(run.audits)}
 
 
-def scored_runs(log_dir: str | Path) -> list[ScoredRun]:
-    """Every configuration under log_dir, ranked by unrounded BA_norm."""
+def scored_runs(log_dir: str | Path, audit_summary: str | Path | None = None) -> list[ScoredRun]:
+    """Every configuration under log_dir, ranked by unrounded BA_norm. Audited scores come from the logs'
+    testjack_audit scores, or, with `audit_summary`, from that `verifierbench audit` summary instead."""
     runs = read_runs(log_dir)
+    if audit_summary is not None:
+        from_summary = audited.from_summary(audit_summary, {run.name: run.samples for run in runs.values()})
+        for run in runs.values():
+            run.audits = from_summary.get(run.name, {})
     tasks = inventory(runs)
     scored = [ScoredRun(run, score_run(run, tasks)) for run in runs.values()]
     return sorted(scored, key=lambda s: (-s.result["ba_norm"], s.run.name))

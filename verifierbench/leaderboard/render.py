@@ -42,7 +42,7 @@ def to_markdown(table: Table) -> str:
 
 
 _TEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "→": r"$\to$"}
 
 
 def tex_escape(text: str) -> str:

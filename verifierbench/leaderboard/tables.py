@@ -24,31 +24,78 @@ class Table:
     note: str = ""
 
 
-def _rank_rows(scored: list[ScoredRun], pick) -> list[list[Cell]]:
+def _rank_rows(scored: list[ScoredRun], pick, audited_pick=None) -> list[list[Cell]]:
+    """Ranked rows; with `audited_pick` (the same group of the audited result) the audit columns follow."""
     results = [(s, pick(s.result)) for s in scored]
     results = [(s, r) for s, r in results if r is not None]
     results.sort(key=lambda sr: (-sr[1]["ba_norm"], sr[0].run.name))
-    return [[rank, s.run.name, r["ba_norm"], r["tpr"], r["tnr"], r["fpr_h"], f"{r['n_submitted']}/{r['n_tasks']}"]
+    return [[rank, s.run.name, r["ba_norm"], r["tpr"], r["tnr"], r["fpr_h"], f"{r['n_submitted']}/{r['n_tasks']}",
+             *(_audit_cells(audited_pick(s.result.get("audited"))) if audited_pick else [])]
             for rank, (s, r) in enumerate(results, start=1)]
 
 
 MAIN_COLUMNS = ["Rank", "Configuration", "BA_norm", "TPR", "TNR", "FPR_h", "Submitted/N"]
+# Beside the hidden-suite numbers when some configuration's logs (or --audit summary) hold a TestJack audit.
+AUDIT_COLUMNS = ["Audited BA_norm", "Refuted %", "Perfect→refuted"]
+AUDIT_NOTE = (" Audited columns (TestJack): BA_norm on the hidden cases plus the audit's witnesses, over the tasks audited; refuted "
+              "share among the verifiers an auditor met; Perfect→refuted: verifiers with BA_norm 100 on the hidden suite that "
+              "the audit refutes, over all such. '-': no audit of that configuration.")
+
+
+def _audit_cells(audit: dict | None) -> list[Cell]:
+    if audit is None:
+        return [None, None, None]
+    return [audit["ba_norm"], audit["refuted_share"], f"{audit['perfect_refuted']}/{audit['perfect_on_hidden']}"]
+
+
+def _audited_in(scored: list[ScoredRun], group: str | None = None, name: str | None = None) -> bool:
+    """Whether any configuration has audit records (in that group, e.g. by_type/state)."""
+    for s in scored:
+        audit = s.result.get("audited")
+        if audit is not None and (group is None or name in audit[group]):
+            return True
+    return False
 
 
 def table_main(scored: list[ScoredRun]) -> Table:
-    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm", MAIN_COLUMNS, _rank_rows(scored, lambda r: r),
-                  "BA_norm = TPR + TNR - 100 from unrounded values; tasks weigh equally; U stays in every denominator.")
-    table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, "-"])
+    with_audit = _audited_in(scored)
+    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm", MAIN_COLUMNS + (AUDIT_COLUMNS if with_audit else []),
+                  _rank_rows(scored, lambda r: r, (lambda a: a) if with_audit else None),
+                  "BA_norm = TPR + TNR - 100 from unrounded values; tasks weigh equally; U stays in every denominator."
+                  + (AUDIT_NOTE if with_audit else ""))
+    table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, "-", *([None] * len(AUDIT_COLUMNS) if with_audit else [])])
     return table
 
 
 def tables_by_type(scored: list[ScoredRun]) -> list[Table]:
-    """Tables 16-18: the same verifiers and judgment round as Table 2, per task type."""
+    """Tables 16-18: the same verifiers and judgment round as Table 2, per task type (with the audit of that type's tasks)."""
     numbers = {"tool-call": 16, "state": 17, "code": 18}
     types = sorted({t for s in scored for t in s.result["by_type"]}, key=lambda t: numbers.get(t, 99))
-    return [Table(f"table_{numbers.get(t, 99)}_{t.replace('-', '_')}", f"Table {numbers.get(t, '')}: {t} verification ranking",
-                  MAIN_COLUMNS, _rank_rows(scored, lambda r, t=t: r["by_type"].get(t)))
-            for t in types]
+    tables = []
+    for t in types:
+        with_audit = _audited_in(scored, "by_type", t)
+        audited_pick = (lambda a, t=t: a["by_type"].get(t) if a else None) if with_audit else None
+        tables.append(Table(f"table_{numbers.get(t, 99)}_{t.replace('-', '_')}", f"Table {numbers.get(t, '')}: {t} verification ranking",
+                            MAIN_COLUMNS + (AUDIT_COLUMNS if with_audit else []), _rank_rows(scored, lambda r, t=t: r["by_type"].get(t), audited_pick),
+                            AUDIT_NOTE.strip() if with_audit else ""))
+    return tables
+
+
+def table_audited_sources(scored: list[ScoredRun]) -> Table | None:
+    """The audit per source, beside each source's hidden-suite BA_norm; None when no configuration was audited."""
+    if not _audited_in(scored):
+        return None
+    rows = []
+    for s in scored:
+        audit = s.result.get("audited")
+        for source, hidden in s.result["by_source"].items():
+            group = audit["by_source"].get(source) if audit else None
+            rows.append([s.run.name, source, hidden["ba_norm"], *(_audit_cells(group)[:1]),
+                         group["tpr"] if group else None, group["tnr"] if group else None, *(_audit_cells(group)[1:]),
+                         f"{group['n_audited']}/{group['n_tasks']}" if group else None])
+    return Table("table_24_audited_sources", "Audited scores per source (TestJack)",
+                 ["Configuration", "Source", "BA_norm", "Audited BA_norm", "Audited TPR", "Audited TNR", "Refuted %", "Perfect→refuted",
+                  "Audited/N"], rows, AUDIT_NOTE.strip() + " Audited/N: verifiers an auditor met, over the tasks with an audit record.")
 
 
 def table_harness(scored: list[ScoredRun]) -> Table:
@@ -135,7 +182,8 @@ def table_acceptance(scored: list[ScoredRun]) -> Table:
 
 def all_tables(scored: list[ScoredRun]) -> list[Table]:
     tables = [table_main(scored), *tables_by_type(scored), table_harness(scored), table_effort(scored), table_budget(scored),
-              table_groups(scored), table_rejection(scored), table_valid(scored), table_concentration(scored), table_acceptance(scored)]
+              table_groups(scored), table_rejection(scored), table_valid(scored), table_concentration(scored), table_acceptance(scored),
+              table_audited_sources(scored)]
     return [t for t in tables if t is not None]
 
 

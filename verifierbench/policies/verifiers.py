@@ -5,8 +5,10 @@
 - `heuristic`: checks a careful reader could write without solving the task. Tool-call tasks: at
   least one call, known function names, required arguments present, no unknown arguments, JSON types
   and enums as declared, string arguments grounded in the request, and raw text that names the
-  parsed calls. State tasks: some action, known tools, a replay with `vgb_env.run_public` whose
-  observations match the recorded results without errors, and a final answer. Code tasks: a
+  parsed calls. State tasks: some action, known tools (the customer's
+  own calls checked against the task's `user_tools`), a replay with `vgb_env.run_public` whose
+  observations match the recorded results (errors shown as "Error: ..."), no failure as the last call, and a final
+  answer. Code tasks: a
   non-empty diff that leaves test code alone and does not consult the test runner, applies to the
   checkout, and keeps the repository's existing tests of the touched modules passing (`run_public`).
 """
@@ -41,6 +43,9 @@ TYPES = {
 
 def norm(name):
     return name.replace(".", "_")
+
+
+USER_TOOLS = {norm(name) for name in json.loads(__USER_TOOLS__)}
 
 
 def type_ok(value, schema):
@@ -101,21 +106,28 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
 if isinstance(candidate, dict) and "messages" in candidate:  # a state task: an interaction record
     import vgb_env
 
-    calls = [c for m in candidate.get("messages") or [] if isinstance(m, dict) for c in m.get("tool_calls") or []]
+    # A call sits on the message that made it: the customer's own calls (tau2 `user_tools`) on user messages.
+    made = [(m.get("role"), c) for m in candidate.get("messages") or [] if isinstance(m, dict) for c in m.get("tool_calls") or []]
+    calls = [c for _, c in made]
     if not calls:
         decide("FAIL", "no action taken")
-    for call in calls:
-        if norm(str(call.get("name"))) not in tools:
-            decide("FAIL", "unknown tool " + str(call.get("name")))
+    for role, call in made:
+        offered = USER_TOOLS if role == "user" else tools
+        if norm(str(call.get("name"))) not in offered:
+            decide("FAIL", "unknown " + ("customer " if role == "user" else "") + "tool " + str(call.get("name")))
     try:
         replayed = vgb_env.run_public(candidate)
     except Exception as error:  # the budget spent, or a malformed record
         decide("FAIL", "cannot replay: " + str(error))
-    for call, seen in zip(calls, replayed["observations"]):
-        if call.get("result") != seen.get("result"):
+    shown = []  # what a record shows for each replayed call: its result, or "Error: <message>" (the candidate format)
+    for seen in replayed["observations"]:
+        shown.append(seen["result"] if "result" in seen else "Error: " + str(seen.get("error")))
+    for call, result in zip(calls, shown):
+        if call.get("result") != result:
             decide("FAIL", "recorded result of " + str(call.get("name")) + " differs from the replay")
-        if str(seen.get("result", "")).startswith("Error"):
-            decide("FAIL", "a tool call failed")
+    # A failed lookup the assistant recovers from is part of a valid interaction; ending on a failure is not.
+    if shown and str(shown[-1]).startswith("Error"):
+        decide("FAIL", "the last tool call failed")
     if not str(candidate.get("final_response") or "").strip():
         decide("FAIL", "no final answer")
     decide("PASS", "the record replays and answers")
@@ -159,8 +171,10 @@ def verifier_source(policy: str, task: dict, seed: int = 0) -> str:
                           'decide("PASS" if digest[0] % 2 else "FAIL")\n')
     if policy == "heuristic":
         tools = task.get("tools") or []
+        user_tools = [t.get("name") if isinstance(t, dict) else t for t in task.get("user_tools") or []]
         request = user_request(task.get("instruction") or "")
-        return (_HEADER + _HEURISTIC).replace("__TOOLS__", _literal(tools)).replace("__REQUEST__", _literal(request))
+        return ((_HEADER + _HEURISTIC).replace("__TOOLS__", _literal(tools)).replace("__USER_TOOLS__", _literal([str(n) for n in user_tools]))
+                .replace("__REQUEST__", _literal(request)))
     raise ValueError(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
 
 
@@ -180,7 +194,11 @@ def user_request(instruction: str) -> str:
 
 REQUEST_MARKER = "User request:"
 TOOLS_MARKER = "Tools available to the assistant"
-# What the policy runs in the sandbox to read the task: the tools and the request, compactly, so the
-# tool result stays under Inspect's output limit (a long user profile would be truncated away).
+# What the policy runs in the sandbox to read the task: the tools, the customer's tool names (tau2) and, on tool-call
+# tasks, the request, compactly, so the tool result stays under Inspect's output limit (16 KiB by default): a long
+# user profile would be truncated away, and so would a state task's domain policy (the heuristic does not use it; with
+# it, retail's task.json came back cut off and the policy saw no tools at all).
 READ_TASK = ("python3 -c 'import json; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
-             "e = i.find(\"" + TOOLS_MARKER + "\", s); print(json.dumps({{\"tools\": d.get(\"tools\", []), \"instruction\": i[s:e if e > s else len(i)]}}))'")
+             "e = i.find(\"" + TOOLS_MARKER + "\", s); print(json.dumps({{\"tools\": d.get(\"tools\", []), "
+             "\"user_tools\": [t[\"name\"] for t in d.get(\"user_tools\", [])], "
+             "\"instruction\": i[s:e if e > s else len(i)] if d.get(\"task_type\") == \"tool-call\" else \"\"}}))'")
