@@ -18,14 +18,14 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import seccomp, tmpfs
+from verifierbench.executor import netns, seccomp, tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
@@ -91,7 +91,12 @@ class Executor:
         workdir: str | Path | None = None,
         libraries: tuple[tuple[str, str], ...] = (),
         site_packages: tuple[str, ...] = (),
+        network_per_run: bool = False,
     ) -> None:
+        """Args:
+            network_per_run: have bubblewrap create a network namespace per run even where the
+                harness could make one per slot (executor.netns); for measuring the difference.
+        """
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
         self.slots = max(1, slots or os.cpu_count() or 1)
@@ -111,7 +116,10 @@ class Executor:
         self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
         self._mounts: list[str] = []  # the slots' /output tmpfs mounts, unmounted before the root goes
-        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts)
+        # Each slot's empty network namespace (executor.netns), made at the slot's first run; root only.
+        self._share_network = self.level is IsolationLevel.bwrap and not network_per_run and netns.supported()
+        self._networks: dict[int, int] = {}
+        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts, self._networks)
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._stage_numbers = itertools.count()
@@ -185,7 +193,7 @@ class Executor:
             return Outcome(job.key, Decision.U, problem=str(exc), isolation=self.level.value)
         run_dir = self._slot_dir(slot)
         try:
-            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir)
+            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir, self._slot_network(slot))
         finally:
             # Each run starts from empty output and scratch directories (bwrap's /tmp is a fresh tmpfs).
             _clear(run_dir / "out")
@@ -212,7 +220,15 @@ class Executor:
             os.chmod(run_dir.parent, 0o755)
         return run_dir
 
-    def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path) -> Outcome:
+    def _slot_network(self, slot: int) -> int | None:
+        """The slot's network namespace descriptor, or None when bubblewrap makes one per run."""
+        if not self._share_network:
+            return None
+        if slot not in self._networks:  # only the thread holding the slot gets here
+            self._networks[slot] = netns.create()
+        return self._networks[slot]
+
+    def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path, network: int | None = None) -> Outcome:
         token = secrets.token_hex(8)  # a fresh result name per run: a stale file never counts
         limits = self.limits if job.timeout_s is None else replace(self.limits, timeout_s=job.timeout_s)
         in_dir, out_dir = run_dir / "in", run_dir / "out"
@@ -233,7 +249,7 @@ class Executor:
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes,
-                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd)
+                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd, join_network=network is not None)
             cwd = str(run_dir)
         else:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
@@ -248,7 +264,8 @@ class Executor:
         try:
             with open(run_dir / "stderr", "wb") as err:
                 started = time.monotonic()
-                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,))
+                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,),
+                                                              network)
                 wall = time.monotonic() - started
         finally:
             if filter_fd is not None:
@@ -289,12 +306,14 @@ class Executor:
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
-                        pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
+                        pass_fds: tuple[int, ...] = (), network: int | None = None) -> tuple[int | None, bool]:
         drop = {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
-            process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
-        )
+        # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
+        with netns.entered(network) if network is not None else nullcontext():
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
+                process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
+            )
         # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
         pidfd = os.pidfd_open(proc.pid)
         try:
@@ -478,7 +497,10 @@ def _tree_signature(path: Path) -> tuple:
         return ()
 
 
-def _remove_root(root: str, mounts: list[str]) -> None:
+def _remove_root(root: str, mounts: list[str], networks: dict[int, int]) -> None:
+    for fd in networks.values():
+        os.close(fd)
+    networks.clear()
     for mount_point in mounts:
         tmpfs.unmount(mount_point)
     shutil.rmtree(root, ignore_errors=True)
