@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 import os
 import queue
 import secrets
@@ -37,6 +38,9 @@ PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
+WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,9 @@ class Outcome:
     stderr_tail: str = ""
     isolation: str = ""
     result: dict | None = None  # the result object, for jobs with keep_result
+    # Which path ran the case: "cold" (a sandbox of its own), "warm" (forked in its verifier's warm
+    # sandbox, executor.warm) or "cold-fallback" (cold, because that warm sandbox had crashed).
+    path: str = "cold"
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -186,6 +193,87 @@ class Executor:
 
     # -- one run ----------------------------------------------------------------------------
 
+    def run_warm(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
+        """Like `run_many`, but the cases of one verifier with the same inputs run in warm sandboxes
+        (executor.warm): one per slot they use, set up once, a fresh forked process per case.
+
+        Jobs with a run_public service, and every job where bubblewrap is not the isolation, run
+        cold as in `run_many`. If a warm sandbox fails, its remaining cases run cold
+        (Outcome.path says which path ran each case). Yields outcomes in completion order.
+        """
+        groups: dict[tuple, list[Job]] = {}
+        cold: list[Job] = []
+        for job in jobs:
+            if self.level is not IsolationLevel.bwrap or job.public is not None or job.public_socket_dir is not None:
+                cold.append(job)
+                continue
+            try:
+                frozen = self.freeze(job.verifier)
+            except MissingVerifier:
+                cold.append(job)  # run() turns it into U with the reason
+                continue
+            groups.setdefault((frozen.directory, job.extra_ro), []).append(replace(job, verifier=frozen))
+        chunks: list[list[Job]] = []
+        for group in groups.values():
+            # Enough cases for several sandboxes: spread them over the slots, one warm sandbox each.
+            count = max(1, min(self.slots, len(group) // WARM_MIN_CASES))
+            chunks += [group[i::count] for i in range(count)]
+        done: queue.Queue[Outcome | BaseException] = queue.Queue()
+
+        def run_chunk(chunk: list[Job]) -> None:
+            try:
+                self._run_warm_chunk(chunk, done.put)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                done.put(exc)
+
+        def run_cold(job: Job) -> None:
+            try:
+                done.put(self.run(job))
+            except BaseException as exc:  # noqa: BLE001
+                done.put(exc)
+
+        expected = sum(map(len, chunks)) + len(cold)
+        with ThreadPoolExecutor(max_workers=self.slots) as pool:
+            for chunk in sorted(chunks, key=len, reverse=True):
+                pool.submit(run_chunk, chunk)
+            for job in cold:
+                pool.submit(run_cold, job)
+            for _ in range(expected):
+                item = done.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if on_done:
+                    on_done(item)
+                yield item
+
+    def _run_warm_chunk(self, jobs: list[Job], emit: Callable[[Outcome], None]) -> None:
+        """Runs `jobs` (one frozen verifier, the same inputs) on one slot through one warm sandbox."""
+        from verifierbench.executor.warm import WarmCrash, WarmSandbox  # warm builds on this module
+
+        slot = self._free_slots.get()
+        sandbox = None
+        try:
+            try:
+                sandbox = WarmSandbox(self, jobs[0].verifier, jobs[0], slot)  # type: ignore[arg-type]
+            except (OSError, WarmCrash) as exc:
+                logger.warning("warm sandbox did not start (%s); its %d cases run cold", exc, len(jobs))
+            for job in jobs:
+                if sandbox is not None:
+                    try:
+                        emit(sandbox.run(job))
+                        continue
+                    except WarmCrash as exc:
+                        logger.warning("warm sandbox crashed (%s); the remaining cases run cold", exc)
+                        sandbox.close()
+                        sandbox = None
+                outcome = self._run_in_slot(job, slot)
+                outcome.path = "cold-fallback"
+                emit(outcome)
+        finally:
+            if sandbox is not None:
+                sandbox.close()
+            self._free_slots.put(slot)
+
     def _run_in_slot(self, job: Job, slot: int) -> Outcome:
         try:
             frozen = self.freeze(job.verifier)
@@ -271,9 +359,13 @@ class Executor:
             if filter_fd is not None:
                 os.close(filter_fd)
         stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
+        return self._outcome(job, limits, exit_status, timed_out, wall, stderr_tail, out_dir, token)
 
+    def _outcome(self, job: Job, limits: Limits, exit_status: int | None, timed_out: bool, wall: float, stderr_tail: str,
+                 out_dir: Path, token: str, path: str = "cold") -> Outcome:
+        """What a finished run means: P, F or U from its exit, its result file and whether it timed out."""
         outcome = Outcome(job.key, Decision.U, exit_status=exit_status, timed_out=timed_out,
-                          wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value)
+                          wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value, path=path)
         if timed_out:
             outcome.problem = f"timed out after {limits.timeout_s:g} s"
             return outcome
