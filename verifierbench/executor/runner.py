@@ -168,6 +168,10 @@ class Executor:
         return _stage(Path(os.path.abspath(verifier)), self.root / "verifiers" / str(number))
 
     def run(self, job: Job) -> Outcome:
+        return self._run_cold(job)
+
+    def _run_cold(self, job: Job) -> Outcome:
+        """One job in a sandbox of its own, on the first free slot."""
         slot = self._free_slots.get()
         try:
             if job.public is not None:
@@ -228,7 +232,7 @@ class Executor:
 
         def run_cold(job: Job) -> None:
             try:
-                done.put(self.run(job))
+                done.put(self._run_cold(job))
             except BaseException as exc:  # noqa: BLE001
                 done.put(exc)
 
