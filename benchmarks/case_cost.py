@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/case_cost.py [--samples 60] [--cases 400]
 
-Paths: `per-run netns` (bubblewrap creates a network namespace per run, as before issue 22) and
+Paths: `warm` (Executor.run_warm, batches only), `per-run netns` (bubblewrap creates a network namespace per run, as before issue 22) and
 `slot netns` (each slot's sandboxes join one empty namespace made once). The verifier imports
 `json` and `re`, as real ones do. Prints, for each path, the median wall time of one case (samples
 interleaved with the bare spawn so machine noise hits all alike) and its ratio to the bare spawn,
@@ -69,6 +69,16 @@ def main() -> int:
             wall, cpu_after = time.perf_counter() - started, children_cpu()
             assert all(o.decision.value == "P" for o in outcomes)
             batches[name] = (wall, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1])
+        # The warm path (slot netns too): one warm sandbox per slot for the verifier's cases.
+        cpu_before, started = children_cpu(), time.perf_counter()
+        outcomes = list(per_slot.run_warm(Job(frozen["slot netns"], {"id": f"case-{i}"}, key=str(i)) for i in range(args.cases)))
+        wall, cpu_after = time.perf_counter() - started, children_cpu()
+        assert all(o.decision.value == "P" and o.path == "warm" for o in outcomes)
+        batches["warm"] = (wall, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1])
+        bare_batch_started = time.perf_counter()
+        for _ in range(args.cases // per_slot.slots):  # bare spawns, as many per slot as the batches ran
+            subprocess.run([DEFAULT_INTERPRETER, "-c", "pass"], check=True)
+        bare_batch = (time.perf_counter() - bare_batch_started) * per_slot.slots / args.cases
 
     bare = statistics.median(timings["bare"])
     print(f"isolation: {per_slot.level.value}, slots: {per_slot.slots}, samples: {args.samples}")
@@ -76,8 +86,10 @@ def main() -> int:
     for name in paths:
         median = statistics.median(timings[name])
         print(f"{name:14s} one case: median {median * 1000:.1f} ms, ratio to bare {median / bare:.2f}")
+    print(f"bare spawn, sequential in the batch phase: {bare_batch * 1000:.1f} ms each")
     for name, (wall, user, system) in batches.items():
-        print(f"{name:14s} {args.cases} cases through run_many: {wall:.1f} s wall ({wall / args.cases * 1000:.1f} ms a case), "
+        print(f"{name:14s} {args.cases} cases ({'run_warm' if name == 'warm' else 'run_many'}): {wall:.1f} s wall "
+              f"({wall / args.cases * 1000:.1f} ms a case amortised, {wall / args.cases * per_slot.slots / bare_batch:.2f}x a bare spawn per slot), "
               f"children's CPU {user:.1f} s user + {system:.1f} s sys")
     return 0
 

@@ -25,6 +25,7 @@ import sys
 # The preloaded interpreter: what most verifiers import, imported once (random is left out: each
 # case must seed its own).
 import re  # noqa: F401
+import runpy
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
@@ -147,6 +148,4 @@ if case is None:
 sys.argv = list(case["argv"])
 sys.path[0] = os.path.dirname(case["argv"][0])
 del case
-import runpy  # noqa: E402
-
 runpy.run_path(sys.argv[0], run_name="__main__")
