@@ -18,14 +18,26 @@ class Bind:
 
 
 def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scratch_bytes: int = 64 << 20,
-                    chdir: str = "/tmp", shm_bytes: int = 16 << 20, seccomp_fd: int | None = None) -> list[str]:
+                    chdir: str = "/tmp", shm_bytes: int = 16 << 20, seccomp_fd: int | None = None,
+                    join_network: bool = False, keep_sys_admin: bool = False) -> list[str]:
+    """The bwrap argv that runs `argv` sandboxed.
+
+    Args:
+        join_network: keep the network namespace bwrap is started in (executor.netns: an empty one
+            with its loopback down, made once per slot) instead of creating a fresh one.
+        keep_sys_admin: keep CAP_SYS_ADMIN (and CAP_SETPCAP, to empty the bounding set) in the sandbox's
+            own user namespace, for the warm fork server (executor.warm_server), which gives each case
+            fresh namespaces and then drops both.
+    """
     cmd = [
         "bwrap",
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all, loopback included
+        *(["--share-net"] if join_network else []),
         "--die-with-parent",
         "--new-session",
         "--as-pid-1",  # no reaper zombie counting against the process limit
         "--cap-drop", "ALL",
+        *(["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"] if keep_sys_admin else []),
         "--clearenv",
         "--hostname", "sandbox",
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 import os
 import queue
 import secrets
@@ -18,14 +19,14 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import seccomp, tmpfs
+from verifierbench.executor import netns, seccomp, tmpfs
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import IsolationLevel, drop_to, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
@@ -37,6 +38,9 @@ PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
+WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,9 @@ class Outcome:
     stderr_tail: str = ""
     isolation: str = ""
     result: dict | None = None  # the result object, for jobs with keep_result
+    # Which path ran the case: "cold" (a sandbox of its own), "warm" (forked in its verifier's warm
+    # sandbox, executor.warm) or "cold-fallback" (cold, because that warm sandbox had crashed).
+    path: str = "cold"
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -91,7 +98,12 @@ class Executor:
         workdir: str | Path | None = None,
         libraries: tuple[tuple[str, str], ...] = (),
         site_packages: tuple[str, ...] = (),
+        network_per_run: bool = False,
     ) -> None:
+        """Args:
+            network_per_run: have bubblewrap create a network namespace per run even where the
+                harness could make one per slot (executor.netns); for measuring the difference.
+        """
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
         self.slots = max(1, slots or os.cpu_count() or 1)
@@ -111,7 +123,10 @@ class Executor:
         self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
         self._mounts: list[str] = []  # the slots' /output tmpfs mounts, unmounted before the root goes
-        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts)
+        # Each slot's empty network namespace (executor.netns), made at the slot's first run; root only.
+        self._share_network = self.level is IsolationLevel.bwrap and not network_per_run and netns.supported()
+        self._networks: dict[int, int] = {}
+        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts, self._networks)
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._stage_numbers = itertools.count()
@@ -153,6 +168,10 @@ class Executor:
         return _stage(Path(os.path.abspath(verifier)), self.root / "verifiers" / str(number))
 
     def run(self, job: Job) -> Outcome:
+        return self._run_cold(job)
+
+    def _run_cold(self, job: Job) -> Outcome:
+        """One job in a sandbox of its own, on the first free slot."""
         slot = self._free_slots.get()
         try:
             if job.public is not None:
@@ -178,6 +197,87 @@ class Executor:
 
     # -- one run ----------------------------------------------------------------------------
 
+    def run_warm(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
+        """Like `run_many`, but the cases of one verifier with the same inputs run in warm sandboxes
+        (executor.warm): one per slot they use, set up once, a fresh forked process per case.
+
+        Jobs with a run_public service, and every job where bubblewrap is not the isolation, run
+        cold as in `run_many`. If a warm sandbox fails, its remaining cases run cold
+        (Outcome.path says which path ran each case). Yields outcomes in completion order.
+        """
+        groups: dict[tuple, list[Job]] = {}
+        cold: list[Job] = []
+        for job in jobs:
+            if self.level is not IsolationLevel.bwrap or job.public is not None or job.public_socket_dir is not None:
+                cold.append(job)
+                continue
+            try:
+                frozen = self.freeze(job.verifier)
+            except MissingVerifier:
+                cold.append(job)  # run() turns it into U with the reason
+                continue
+            groups.setdefault((frozen.directory, job.extra_ro), []).append(replace(job, verifier=frozen))
+        chunks: list[list[Job]] = []
+        for group in groups.values():
+            # Enough cases for several sandboxes: spread them over the slots, one warm sandbox each.
+            count = max(1, min(self.slots, len(group) // WARM_MIN_CASES))
+            chunks += [group[i::count] for i in range(count)]
+        done: queue.Queue[Outcome | BaseException] = queue.Queue()
+
+        def run_chunk(chunk: list[Job]) -> None:
+            try:
+                self._run_warm_chunk(chunk, done.put)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                done.put(exc)
+
+        def run_cold(job: Job) -> None:
+            try:
+                done.put(self._run_cold(job))
+            except BaseException as exc:  # noqa: BLE001
+                done.put(exc)
+
+        expected = sum(map(len, chunks)) + len(cold)
+        with ThreadPoolExecutor(max_workers=self.slots) as pool:
+            for chunk in sorted(chunks, key=len, reverse=True):
+                pool.submit(run_chunk, chunk)
+            for job in cold:
+                pool.submit(run_cold, job)
+            for _ in range(expected):
+                item = done.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if on_done:
+                    on_done(item)
+                yield item
+
+    def _run_warm_chunk(self, jobs: list[Job], emit: Callable[[Outcome], None]) -> None:
+        """Runs `jobs` (one frozen verifier, the same inputs) on one slot through one warm sandbox."""
+        from verifierbench.executor.warm import WarmCrash, WarmSandbox  # warm builds on this module
+
+        slot = self._free_slots.get()
+        sandbox = None
+        try:
+            try:
+                sandbox = WarmSandbox(self, jobs[0].verifier, jobs[0], slot)  # type: ignore[arg-type]
+            except (OSError, WarmCrash) as exc:
+                logger.warning("warm sandbox did not start (%s); its %d cases run cold", exc, len(jobs))
+            for job in jobs:
+                if sandbox is not None:
+                    try:
+                        emit(sandbox.run(job))
+                        continue
+                    except WarmCrash as exc:
+                        logger.warning("warm sandbox crashed (%s); the remaining cases run cold", exc)
+                        sandbox.close()
+                        sandbox = None
+                outcome = self._run_in_slot(job, slot)
+                outcome.path = "cold-fallback"
+                emit(outcome)
+        finally:
+            if sandbox is not None:
+                sandbox.close()
+            self._free_slots.put(slot)
+
     def _run_in_slot(self, job: Job, slot: int) -> Outcome:
         try:
             frozen = self.freeze(job.verifier)
@@ -185,7 +285,7 @@ class Executor:
             return Outcome(job.key, Decision.U, problem=str(exc), isolation=self.level.value)
         run_dir = self._slot_dir(slot)
         try:
-            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir)
+            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir, self._slot_network(slot))
         finally:
             # Each run starts from empty output and scratch directories (bwrap's /tmp is a fresh tmpfs).
             _clear(run_dir / "out")
@@ -212,7 +312,15 @@ class Executor:
             os.chmod(run_dir.parent, 0o755)
         return run_dir
 
-    def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path) -> Outcome:
+    def _slot_network(self, slot: int) -> int | None:
+        """The slot's network namespace descriptor, or None when bubblewrap makes one per run."""
+        if not self._share_network:
+            return None
+        if slot not in self._networks:  # only the thread holding the slot gets here
+            self._networks[slot] = netns.create()
+        return self._networks[slot]
+
+    def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path, network: int | None = None) -> Outcome:
         token = secrets.token_hex(8)  # a fresh result name per run: a stale file never counts
         limits = self.limits if job.timeout_s is None else replace(self.limits, timeout_s=job.timeout_s)
         in_dir, out_dir = run_dir / "in", run_dir / "out"
@@ -233,7 +341,7 @@ class Executor:
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes,
-                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd)
+                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd, join_network=network is not None)
             cwd = str(run_dir)
         else:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
@@ -248,15 +356,20 @@ class Executor:
         try:
             with open(run_dir / "stderr", "wb") as err:
                 started = time.monotonic()
-                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,))
+                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,),
+                                                              network)
                 wall = time.monotonic() - started
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
         stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
+        return self._outcome(job, limits, exit_status, timed_out, wall, stderr_tail, out_dir, token)
 
+    def _outcome(self, job: Job, limits: Limits, exit_status: int | None, timed_out: bool, wall: float, stderr_tail: str,
+                 out_dir: Path, token: str, path: str = "cold") -> Outcome:
+        """What a finished run means: P, F or U from its exit, its result file and whether it timed out."""
         outcome = Outcome(job.key, Decision.U, exit_status=exit_status, timed_out=timed_out,
-                          wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value)
+                          wall_time_s=round(wall, 4), stderr_tail=stderr_tail, isolation=self.level.value, path=path)
         if timed_out:
             outcome.problem = f"timed out after {limits.timeout_s:g} s"
             return outcome
@@ -291,11 +404,13 @@ class Executor:
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
-                        pass_fds: tuple[int, ...] = ()) -> tuple[int | None, bool]:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
-            process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(uid),
-        )
+                        pass_fds: tuple[int, ...] = (), network: int | None = None) -> tuple[int | None, bool]:
+        # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
+        with netns.entered(network) if network is not None else nullcontext():
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
+                process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(uid),
+            )
         # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
         pidfd = os.pidfd_open(proc.pid)
         try:
@@ -479,7 +594,10 @@ def _tree_signature(path: Path) -> tuple:
         return ()
 
 
-def _remove_root(root: str, mounts: list[str]) -> None:
+def _remove_root(root: str, mounts: list[str], networks: dict[int, int]) -> None:
+    for fd in networks.values():
+        os.close(fd)
+    networks.clear()
     for mount_point in mounts:
         tmpfs.unmount(mount_point)
     shutil.rmtree(root, ignore_errors=True)

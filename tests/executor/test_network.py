@@ -1,0 +1,151 @@
+"""Sandboxes join their slot's empty network namespace (issue 22): nothing reachable, no channel between cases."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+
+import pytest
+
+from verifierbench.executor import Executor, Job, Limits, netns
+from verifierbench.executor.isolation import running_as_root
+from verifierbench.protocol import Decision
+from tests.conftest import write_verifier
+
+pytestmark = pytest.mark.sandbox
+
+needs_root = pytest.mark.skipif(not running_as_root(), reason="per-slot namespaces are made by a root harness only")
+
+# Reports, as the result's reason, the sandbox's network namespace and what it could reach.
+PROBE = """
+    import json, os, socket, sys
+    def attempt(family, address):
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as s:
+                s.settimeout(2)
+                s.connect(address)
+            return "connected"
+        except OSError as exc:
+            return type(exc).__name__
+    report = {"netns": os.readlink("/proc/self/ns/net"), "loopback": attempt(socket.AF_INET, ("127.0.0.1", PORT)),
+              "external": attempt(socket.AF_INET, ("192.0.2.1", 80)),  # TEST-NET-1: routed nowhere
+              "abstract": attempt(socket.AF_UNIX, "\\0vgb-cross-case")}
+    import fcntl, struct
+    try:  # SIOCSIFFLAGS: bring lo up
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            fcntl.ioctl(s.fileno(), 0x8914, struct.pack("16sH14x", b"lo", 1))
+        report["lo_up"] = "done"
+    except OSError as exc:
+        report["lo_up"] = type(exc).__name__
+    json.dump({"decision": "PASS", "reason": json.dumps(report)}, open(sys.argv[2], "w"))
+"""
+
+# Leaves a listener behind for the next case: a forked child holding an abstract socket and a TCP
+# port on the namespace's loopback, then PASS while the child lives on.
+LISTENER = """
+    import json, os, socket, sys, time
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        unix = socket.socket(socket.AF_UNIX); unix.bind("\\0vgb-cross-case"); unix.listen()
+        tcp = socket.socket()
+        try:
+            tcp.bind(("127.0.0.1", PORT)); tcp.listen()
+        except OSError:
+            pass
+        os.write(ready_w, b"x")
+        time.sleep(SLEEP)
+        os._exit(0)
+    os.read(ready_r, 1)
+    json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+    time.sleep(LINGER)
+"""
+
+
+def probe(executor: Executor, tmp_path, port: int, key: str = "probe") -> dict:
+    import json
+
+    verifier = write_verifier(tmp_path / f"probe-{key}", PROBE.replace("PORT", str(port)))
+    outcome = executor.run(Job(verifier, {}, key=key))
+    assert outcome.decision is Decision.P, outcome
+    return json.loads(outcome.reason)
+
+
+def listener(tmp_path, port: int, sleep: float, linger: float):
+    source = LISTENER.replace("PORT", str(port)).replace("SLEEP", str(sleep)).replace("LINGER", str(linger))
+    return write_verifier(tmp_path / "listener", source)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@needs_root
+def test_a_new_namespace_has_its_loopback_down_and_entering_it_returns_home():
+    home = os.readlink("/proc/thread-self/ns/net")
+    fd = netns.create()
+    try:
+        assert os.readlink("/proc/thread-self/ns/net") == home  # create() left this thread alone
+        with netns.entered(fd):
+            assert os.readlink("/proc/thread-self/ns/net") == f"net:[{os.fstat(fd).st_ino}]"
+            assert not netns.loopback_is_up()
+        assert os.readlink("/proc/thread-self/ns/net") == home
+    finally:
+        os.close(fd)
+
+
+@needs_root
+def test_runs_of_a_slot_share_its_namespace_and_reach_nothing(sandbox, tmp_path):
+    port = free_port()
+    server = socket.socket()
+    server.bind(("127.0.0.1", port))
+    server.listen()
+    with server:
+        reports = [probe(sandbox, tmp_path, port, key=str(i)) for i in range(3)]
+        server.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            server.accept()  # nothing from a sandbox arrived
+    host = os.readlink("/proc/self/ns/net")
+    namespaces = {report["netns"] for report in reports}
+    assert host not in namespaces
+    # Sequential runs on 2 slots: at most one namespace per slot, none made per run.
+    assert len(namespaces) <= sandbox.slots
+    assert namespaces <= {f"net:[{os.fstat(fd).st_ino}]" for fd in sandbox._networks.values()}
+    for report in reports:
+        assert (report["loopback"], report["external"], report["abstract"]) == ("OSError", "OSError", "ConnectionRefusedError"), report
+        assert report["lo_up"] == "PermissionError", report
+
+
+def test_a_listener_left_by_one_case_is_gone_for_the_next_in_its_slot(bwrap_available, tmp_path):
+    port = free_port()
+    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1) as executor:
+        first = executor.run(Job(listener(tmp_path, port, sleep=30, linger=0), {}, key="listener"))
+        assert first.decision is Decision.P, first
+        report = probe(executor, tmp_path, port)
+    assert report["abstract"] == "ConnectionRefusedError" and report["loopback"] == "OSError", report
+
+
+def test_cases_running_at_once_on_two_slots_cannot_reach_each_other(bwrap_available, tmp_path):
+    port = free_port()
+    with Executor(Limits(timeout_s=10), isolation="bwrap", slots=2) as executor:
+        verifier = listener(tmp_path, port, sleep=8, linger=6)  # listens for the whole probe below
+        started = threading.Event()
+        outcome: list = []
+
+        def run_listener() -> None:
+            started.set()
+            outcome.append(executor.run(Job(verifier, {}, key="listener")))
+
+        thread = threading.Thread(target=run_listener)
+        thread.start()
+        started.wait()
+        import time
+
+        time.sleep(2)  # the listener's sandbox is up and listening by now
+        report = probe(executor, tmp_path, port)
+        thread.join()
+    assert outcome[0].decision is Decision.P, outcome
+    assert report["abstract"] == "ConnectionRefusedError" and report["loopback"] == "OSError", report

@@ -1,0 +1,193 @@
+"""The warm path (issue 22): one sandbox per verifier, a fresh forked process per case, nothing carried over."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from verifierbench.executor import Executor, Job, Limits
+from verifierbench.executor import warm
+from verifierbench.executor.runner import _children
+from verifierbench.protocol import Decision
+from tests.conftest import write_verifier
+
+pytestmark = pytest.mark.sandbox
+
+
+@pytest.fixture
+def one_slot(bwrap_available):
+    with Executor(Limits(timeout_s=3, memory_bytes=1 << 30, max_processes=32), isolation="bwrap", slots=1) as executor:
+        yield executor
+
+
+def run_warm(executor: Executor, verifier, candidates: list) -> list:
+    outcomes = {o.key: o for o in executor.run_warm(Job(verifier, c, key=str(i)) for i, c in enumerate(candidates))}
+    return [outcomes[str(i)] for i in range(len(candidates))]
+
+
+# Each case reports what earlier cases left (CHECK), then leaves all of it for the next one (PLANT).
+SETUP = r"""
+import ctypes, json, os, socket, sys, time
+import json as preloaded
+libc = ctypes.CDLL(None, use_errno=True)
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+rt.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+"""
+CHECK = r"""
+seen = []
+if os.listdir("/tmp"): seen.append("tmp")
+if os.listdir("/dev/shm"): seen.append("shm")
+if [n for n in os.listdir("/output") if n != os.path.basename(sys.argv[2])]: seen.append("output")
+if "VGB_MARK" in os.environ: seen.append("environ")
+if hasattr(preloaded, "vgb_mark"): seen.append("module global")
+if "vgb_planted" in sys.modules: seen.append("sys.modules")
+if [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]: seen.append("process")
+if libc.semget(0x5647, 0, 0) != -1: seen.append("sysv semaphore")
+if rt.mq_open(b"/vgb-mark", os.O_RDONLY, 0, None) != -1: seen.append("posix mqueue")
+probe = socket.socket(socket.AF_UNIX)
+try:
+    probe.connect("\0vgb-mark"); seen.append("abstract socket")
+except OSError:
+    pass
+"""
+PLANT = r"""
+open("/tmp/mark", "w").write("x"); open("/dev/shm/mark", "w").write("x"); open("/output/mark", "w").write("x")
+os.environ["VGB_MARK"] = "1"
+preloaded.vgb_mark = 1
+sys.modules["vgb_planted"] = sys
+assert libc.semget(0x5647, 1, 0o1666) != -1
+assert rt.mq_open(b"/vgb-mark", os.O_CREAT | os.O_RDONLY, 0o666, None) != -1
+ready_r, ready_w = os.pipe()
+if os.fork() == 0:  # a daemon that would spoil the next case's result if it lived on
+    os.setsid()
+    listener = socket.socket(socket.AF_UNIX); listener.bind("\0vgb-mark"); listener.listen()
+    os.write(ready_w, b"x")
+    for _ in range(100):
+        for name in set(os.listdir("/output")) - {os.path.basename(sys.argv[2])}:  # later cases' results
+            try:
+                open("/output/" + name, "w").write('{"decision": "FAIL", "reason": "spoiled"}')
+            except OSError:
+                pass
+        time.sleep(0.05)
+    os._exit(0)
+os.read(ready_r, 1)
+"""
+REPORT = r"""
+json.dump({"decision": "PASS", "reason": json.dumps(seen)}, open(sys.argv[2], "w"))
+"""
+EVERYTHING = ["tmp", "shm", "output", "environ", "module global", "sys.modules", "process", "sysv semaphore",
+              "posix mqueue", "abstract socket"]
+
+
+def test_nothing_a_case_does_is_visible_to_the_next(one_slot, tmp_path):
+    verifier = write_verifier(tmp_path / "v", SETUP + CHECK + PLANT + REPORT)
+    outcomes = run_warm(one_slot, verifier, [{"i": i} for i in range(4)])
+    for outcome in outcomes:
+        assert outcome.path == "warm", outcome
+        assert outcome.decision is Decision.P and json.loads(outcome.reason) == [], outcome
+
+
+def test_the_checks_see_every_mark_left_within_one_case(one_slot, tmp_path):
+    """The carrier's checks can fail: planting first, one case sees every mark."""
+    verifier = write_verifier(tmp_path / "v", SETUP + PLANT + CHECK + REPORT)
+    outcome = run_warm(one_slot, verifier, [{}])[0]
+    assert json.loads(outcome.reason) == EVERYTHING, outcome
+
+
+def test_decisions_and_exit_statuses_match_the_cold_path(one_slot, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        c = json.load(open(sys.argv[1]))
+        if c["do"] == "exit":
+            sys.exit(4)
+        if c["do"] == "raise":
+            raise ValueError("boom")
+        if c["do"] == "garbage":
+            open(sys.argv[2], "w").write("{")
+        else:
+            json.dump({"decision": c["do"], "confidence": 0.5, "reason": "r"}, open(sys.argv[2], "w"))
+    """)
+    candidates = [{"do": d} for d in ("PASS", "FAIL", "exit", "raise", "garbage", "PASS")]
+    warm_outcomes = run_warm(one_slot, verifier, candidates)
+    cold_outcomes = [one_slot.run(Job(verifier, c, key=str(i))) for i, c in enumerate(candidates)]
+    fields = lambda o: (o.decision, o.confidence, o.reason, o.problem, o.exit_status, o.timed_out)  # noqa: E731
+    assert [fields(o) for o in warm_outcomes] == [fields(o) for o in cold_outcomes]
+    assert {o.path for o in warm_outcomes} == {"warm"} and {o.path for o in cold_outcomes} == {"cold"}
+    assert "ValueError: boom" in warm_outcomes[3].stderr_tail
+
+
+def test_a_timeout_a_fork_bomb_and_4_gib_stay_within_their_case(bwrap_available, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, subprocess, sys
+        c = json.load(open(sys.argv[1]))
+        if c == "loop":
+            subprocess.Popen(["sleep", "1000.321"])
+            while True:
+                pass
+        if c == "bomb":
+            while True:
+                try:
+                    if os.fork() == 0:
+                        while True:
+                            pass
+                except OSError:
+                    raise SystemExit(3)
+        if c == "memory":
+            block = bytearray(4 * 1024**3)
+        json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+    """)
+    limits = Limits(timeout_s=6, memory_bytes=1 << 30, max_processes=32)  # the fork bomb needs 2-3 s on a loaded machine
+    with Executor(limits, isolation="bwrap", slots=1) as executor:
+        started = time.monotonic()
+        outcomes = run_warm(executor, verifier, ["bomb", "ok", "loop", "ok", "memory", "ok"])
+    assert time.monotonic() - started < 6 + 2 + 20
+    bomb, after_bomb, loop, after_loop, memory, after_memory = outcomes
+    assert loop.timed_out and loop.decision is Decision.U and loop.problem == "timed out after 6 s"
+    assert bomb.decision is Decision.U and bomb.exit_status == 3, bomb
+    assert memory.decision is Decision.U and "MemoryError" in memory.stderr_tail
+    assert all(o.decision is Decision.P for o in (after_loop, after_bomb, after_memory))
+    assert {o.path for o in outcomes} == {"warm"}
+    for pid in os.listdir("/proc"):  # nothing of the loop's sleep survives
+        try:
+            assert b"1000.321" not in open(f"/proc/{pid}/cmdline", "rb").read()
+        except OSError:
+            pass
+
+
+def test_a_crashed_warm_sandbox_falls_back_to_the_cold_path(one_slot, tmp_path, monkeypatch):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        json.dump({"decision": "PASS" if json.load(open(sys.argv[1])) % 2 else "FAIL"}, open(sys.argv[2], "w"))
+    """)
+    real_run, calls = warm.WarmSandbox.run, []
+
+    def kill_the_server_before_the_third_case(self, job):
+        calls.append(job.key)
+        if len(calls) == 3:
+            for server in _children(self.proc.pid):  # bwrap's child: the fork server
+                os.kill(server, signal.SIGKILL)
+            self.proc.wait()
+        return real_run(self, job)
+
+    monkeypatch.setattr(warm.WarmSandbox, "run", kill_the_server_before_the_third_case)
+    outcomes = run_warm(one_slot, verifier, list(range(6)))
+    assert [o.path for o in outcomes] == ["warm", "warm"] + ["cold-fallback"] * 4
+    assert [o.decision for o in outcomes] == [Decision.F, Decision.P] * 3
+
+
+def test_the_verifier_gets_no_capability_and_cannot_reach_the_server(one_slot, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, sys
+        caps = [line.split()[1] for line in open("/proc/self/status") if line.startswith("Cap")]
+        pids = sorted(p for p in os.listdir("/proc") if p.isdigit())
+        fds = sorted(os.listdir("/proc/self/fd"))
+        json.dump({"decision": "PASS", "reason": json.dumps([caps, pids, fds])}, open(sys.argv[2], "w"))
+    """)
+    caps, pids, fds = json.loads(run_warm(one_slot, verifier, [{}])[0].reason)
+    assert set(caps) == {"0000000000000000"}
+    assert pids == ["1"]  # its own pid namespace: the server is not even visible
+    assert fds == ["0", "1", "2", "3"]  # stdio and the listing's own descriptor: no control channel

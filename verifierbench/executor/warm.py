@@ -1,0 +1,154 @@
+"""A warm sandbox: one verifier's sandbox, set up once, that forks a fresh process per case (issue 22).
+
+The sandbox is today's (its slot's uid, no network, read-only inputs, rlimits, the seccomp filter),
+with one difference: its first process is our fork server (executor/warm_server.py), which keeps
+CAP_SYS_ADMIN inside the sandbox's own user namespace to give every case new mount, IPC and pid
+namespaces, a fresh /tmp, /dev/shm and /proc, and then drops every capability before the verifier
+runs. The harness side is as for a cold run: the candidate is written to the slot's in/, the
+result read from and then cleared out of its out/ (host side), stderr kept per case.
+
+Anything unexpected from the server (no reply in time, a broken pipe, a setup failure) raises
+WarmCrash; the executor then runs that case and the rest cold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import subprocess
+import time
+from dataclasses import replace
+from pathlib import Path
+from contextlib import nullcontext
+
+from verifierbench.executor import netns, seccomp
+from verifierbench.executor.bwrap import Bind, sandbox_command
+from verifierbench.executor.isolation import running_as_root, slot_uid
+from verifierbench.executor.runner import LIBRARY_ROOT, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome, _clear, _tail
+from verifierbench.protocol import ENTRYPOINT
+
+SERVER_DIR = "/opt/vgb/warm"
+SERVER = Path(__file__).with_name("warm_server.py")
+SETUP_FAILED = b"vgb warm server: case setup failed"
+REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
+START_TIMEOUT_S = 20.0
+
+
+class WarmCrash(Exception):
+    """The warm sandbox stopped working; the remaining cases go the cold path."""
+
+
+class WarmSandbox:
+    """One frozen verifier's sandbox on one slot, kept up while its cases run one after another."""
+
+    def __init__(self, executor: Executor, frozen: FrozenVerifier, template: Job, slot: int) -> None:
+        """Starts the sandbox.
+
+        Args:
+            executor: owns the slot, its directories, limits and network namespace.
+            frozen: the verifier every case of this sandbox runs.
+            template: a job of the batch: its read-only inputs (extra_ro) are those of every case.
+            slot: held by the caller for the sandbox's whole life.
+        """
+        self.executor, self.frozen, self.slot = executor, frozen, slot
+        self.uid = slot_uid(slot)
+        self.run_dir = executor._slot_dir(slot)
+        self.stderr_path = self.run_dir / "stderr"
+        self.extra_ro = template.extra_ro
+        binds = [Bind(str(frozen.directory), "/verifier"), Bind(str(self.run_dir / "in"), "/input"),
+                 Bind(str(self.run_dir / "out"), "/output", writable=True), Bind(str(SERVER.parent), SERVER_DIR)]
+        binds += [Bind(host, inside) for host, inside in template.extra_ro]
+        binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in executor.libraries]
+        binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
+        # The server's own environment; each case gets exactly the cold path's (executor._env).
+        env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
+        network = executor._slot_network(slot)
+        filter_fd = seccomp.filter_fd()
+        argv = sandbox_command([executor.interpreter, f"{SERVER_DIR}/{SERVER.name}"], binds, env, executor.limits.scratch_bytes,
+                               shm_bytes=executor.limits.shm_bytes, seccomp_fd=filter_fd, join_network=network is not None,
+                               keep_sys_admin=True)
+        # The server's CPU time grows with the batch; each case gets its own CPU limit (warm_server).
+        limits = [arg for arg in executor.limits.prlimit_args() if not arg.startswith("--cpu=")] + ["--cpu=unlimited"]
+        drop = {"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}
+        self.stderr = open(self.stderr_path, "ab")  # appended to: truncated between cases, each starts at 0
+        try:
+            with netns.entered(network) if network is not None else nullcontext():
+                self.proc = subprocess.Popen(
+                    ["prlimit", *limits, "--", *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                    cwd=str(self.run_dir), close_fds=True, pass_fds=() if filter_fd is None else (filter_fd,),
+                    process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
+                )
+        except BaseException:
+            self.stderr.close()
+            raise
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
+
+    def run(self, job: Job) -> Outcome:
+        """One case: the verifier as `verify.py CANDIDATE RESULT` in a fresh process; WarmCrash if the server fails."""
+        executor = self.executor
+        if job.extra_ro != self.extra_ro or job.public is not None or job.public_socket_dir is not None:
+            raise ValueError("a warm sandbox runs only cases with its own inputs and no run_public service")
+        limits = executor.limits if job.timeout_s is None else replace(executor.limits, timeout_s=job.timeout_s)
+        token = secrets.token_hex(8)
+        in_dir, out_dir = self.run_dir / "in", self.run_dir / "out"
+        candidate_file = in_dir / "candidate.json"
+        candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
+        os.chmod(candidate_file, 0o644)
+        candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
+        request = {
+            "argv": [f"/verifier/{ENTRYPOINT}", candidate_path, result_path],
+            "env": {**executor._env(candidate_path, result_path, home="/tmp"), "PWD": "/tmp"},  # bwrap --chdir sets PWD
+            "chdir": "/tmp", "timeout_s": limits.timeout_s, "cpu_s": int(limits.timeout_s) + 2,
+            "scratch_bytes": executor.limits.scratch_bytes, "shm_bytes": executor.limits.shm_bytes,
+        }
+        os.truncate(self.stderr_path, 0)
+        started = time.monotonic()
+        try:
+            reply = self._exchange(request, limits.timeout_s + REPLY_GRACE_S)
+            wall = time.monotonic() - started
+            stderr_tail = _tail(self.stderr_path, executor.limits.stderr_tail_bytes)
+            if reply.get("status") == 125 and SETUP_FAILED.decode() in stderr_tail:
+                raise WarmCrash(stderr_tail.strip().splitlines()[-1])
+            timed_out = bool(reply["timed_out"])
+            status = -9 if timed_out else int(reply["status"])
+            return executor._outcome(job, limits, status, timed_out, wall, stderr_tail, out_dir, token, path="warm")
+        finally:
+            _clear(out_dir)
+
+    def _exchange(self, request: dict, timeout_s: float) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise WarmCrash(f"the warm sandbox's server is gone ({exc})") from None
+        poller = select.poll()
+        poller.register(self.proc.stdout, select.POLLIN)
+        if not poller.poll(timeout_s * 1000):
+            raise WarmCrash(f"the warm sandbox's server gave no answer within {timeout_s:g} s")
+        line = self.proc.stdout.readline()
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise WarmCrash("the warm sandbox's server ended" if not line else "the warm sandbox's server answered garbage") from None
+
+    def close(self) -> None:
+        """Ends the sandbox (its whole pid namespace goes with the server) and waits for it."""
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.executor._kill(self.proc)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self.stderr.close()
+        _clear(self.run_dir / "out")
+        _clear(self.run_dir / "scratch")

@@ -1,0 +1,151 @@
+"""The fork server inside a warm sandbox (executor.warm): ours, run by the sandbox's interpreter.
+
+Standard library only: it runs as /opt/vgb/warm/warm_server.py under bubblewrap, started once per
+(verifier, task). It keeps CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's own user namespace (nothing on the host)
+only to give each case fresh namespaces; the case's process drops every capability before any
+verifier code runs.
+
+Requests arrive one JSON line at a time on fd 0: {"argv": [...], "env": {...}, "timeout_s": s}.
+For each, the server forks a child that unshares mount, IPC and pid namespaces and forks the case
+process: pid 1 of its own pid namespace (as with bwrap --as-pid-1 today), with a fresh tmpfs at
+/tmp and /dev/shm, its own /proc, a fresh IPC namespace, the request's environment, no capability,
+and the verifier run as `verify.py CANDIDATE RESULT`. When that process ends, the kernel kills
+everything it left in its pid namespace; the mounts and IPC objects go with the namespaces. The
+reply, one JSON line on fd 1: {"status": exit status as bwrap reports it, "timed_out": bool}.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import sys
+
+# The preloaded interpreter: what most verifiers import, imported once (random is left out: each
+# case must seed its own).
+import re  # noqa: F401
+import runpy
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 4, 24, 38, 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+LAST_CAP = 63
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(result, what):
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def drop_capabilities():
+    """No capability left, none to regain: ambient, bounding, effective, permitted, inheritable."""
+    check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
+    for cap in range(LAST_CAP + 1):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:  # EINVAL: no such cap
+            check(-1, f"drop capability {cap} from the bounding set")
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable) triples, all zero
+    check(libc.capset(header, data), "capset")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def mount_tmpfs(target, size, mode):
+    options = f"size={size},mode={mode:o}".encode()
+    check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount tmpfs on {target}")
+
+
+def become_case(request):
+    """In the case process (pid 1 of its namespaces, capabilities still held): the case's world."""
+    mount_tmpfs("/tmp", request["scratch_bytes"], 0o755)  # as bwrap's --tmpfs /tmp: the sandbox uid's
+    mount_tmpfs("/dev/shm", request["shm_bytes"], 0o1777)
+    check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+    resource.setrlimit(resource.RLIMIT_CPU, (request["cpu_s"], request["cpu_s"]))  # as prlimit --cpu on a cold run
+    drop_capabilities()
+    check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # as any fresh process; the server stays not
+    os.chdir(request["chdir"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    for name in list(sys.modules):
+        if name == "random" or name.startswith("random."):
+            del sys.modules[name]  # never imported here; defensive: a fresh seed per case
+
+
+def wait_status(pid):
+    """The child's status as bwrap reports it: its exit code, or 128 + the signal that killed it."""
+    _, status = os.waitpid(pid, 0)
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+def run_case_child(request):
+    """In the forked child: new namespaces, then the case process. Returns the request only in it."""
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare the case's namespaces")
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make the case's mounts private")
+    pid = os.fork()
+    if pid == 0:
+        # If the server kills this child (a timeout), the case's pid 1 dies too, and with it its namespace
+        # (getppid() is 0 in a new pid namespace, so no race check here: reap_everything is the backstop).
+        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+        become_case(request)
+        return request
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os._exit(wait_status(pid))
+
+
+def reap_everything():
+    """Kills and reaps whatever is left in the sandbox but this server (its pid 1): nothing should be."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def serve():
+    """Handles requests until fd 0 ends. In the server returns None; in a case process, its request."""
+    check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # no case may ptrace or read this process
+    requests = os.fdopen(os.dup(0), "rb", buffering=0)
+    replies = os.dup(1)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    lines = iter(requests.readline, b"")
+    for line in lines:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.closerange(3, 1 << 16)  # the control channel never reaches verifier code
+                return run_case_child(request)
+            except BaseException as exc:  # noqa: BLE001 - the setup failed: report it as a crash
+                os.write(2, f"vgb warm server: case setup failed: {exc}\n".encode())
+                os._exit(125)
+        pidfd = os.pidfd_open(pid)
+        ready = select.poll()
+        ready.register(pidfd, select.POLLIN)
+        timed_out = not ready.poll(request["timeout_s"] * 1000)
+        os.close(pidfd)
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)  # its case process gets the parent-death SIGKILL
+        status = wait_status(pid)
+        reap_everything()
+        os.write(replies, (json.dumps({"status": status, "timed_out": timed_out}) + "\n").encode())
+    return None
+
+
+case = serve()
+if case is None:
+    sys.exit(0)
+sys.argv = list(case["argv"])
+sys.path[0] = os.path.dirname(case["argv"][0])
+del case
+runpy.run_path(sys.argv[0], run_name="__main__")
