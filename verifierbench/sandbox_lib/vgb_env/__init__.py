@@ -74,12 +74,39 @@ def reset() -> dict:
     return _ask({"op": "reset"}, "reset")
 
 
+# In a container sandbox (docker, k8s) the harness serves run_public through Inspect's sandbox_service():
+# request and reply files under this directory instead of a socket.
+CONTAINER_SERVICE = "/var/tmp/sandbox-services/vgb_public/vgb_public.py"
+
+
 def _ask(request: dict, name: str) -> dict:
+    path = os.environ.get("VGB_PUBLIC_SOCKET")
+    if path and os.path.exists(path):
+        reply = _ask_socket(path, request)
+    elif os.path.exists(CONTAINER_SERVICE):
+        reply = _ask_container_service(request)
+    else:
+        raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
+    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
+    if error:
+        if str(error).startswith("BudgetExceeded"):
+            raise BudgetExceeded(error)
+        raise RuntimeError(f"{name}: {error}")
+    return reply
+
+
+def _ask_container_service(request: dict) -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vgb_public", CONTAINER_SERVICE)
+    client = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(client)
+    return client.call_vgb_public("request", request=request)
+
+
+def _ask_socket(path: str, request: dict) -> object:
     import socket
 
-    path = os.environ.get("VGB_PUBLIC_SOCKET")
-    if not path or not os.path.exists(path):
-        raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.connect(path)
         client.sendall(json.dumps(request).encode() + b"\n")
@@ -90,10 +117,4 @@ def _ask(request: dict, name: str) -> dict:
             if not chunk:
                 break
             data += chunk
-    reply = json.loads(data)
-    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
-    if error:
-        if str(error).startswith("BudgetExceeded"):
-            raise BudgetExceeded(error)
-        raise RuntimeError(f"{name}: {error}")
-    return reply
+    return json.loads(data)

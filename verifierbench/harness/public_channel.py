@@ -1,0 +1,69 @@
+"""run_public and reset in container sandboxes (docker, k8s).
+
+The vgb sandbox binds its sample's run_public socket into every command. A container cannot be handed a host
+socket per sample, so there the same host-side PublicService (same budget, same counters, nothing of it in the
+container) is reached through Inspect's `sandbox_service()`: code in the container (`vgb_env.run_public`) writes a
+request file under /var/tmp/sandbox-services/vgb_public/, which the harness process polls, answers and removes.
+The run_public and reset tools call the service directly, as in vgb.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar
+from typing import Any
+
+import anyio
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import sandbox, sandbox_service
+
+from verifierbench.public_env.service import PublicService
+
+SERVICE_NAME = "vgb_public"  # vgb_env looks for /var/tmp/sandbox-services/vgb_public/vgb_public.py
+CONTAINER_USER = "agent"  # the container's default user (sandboxes/docker/Dockerfile): the service dir is its own
+
+# The current sample's service, for the run_public/reset tools (they run inside the solver's context).
+container_service: ContextVar[PublicService | None] = ContextVar("verifierbench_container_public", default=None)
+
+
+@solver
+def with_public_channel(inner: Solver) -> Solver:
+    """Runs `inner` with the sample's run_public service reachable from the container, when the sample's task has
+    a public environment and its sandbox is not vgb (which has its own socket).
+
+    Args:
+      inner: The harness's solver.
+    """
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from verifierbench.harness.sandbox import VgbSandboxEnvironment, task_environment
+        from verifierbench.harness.tools import sync_counters
+
+        box = sandbox()
+        if isinstance(box, VgbSandboxEnvironment):
+            return await inner(state, generate)
+        service, _ = task_environment(state.metadata)
+        if service is None:
+            return await inner(state, generate)
+
+        async def request(request: Any) -> dict[str, Any]:
+            return await asyncio.to_thread(service.handle, request)
+
+        finished = False
+        started = anyio.Event()
+        token = container_service.set(service)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(lambda: sandbox_service(SERVICE_NAME, {"request": request}, lambda: finished, box,
+                                                         user=CONTAINER_USER, started=started))
+                await started.wait()
+                try:
+                    state = await inner(state, generate)
+                finally:
+                    finished = True  # the service loop ends at its next poll
+        finally:
+            container_service.reset(token)
+            service.stop()
+            sync_counters(service)
+        return state
+
+    return solve
