@@ -17,12 +17,12 @@ import pytest
 from tests.conftest import REPO_ROOT, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench.harness.dataset import task_sample
-from verifierbench.harness.task import sandbox_spec
+from verifierbench.harness.task import SANDBOX_IMAGE_LABEL, sandbox_spec
 from verifierbench.suite import load_suite
 
 ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]
-TOOL_CALL_TASKS = "bfcl/parallel_114,bfcl/simple_python_12,bfcl/multiple_3"
+TOOL_CALL_TASKS = ("-T", "source=bfcl", "--limit", "3")  # the suite's first three BFCL tasks
 
 
 def _engine_environment() -> dict[str, str]:
@@ -142,9 +142,9 @@ def _decisions(log) -> dict[str, dict[str, list[str]]]:
             for sample in log.samples}
 
 
-def _eval(tmp_path, suite, sandbox: str, task_ids: str):
+def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
     result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
-                     "-T", f"task_ids={task_ids}", "-T", f"sandbox={sandbox}", "--log-dir", str(tmp_path / sandbox))
+                     *selection, "-T", f"sandbox={sandbox}", "--log-dir", str(tmp_path / sandbox))
     assert result.returncode == 0, result.stderr[-3000:]
     log = eval_log(tmp_path / sandbox)
     assert log.status == "success", log.error
@@ -159,7 +159,8 @@ def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(tmp_path, bfc
     assert len(vgb) == 3 and all(vgb.values())
     assert docker == vgb
     # Repeated evals leave no untagged image behind.
-    assert subprocess.run(["docker", "images", "-q", "--filter", "dangling=true"], capture_output=True, text=True).stdout == ""
+    untagged = ["docker", "images", "-q", "--filter", "dangling=true", "--filter", f"label={SANDBOX_IMAGE_LABEL}"]
+    assert subprocess.run(untagged, capture_output=True, text=True).stdout == ""
 
 
 def test_the_compose_file_mounts_nothing_of_the_host_and_has_no_network():
@@ -174,3 +175,46 @@ def test_the_compose_file_mounts_nothing_of_the_host_and_has_no_network():
     assert config["volumes"]["workspace"]["driver_opts"]["device"] == "tmpfs"
     assert set(config["volumes"]) == {"workspace"} and "volumes_from" not in service
     assert service["cap_drop"] == ["ALL"] and service["security_opt"] == ["no-new-privileges:true"]
+
+
+class _CountingEnvironment:
+    """A public environment whose state is the number of calls replayed: enough to see requests arrive."""
+
+    def run_request(self, request: dict) -> dict:
+        calls = request.get("calls", [])
+        return {"observations": [call["name"] for call in calls], "state": {"calls": len(calls)}, "state_hash": f"h{len(calls)}"}
+
+    def reset_reply(self) -> dict:
+        return {"state": {"calls": 0}, "state_hash": "h0"}
+
+
+def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
+    """run_public and reset from code in the container go through harness/public_channel.py to the sample's
+    PublicService: its budget applies and its counters (on the host) count every call, blocked ones included."""
+    from verifierbench.harness.public_channel import serving
+    from verifierbench.public_env.service import PublicService
+
+    service = PublicService(_CountingEnvironment(), budget=1)
+    script = ("import vgb_env\n"
+              "print(vgb_env.reset()['state_hash'])\n"
+              "print(vgb_env.run_public(calls=[{'name': 'f', 'arguments': {}}])['observations'])\n"
+              "try:\n    vgb_env.run_public(calls=[])\nexcept vgb_env.BudgetExceeded as e:\n    print('blocked', e)\n")
+
+    async def run():
+        async with serving(service, container):
+            return await container.exec(["python3", "-c", script], timeout=120)
+
+    result = asyncio.run(run())
+    assert result.stdout.splitlines() == ["h0", "['f']", "blocked BudgetExceeded: run_public"], result.stderr
+    assert (service.uses, service.blocks) == (2, 1)
+    # The task type reaches the container too (tool-call: this fixture's sample has no metadata).
+    assert sh(container, "echo $VGB_TASK_TYPE").stdout.strip() == "tool-call"
+
+
+@pytest.mark.usefixtures("bwrap_available")
+def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(tmp_path, state_suite, docker_engine):
+    selection = ("-T", "source=agentdojo", "--limit", "1")
+    vgb, docker = _eval(tmp_path, state_suite, "vgb", selection), _eval(tmp_path, state_suite, "docker", selection)
+    counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
+    assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
+    assert _decisions(docker) == _decisions(vgb)

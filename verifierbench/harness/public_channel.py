@@ -10,12 +10,13 @@ The run_public and reset tools call the service directly, as in vgb.
 from __future__ import annotations
 
 import asyncio
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, AsyncIterator
 
 import anyio
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import sandbox, sandbox_service
+from inspect_ai.util import SandboxEnvironment, sandbox, sandbox_service
 
 from verifierbench.public_env.service import PublicService
 
@@ -45,21 +46,10 @@ def with_public_channel(inner: Solver) -> Solver:
         if service is None:
             return await inner(state, generate)
 
-        async def request(request: Any) -> dict[str, Any]:
-            return await asyncio.to_thread(service.handle, request)
-
-        finished = False
-        started = anyio.Event()
         token = container_service.set(service)
         try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(lambda: sandbox_service(SERVICE_NAME, {"request": request}, lambda: finished, box,
-                                                         user=CONTAINER_USER, started=started))
-                await started.wait()
-                try:
-                    state = await inner(state, generate)
-                finally:
-                    finished = True  # the service loop ends at its next poll
+            async with serving(service, box):
+                state = await inner(state, generate)
         finally:
             container_service.reset(token)
             service.stop()
@@ -67,3 +57,26 @@ def with_public_channel(inner: Solver) -> Solver:
         return state
 
     return solve
+
+
+@asynccontextmanager
+async def serving(service: PublicService, box: SandboxEnvironment) -> AsyncIterator[None]:
+    """Serves `service` to code in the container `box` for the duration of the block.
+
+    Args:
+      service: The sample's PublicService (budget and counters stay in it, on the host).
+      box: The sample's container sandbox.
+    """
+    async def request(request: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(service.handle, request)
+
+    finished = False
+    started = anyio.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: sandbox_service(SERVICE_NAME, {"request": request}, lambda: finished, box,
+                                                 user=CONTAINER_USER, started=started))
+        await started.wait()
+        try:
+            yield
+        finally:
+            finished = True  # the service loop ends at its next poll
