@@ -152,6 +152,7 @@ def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
     return log
 
 
+@pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
 @pytest.mark.usefixtures("bwrap_available")
 def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(tmp_path, bfcl_suite, docker_engine):
     vgb = _decisions(_eval(tmp_path, bfcl_suite, "vgb", TOOL_CALL_TASKS))
@@ -211,6 +212,7 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
     assert sh(container, "echo $VGB_TASK_TYPE").stdout.strip() == "tool-call"
 
 
+@pytest.mark.timeout(1800)  # two evals of a state task (hidden cases replayed) and the state suite's build
 @pytest.mark.usefixtures("bwrap_available")
 def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(tmp_path, state_suite, docker_engine):
     selection = ("-T", "source=agentdojo", "--limit", "1")

@@ -21,7 +21,6 @@ from inspect_ai.util import SandboxEnvironment, sandbox, sandbox_service
 from verifierbench.public_env.service import PublicService
 
 SERVICE_NAME = "vgb_public"  # vgb_env looks for /var/tmp/sandbox-services/vgb_public/vgb_public.py
-CONTAINER_USER = "agent"  # the container's default user (sandboxes/docker/Dockerfile): the service dir is its own
 
 # The current sample's service, for the run_public/reset tools (they run inside the solver's context).
 container_service: ContextVar[PublicService | None] = ContextVar("verifierbench_container_public", default=None)
@@ -40,9 +39,7 @@ def with_public_channel(inner: Solver) -> Solver:
         from verifierbench.harness.tools import sync_counters
 
         box = sandbox()
-        if isinstance(box, VgbSandboxEnvironment):
-            return await inner(state, generate)
-        service, _ = task_environment(state.metadata)
+        service, _ = task_environment(state.metadata) if not _is_vgb(box, VgbSandboxEnvironment) else (None, ())
         if service is None:
             return await inner(state, generate)
 
@@ -59,6 +56,14 @@ def with_public_channel(inner: Solver) -> Solver:
     return solve
 
 
+def _is_vgb(box: SandboxEnvironment, vgb: type) -> bool:
+    try:
+        box.as_type(vgb)  # sandbox() is a proxy: isinstance would not see through it
+    except TypeError:
+        return False
+    return True
+
+
 @asynccontextmanager
 async def serving(service: PublicService, box: SandboxEnvironment) -> AsyncIterator[None]:
     """Serves `service` to code in the container `box` for the duration of the block.
@@ -73,8 +78,9 @@ async def serving(service: PublicService, box: SandboxEnvironment) -> AsyncItera
     finished = False
     started = anyio.Event()
     async with anyio.create_task_group() as group:
-        group.start_soon(lambda: sandbox_service(SERVICE_NAME, {"request": request}, lambda: finished, box,
-                                                 user=CONTAINER_USER, started=started))
+        # As the container's default user (agent in sandboxes/docker, root in SWE-bench images), who owns the
+        # service directory: the user the agent's commands run as.
+        group.start_soon(lambda: sandbox_service(SERVICE_NAME, {"request": request}, lambda: finished, box, started=started))
         await started.wait()
         try:
             yield

@@ -13,7 +13,8 @@ conventions and the public environment interface:
   applies the diff to a scratch copy of the read-only checkout at /repo, runs the named pytest tests
   and returns `{"applied", "apply_error", "exit_code", "outcomes": {node id: outcome}, "log"}`. Calls are budgeted: past the budget they raise
   `BudgetExceeded("BudgetExceeded: run_public")`. Tool-call tasks have no environment to execute, so
-  both raise `RunPublicUnavailable` there.
+  both raise `RunPublicUnavailable` there. In the vgb sandbox calls go to a unix socket; in container sandboxes
+  through Inspect's sandbox_service() files (the harness serves both from the same host-side budget).
 """
 
 from __future__ import annotations
