@@ -154,7 +154,7 @@ def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
 
 @pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
 @pytest.mark.usefixtures("bwrap_available")
-def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(tmp_path, bfcl_suite, docker_engine):
+def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite):
     vgb = _decisions(_eval(tmp_path, bfcl_suite, "vgb", TOOL_CALL_TASKS))
     docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
     assert len(vgb) == 3 and all(vgb.values())
@@ -214,7 +214,7 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
 
 @pytest.mark.timeout(1800)  # two evals of a state task (hidden cases replayed) and the state suite's build
 @pytest.mark.usefixtures("bwrap_available")
-def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(tmp_path, state_suite, docker_engine):
+def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, state_suite):
     selection = ("-T", "source=agentdojo", "--limit", "1")
     vgb, docker = _eval(tmp_path, state_suite, "vgb", selection), _eval(tmp_path, state_suite, "docker", selection)
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
