@@ -24,6 +24,7 @@ from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.prompt import VERIFIER_PATH
+from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.schema import TaskType
 
@@ -39,12 +40,13 @@ SYSTEM = ("You are an expert engineer writing verifiers for agent tasks. Work in
 
 
 def harness_solver(name: str, run_public_budget: int) -> Solver:
+    """The harness's solver; with tools, run_public also reachable from code in a container sandbox."""
     if name == "default":
-        return default_harness(run_public_budget)
+        return with_public_channel(default_harness(run_public_budget))
     if name == "single_reply":
         return single_reply()
     if name in SWE_HARNESSES:
-        return swe_harness(name)
+        return with_public_channel(swe_harness(name))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 

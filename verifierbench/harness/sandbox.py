@@ -245,7 +245,14 @@ class VgbSandboxEnvironment(SandboxEnvironment):
 
 
 def _task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
-    """The sample's run_public service, when its task has a public environment, and its read-only inputs."""
+    """The sample's run_public service (started: its socket is bound into every command), and its read-only inputs."""
+    service, read_only = task_environment(metadata)
+    return (service.start() if service is not None else None), read_only
+
+
+def task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
+    """The sample's run_public service, not yet started, when its task has a public environment, and its
+    read-only inputs. Container sandboxes serve it through harness/public_channel.py instead of the socket."""
     if metadata.get("task_type") in (None, "", "tool-call") or not metadata.get("suite_dir"):
         return None, ()
     from verifierbench.harness.suite_source import open_suite
@@ -255,7 +262,7 @@ def _task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple
     task = suite.tasks.get(str(metadata.get("task_id")))
     if task is None or not has_environment(task):
         return None, ()
-    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))).start(), read_only_inputs(task)
+    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))), read_only_inputs(task)
 
 
 def sweep_stale_workspaces() -> list[str]:

@@ -76,6 +76,7 @@ def verifierbench(
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
         sandbox=sandbox_spec(sandbox),
+        cleanup=prune_replaced_images if sandbox == "docker" else None,
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
@@ -92,6 +93,21 @@ def resolve_message_limit(message_limit: int | None, harness: str) -> int | None
     if int(message_limit) < 0:
         raise ValueError(f"message_limit must be 0 (no limit) or positive, not {message_limit}")
     return int(message_limit) or None
+
+
+SANDBOX_IMAGE_LABEL = "org.verifierbench.sandbox=docker"
+
+
+async def prune_replaced_images(state: object) -> None:
+    """Removes the untagged sandbox images earlier builds left (after each sample: this run's image is built by then).
+    Only images with the sandbox's label, and never one a container still uses (Docker keeps those).
+
+    Args:
+      state: The sample's TaskState (unused).
+    """
+    from inspect_ai.util import subprocess
+
+    await subprocess(["docker", "image", "prune", "--force", "--filter", f"label={SANDBOX_IMAGE_LABEL}"], timeout=60)
 
 
 def sandbox_spec(name: str) -> str | tuple[str, str]:

@@ -138,17 +138,24 @@ async def _write_state(state: object) -> None:
         raise ToolError(f"could not write {STATE_FILE}: {exc}") from None
 
 
-def sync_counters() -> None:
-    """Copies the sample's run_public counters (tool calls and sandboxed calls alike) into the store."""
-    service = _sample_service()
+def sync_counters(service=None) -> None:
+    """Copies the sample's run_public counters (tool calls and sandboxed calls alike) into the store.
+
+    Args:
+      service: The sample's PublicService; by default the one of the current sandbox.
+    """
+    service = service or _sample_service()
     if service is not None:
         store().set(RUN_PUBLIC_USES, service.uses)
         store().set(BUDGET_BLOCKS, service.blocks)
 
 
 def _sample_service():
+    from verifierbench.harness.public_channel import container_service
     from verifierbench.harness.sandbox import VgbSandboxEnvironment
 
+    if container_service.get() is not None:  # a container sandbox (harness/public_channel.py)
+        return container_service.get()
     try:
         return sandbox().as_type(VgbSandboxEnvironment).public
     except (ProcessLookupError, RuntimeError, TypeError, ValueError):
@@ -158,6 +165,6 @@ def _sample_service():
 def _service(name: str, task_type: str):
     service = _sample_service()
     if service is None:
-        # The vgb sandbox starts the service; a container sandbox has no host channel for it yet.
+        # The vgb sandbox and, for container sandboxes, harness/public_channel.py start the service.
         raise ToolError(f"{name}: no public environment is available for this {task_type} task in this sandbox")
     return service

@@ -13,7 +13,8 @@ conventions and the public environment interface:
   applies the diff to a scratch copy of the read-only checkout at /repo, runs the named pytest tests
   and returns `{"applied", "apply_error", "exit_code", "outcomes": {node id: outcome}, "log"}`. Calls are budgeted: past the budget they raise
   `BudgetExceeded("BudgetExceeded: run_public")`. Tool-call tasks have no environment to execute, so
-  both raise `RunPublicUnavailable` there.
+  both raise `RunPublicUnavailable` there. In the vgb sandbox calls go to a unix socket; in container sandboxes
+  through Inspect's sandbox_service() files (the harness serves both from the same host-side budget).
 """
 
 from __future__ import annotations
@@ -75,12 +76,39 @@ def reset() -> dict:
     return _ask({"op": "reset"}, "reset")
 
 
+# In a container sandbox (docker, k8s) the harness serves run_public through Inspect's sandbox_service():
+# request and reply files under this directory instead of a socket.
+CONTAINER_SERVICE = "/var/tmp/sandbox-services/vgb_public/vgb_public.py"
+
+
 def _ask(request: dict, name: str) -> dict:
+    path = os.environ.get("VGB_PUBLIC_SOCKET")
+    if path and os.path.exists(path):
+        reply = _ask_socket(path, request)
+    elif os.path.exists(CONTAINER_SERVICE):
+        reply = _ask_container_service(request)
+    else:
+        raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
+    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
+    if error:
+        if str(error).startswith("BudgetExceeded"):
+            raise BudgetExceeded(error)
+        raise RuntimeError(f"{name}: {error}")
+    return reply
+
+
+def _ask_container_service(request: dict) -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("vgb_public", CONTAINER_SERVICE)
+    client = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(client)
+    return client.call_vgb_public("request", request=request)
+
+
+def _ask_socket(path: str, request: dict) -> object:
     import socket
 
-    path = os.environ.get("VGB_PUBLIC_SOCKET")
-    if not path or not os.path.exists(path):
-        raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.connect(path)
         client.sendall(json.dumps(request).encode() + b"\n")
@@ -91,10 +119,4 @@ def _ask(request: dict, name: str) -> dict:
             if not chunk:
                 break
             data += chunk
-    reply = json.loads(data)
-    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
-    if error:
-        if str(error).startswith("BudgetExceeded"):
-            raise BudgetExceeded(error)
-        raise RuntimeError(f"{name}: {error}")
-    return reply
+    return json.loads(data)

@@ -1,0 +1,222 @@
+"""`-T sandbox=docker`: the shipped compose file's limits, nothing hidden visible in the container, and the same
+per-case decisions as the vgb sandbox through `inspect eval`.
+
+Needs a Docker engine Inspect accepts and the local base image (scripts/docker-engine.sh makes both). Without one,
+every test here skips with one reason; `VERIFIERBENCH_REQUIRE=docker` turns that into a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+
+import pytest
+
+from tests.conftest import REPO_ROOT, skip_unless_required
+from tests.harness.inspect_cli import eval_log, inspect
+from verifierbench.harness.dataset import task_sample
+from verifierbench.harness.task import SANDBOX_IMAGE_LABEL, sandbox_spec
+from verifierbench.suite import load_suite
+
+ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
+COMPOSE = sandbox_spec("docker")[1]
+TOOL_CALL_TASKS = ("-T", "source=bfcl", "--limit", "3")  # the suite's first three BFCL tasks
+
+
+def _engine_environment() -> dict[str, str]:
+    """The current environment, plus the engine of scripts/docker-engine.sh when DOCKER_HOST is not set."""
+    if "DOCKER_HOST" in os.environ:
+        return {}
+    exports = subprocess.run(["bash", str(ENGINE_SCRIPT), "env"], capture_output=True, text=True).stdout
+    environment = dict(item.split("=", 1) for item in exports.removeprefix("export ").split())
+    if not os.path.exists(environment["DOCKER_HOST"].removeprefix("unix://")):
+        return {}
+    environment["PATH"] = environment["PATH"].replace("$PATH", os.environ.get("PATH", ""))
+    return environment
+
+
+@pytest.fixture(scope="module")
+def docker_engine():
+    """Points this process (and so Inspect and its children) at a reachable engine, or skips."""
+    extra = _engine_environment()
+    saved = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        probe = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True, timeout=30)
+        reachable = probe.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        reachable = False
+    if not reachable:
+        _restore(saved)
+        skip_unless_required("docker", "no Docker engine reachable (start one with scripts/docker-engine.sh)")
+    base = os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
+    if subprocess.run(["docker", "image", "inspect", base], capture_output=True).returncode != 0:
+        _restore(saved)
+        pytest.fail(f"the engine answers but has no base image {base}: run scripts/docker-engine.sh", pytrace=False)
+    yield
+    _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="module")
+def container(docker_engine):
+    """One sample's container, made by Inspect's own docker sandbox from the shipped compose file."""
+    from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
+
+    async def start():
+        await DockerSandboxEnvironment.task_init("vgbtest", COMPOSE)
+        return await DockerSandboxEnvironment.sample_init("vgbtest", COMPOSE, {})
+
+    environments = asyncio.run(start())
+    yield environments["default"]
+
+    async def stop():
+        await DockerSandboxEnvironment.sample_cleanup("vgbtest", COMPOSE, environments, False)
+        await DockerSandboxEnvironment.task_cleanup("vgbtest", COMPOSE, True)
+
+    asyncio.run(stop())
+
+
+def sh(box, command, **kwargs):
+    return asyncio.run(box.exec(["bash", "-c", command], **kwargs))
+
+
+def test_the_container_has_the_vgb_limits(container):
+    status = dict(line.split(":\t") for line in sh(container, "grep -E '^(NoNewPrivs|CapEff|CapBnd):' /proc/self/status").stdout.splitlines())
+    assert status == {"NoNewPrivs": "1", "CapEff": "0000000000000000", "CapBnd": "0000000000000000"}
+    assert sh(container, "ulimit -f; ulimit -n; id -u").stdout.split() == [str(256 << 10), "1024", "1000"]
+    # No network interface but loopback.
+    assert sh(container, "ls /sys/class/net").stdout.split() == ["lo"]
+    # Processes: forking stops at the cgroup's pids limit.
+    forks = ("import os, signal, time\nchildren = []\ntry:\n    while len(children) < 400:\n        pid = os.fork()\n"
+             "        if pid == 0:\n            time.sleep(30)\n            os._exit(0)\n        children.append(pid)\n"
+             "except OSError:\n    pass\nprint(len(children))\nfor pid in children:\n    os.kill(pid, signal.SIGKILL)\n")
+    assert 200 < int(asyncio.run(container.exec(["python3", "-c", forks], timeout=60)).stdout) < 256
+    # Memory: 4 GiB, swap included, in whichever cgroup version the host runs.
+    limit = sh(container, "cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes").stdout
+    assert int(limit) == 4 << 30
+    # /workspace: a tmpfs of 1 GiB, and a file stops at 256 MiB.
+    assert sh(container, "df --output=fstype,size -B1M /workspace | tail -1").stdout.split() == ["tmpfs", "1024"]
+    big = sh(container, "head -c 300M /dev/zero > /workspace/big; echo $?; stat -c %s /workspace/big; rm -f /workspace/big")
+    assert big.stdout.split() == ["153", str(256 << 20)]  # 128 + SIGXFSZ
+
+
+def test_files_written_and_read_through_inspect_land_in_the_capped_workspace(container):
+    asyncio.run(container.write_file("verifier/verify.py", "print('ok')\n"))
+    assert asyncio.run(container.read_file("/workspace/verifier/verify.py")) == "print('ok')\n"
+    assert sh(container, "python3 verifier/verify.py && python -c 'import vgb_env'").stdout == "ok\n"
+
+
+def test_an_agent_searching_the_container_finds_no_hidden_case_or_reference(container, bfcl_suite):
+    """The leak test of the vgb sandbox (test_sandbox.py), against the docker sandbox."""
+    suite = load_suite(bfcl_suite)
+    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
+    sample = task_sample(task, run_public_budget=20, has_tools=True)
+    for path, content in sample.files.items():
+        asyncio.run(container.write_file(path, content))
+    patterns = {"vgb-c-", "possible_answer", "ast_checker", "overstrict_trap", "near_miss", "def decide(reference",
+                json.dumps(task.reference["ground_truth"])}
+    for case in suite.cases_by_task[task.id]:
+        patterns |= {case.id, case.content_hash.split(":")[1], json.dumps(case.candidate)}
+        raw = case.candidate.get("raw", "")
+        if len(raw) >= 24 and "\n" not in raw:
+            patterns.add(raw)
+    search = "grep -rIlF -f - / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; echo searched"
+    result = sh(container, search, input="\n".join(sorted(patterns)) + "\n", timeout=300)
+    assert result.stdout.splitlines() == ["searched"], result.stdout[:2000]
+    tool_name = task.environment["tools"][0]["name"]
+    assert "/workspace/task/task.json" in sh(container, search, input=tool_name + "\n", timeout=300).stdout.splitlines()
+
+
+def _decisions(log) -> dict[str, dict[str, list[str]]]:
+    return {str(sample.id): {c["case_id"]: c["decisions"] for c in sample.scores["hidden_cases"].metadata["cases"]}
+            for sample in log.samples}
+
+
+def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
+                     *selection, "-T", f"sandbox={sandbox}", "--log-dir", str(tmp_path / sandbox))
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(tmp_path / sandbox)
+    assert log.status == "success", log.error
+    assert all(not sample.error for sample in log.samples), [sample.error for sample in log.samples]
+    return log
+
+
+@pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
+@pytest.mark.usefixtures("bwrap_available")
+def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite):
+    vgb = _decisions(_eval(tmp_path, bfcl_suite, "vgb", TOOL_CALL_TASKS))
+    docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+    assert len(vgb) == 3 and all(vgb.values())
+    assert docker == vgb
+    # Repeated evals leave no untagged image behind.
+    untagged = ["docker", "images", "-q", "--filter", "dangling=true", "--filter", f"label={SANDBOX_IMAGE_LABEL}"]
+    assert subprocess.run(untagged, capture_output=True, text=True).stdout == ""
+
+
+def test_the_compose_file_mounts_nothing_of_the_host_and_has_no_network():
+    """What lets the compose file set Inspect's unsafe_allow_writable_host_mounts: its one volume is a tmpfs."""
+    import yaml
+
+    config = yaml.safe_load(open(COMPOSE))
+    (service,) = config["services"].values()
+    assert service["network_mode"] == "none" and service["build"]["network"] == "none"
+    assert service["volumes"] == ["workspace:/workspace"]
+    assert config["volumes"]["workspace"]["driver_opts"]["type"] == "tmpfs"
+    assert config["volumes"]["workspace"]["driver_opts"]["device"] == "tmpfs"
+    assert set(config["volumes"]) == {"workspace"} and "volumes_from" not in service
+    assert service["cap_drop"] == ["ALL"] and service["security_opt"] == ["no-new-privileges:true"]
+
+
+class _CountingEnvironment:
+    """A public environment whose state is the number of calls replayed: enough to see requests arrive."""
+
+    def run_request(self, request: dict) -> dict:
+        calls = request.get("calls", [])
+        return {"observations": [call["name"] for call in calls], "state": {"calls": len(calls)}, "state_hash": f"h{len(calls)}"}
+
+    def reset_reply(self) -> dict:
+        return {"state": {"calls": 0}, "state_hash": "h0"}
+
+
+def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
+    """run_public and reset from code in the container go through harness/public_channel.py to the sample's
+    PublicService: its budget applies and its counters (on the host) count every call, blocked ones included."""
+    from verifierbench.harness.public_channel import serving
+    from verifierbench.public_env.service import PublicService
+
+    service = PublicService(_CountingEnvironment(), budget=1)
+    script = ("import vgb_env\n"
+              "print(vgb_env.reset()['state_hash'])\n"
+              "print(vgb_env.run_public(calls=[{'name': 'f', 'arguments': {}}])['observations'])\n"
+              "try:\n    vgb_env.run_public(calls=[])\nexcept vgb_env.BudgetExceeded as e:\n    print('blocked', e)\n")
+
+    async def run():
+        async with serving(service, container):
+            return await container.exec(["python3", "-c", script], timeout=120)
+
+    result = asyncio.run(run())
+    assert result.stdout.splitlines() == ["h0", "['f']", "blocked BudgetExceeded: run_public"], result.stderr
+    assert (service.uses, service.blocks) == (2, 1)
+    # The task type reaches the container too (tool-call: this fixture's sample has no metadata).
+    assert sh(container, "echo $VGB_TASK_TYPE").stdout.strip() == "tool-call"
+
+
+@pytest.mark.timeout(1800)  # two evals of a state task (hidden cases replayed) and the state suite's build
+@pytest.mark.usefixtures("bwrap_available")
+def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, state_suite):
+    selection = ("-T", "source=agentdojo", "--limit", "1")
+    vgb, docker = _eval(tmp_path, state_suite, "vgb", selection), _eval(tmp_path, state_suite, "docker", selection)
+    counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
+    assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
+    assert _decisions(docker) == _decisions(vgb)
