@@ -25,7 +25,7 @@ from contextlib import nullcontext
 
 from verifierbench.executor import netns, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import running_as_root, slot_uid
+from verifierbench.executor.isolation import drop_to, slot_uid
 from verifierbench.executor.runner import LIBRARY_ROOT, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome, _clear, _tail
 from verifierbench.protocol import ENTRYPOINT
 
@@ -71,14 +71,13 @@ class WarmSandbox:
                                keep_sys_admin=True)
         # The server's CPU time grows with the batch; each case gets its own CPU limit (warm_server).
         limits = [arg for arg in executor.limits.prlimit_args() if not arg.startswith("--cpu=")] + ["--cpu=unlimited"]
-        drop = {"user": self.uid, "group": self.uid, "extra_groups": []} if running_as_root() else {}
         self.stderr = open(self.stderr_path, "ab")  # appended to: truncated between cases, each starts at 0
         try:
             with netns.entered(network) if network is not None else nullcontext():
                 self.proc = subprocess.Popen(
                     ["prlimit", *limits, "--", *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                     cwd=str(self.run_dir), close_fds=True, pass_fds=() if filter_fd is None else (filter_fd,),
-                    process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop,
+                    process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(self.uid),
                 )
         except BaseException:
             self.stderr.close()

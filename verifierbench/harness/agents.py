@@ -107,7 +107,8 @@ def read_reply(reply: str) -> tuple[str | None, str]:
 
     Fences are read line by line, so a block's closing fence never opens the next one."""
     blocks: list[tuple[str, str]] = []  # (language, code)
-    language, lines = None, []
+    language: str | None = None
+    lines: list[str] = []
     for line in reply.splitlines(keepends=True):
         if language is None:
             opening = re.match(r"[ \t]*```[ \t]*([\w+-]*)[ \t]*$", line)

@@ -22,6 +22,7 @@ from verifierbench.audit.witness import Witness
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Task, TestCase
 from verifierbench.scorers import verifier_files
+from verifierbench.scorers.diagnostics import Judged
 from verifierbench.scorers.hidden_cases import delivered_files, round_values, sample_task, shared_executor
 from verifierbench.scorers.metrics import verifierbench_metrics
 
@@ -111,7 +112,7 @@ def _as_case(task: Task, witness: Witness) -> TestCase:
 def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decision], verifier_hash: str | None,
            result: engine.AuditResult, audited: bool, note: str = "") -> Score:
     cases = list(hidden)
-    decisions: dict[str, list[tuple[Decision, str | None]]] = {c.id: [(hidden_decisions.get(c.id, Decision.U), None)] for c in hidden}
+    decisions: dict[str, list[Judged]] = {c.id: [Judged(hidden_decisions.get(c.id, Decision.U))] for c in hidden}
     seen = set()
     for witness, generated in result.replayed + result.witnesses:  # every pooled witness replayed, and the new ones
         if witness.key in seen:
@@ -119,7 +120,7 @@ def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decis
         seen.add(witness.key)
         case = _as_case(task, witness)
         cases.append(case)
-        decisions[case.id] = [(Decision(generated), None)]
+        decisions[case.id] = [Judged(Decision(generated))]
     value: dict[str, float] = round_values(cases, decisions, verifier_hash is not None, 1, 1)
     value.update({
         "audited": float(audited), "refuted": float(result.refuted), "witnesses": float(len(result.witnesses)),

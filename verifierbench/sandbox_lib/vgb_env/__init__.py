@@ -89,7 +89,9 @@ def _ask(request: dict, name: str) -> dict:
         reply = _ask_container_service(request)
     else:
         raise RunPublicUnavailable(f"{name}: task type {os.environ.get('VGB_TASK_TYPE', 'tool-call')} has no public environment to execute")
-    error = reply.get("error") if isinstance(reply, dict) else "malformed reply"
+    if not isinstance(reply, dict):
+        raise RuntimeError(f"{name}: malformed reply")
+    error = reply.get("error")
     if error:
         if str(error).startswith("BudgetExceeded"):
             raise BudgetExceeded(error)
@@ -101,6 +103,8 @@ def _ask_container_service(request: dict) -> object:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("vgb_public", CONTAINER_SERVICE)
+    if spec is None or spec.loader is None:
+        raise RunPublicUnavailable(f"the sandbox service client at {CONTAINER_SERVICE} cannot be loaded")
     client = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(client)
     return client.call_vgb_public("request", request=request)

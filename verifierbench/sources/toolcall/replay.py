@@ -12,6 +12,8 @@ A task is also excluded (code E) when what survives lacks a positive, a negative
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,7 +32,7 @@ class Replayed:
     exclusion: dict | None = None
 
 
-def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide, key_defects: list[dict] = ()) -> Replayed:
+def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide, key_defects: Sequence[dict] = ()) -> Replayed:
     """`decide` is the source's reference verifier (state sources pass their own). `key_defects` (keycheck.defects)
     excludes the task with code K before any replay."""
     out = Replayed(task)
