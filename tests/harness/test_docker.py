@@ -8,7 +8,6 @@ every test here skips with one reason; `VERIFIERBENCH_REQUIRE=docker` turns that
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import subprocess
 
@@ -16,9 +15,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
-from verifierbench.harness.dataset import task_sample
+from tests.harness.leak_search import assert_nothing_hidden_is_readable
 from verifierbench.harness.task import SANDBOX_IMAGE_LABEL, sandbox_spec
-from verifierbench.suite import load_suite
 
 ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]
@@ -118,23 +116,7 @@ def test_files_written_and_read_through_inspect_land_in_the_capped_workspace(con
 
 def test_an_agent_searching_the_container_finds_no_hidden_case_or_reference(container, bfcl_suite):
     """The leak test of the vgb sandbox (test_sandbox.py), against the docker sandbox."""
-    suite = load_suite(bfcl_suite)
-    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
-    sample = task_sample(task, run_public_budget=20, has_tools=True)
-    for path, content in sample.files.items():
-        asyncio.run(container.write_file(path, content))
-    patterns = {"vgb-c-", "possible_answer", "ast_checker", "overstrict_trap", "near_miss", "def decide(reference",
-                json.dumps(task.reference["ground_truth"])}
-    for case in suite.cases_by_task[task.id]:
-        patterns |= {case.id, case.content_hash.split(":")[1], json.dumps(case.candidate)}
-        raw = case.candidate.get("raw", "")
-        if len(raw) >= 24 and "\n" not in raw:
-            patterns.add(raw)
-    search = "grep -rIlF -f - / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; echo searched"
-    result = sh(container, search, input="\n".join(sorted(patterns)) + "\n", timeout=300)
-    assert result.stdout.splitlines() == ["searched"], result.stdout[:2000]
-    tool_name = task.environment["tools"][0]["name"]
-    assert "/workspace/task/task.json" in sh(container, search, input=tool_name + "\n", timeout=300).stdout.splitlines()
+    assert_nothing_hidden_is_readable(container, bfcl_suite, sh)
 
 
 def _decisions(log) -> dict[str, dict[str, list[str]]]:

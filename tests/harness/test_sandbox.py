@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 
 import pytest
 
 from verifierbench.executor.isolation import IsolationLevel
-from verifierbench.harness.dataset import task_sample
 from verifierbench.harness.sandbox import VgbSandboxEnvironment
-from verifierbench.suite import load_suite
+from tests.harness.leak_search import assert_nothing_hidden_is_readable
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
@@ -82,27 +80,7 @@ def test_timeout_raises_and_kills_the_command(box):
 def test_an_agent_searching_the_filesystem_finds_no_hidden_case_or_reference(box, bfcl_suite):
     """Everything the generation sandbox can read holds no case id, case hash, hidden candidate,
     label, answer key or reference-verifier code."""
-    suite = load_suite(bfcl_suite)
-    task = next(t for t in suite.tasks.values() if t.source_id == "parallel_114")
-    sample = task_sample(task, run_public_budget=20, has_tools=True)
-    for path, content in sample.files.items():
-        run(box.write_file(path, content))
-    patterns = {"vgb-c-", "possible_answer", "ast_checker", "overstrict_trap", "near_miss", "def decide(reference",
-                json.dumps(task.reference["ground_truth"])}
-    for case in suite.cases_by_task[task.id]:
-        patterns |= {case.id, case.content_hash.split(":")[1]}
-        # grep takes one pattern per line: each candidate as JSON, and its raw text when that is one line
-        # (lines of multi-line JSON raws, like '"name": "f",', also occur in the tool definitions).
-        patterns.add(json.dumps(case.candidate))
-        raw = case.candidate.get("raw", "")
-        if len(raw) >= 24 and "\n" not in raw:
-            patterns.add(raw)
-    search = "grep -rIlF -f - / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; echo searched"
-    result = sh(box, search, input="\n".join(sorted(patterns)) + "\n", timeout=300)
-    assert result.stdout.splitlines() == ["searched"], result.stdout[:2000]
-    # A control: the same search finds what the agent is meant to see.
-    tool_name = task.environment["tools"][0]["name"]
-    assert "/workspace/task/task.json" in sh(box, search, input=tool_name + "\n", timeout=300).stdout.splitlines()
+    assert_nothing_hidden_is_readable(box, bfcl_suite, sh)
 
 
 def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
