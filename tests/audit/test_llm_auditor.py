@@ -34,7 +34,9 @@ def task_and_hidden(bfcl_suite):
 
 def auditor_reply(task) -> str:
     gold = spec_for_reference(task.reference).gold_calls()
-    unbracketed = candidate(gold, raw=render_python(gold)[1:-1])  # valid; the flawed verifier rejects it
+    # valid, and the flawed verifier rejects it; the trailing newline makes it new (the hidden suite holds the
+    # plain bracket-less reply since issue 21, and a known candidate is not a witness)
+    unbracketed = candidate(gold, raw=render_python(gold)[1:-1] + "\n")
     wrong = json.loads(json.dumps(gold))
     wrong[0]["name"] = wrong[0]["name"] + "_v2"
     return "Analysis first.\n```json\n" + json.dumps({
