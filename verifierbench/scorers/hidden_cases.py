@@ -116,12 +116,12 @@ def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[Jud
                 undelivered: str | None = None) -> Score:
     """The sample's score; `undelivered` is why there is no verifier (None when one was delivered)."""
     submitted = verifier_hash is not None
-    explained = failures([c.id for c in cases], {c.id: Judged(*decisions[c.id][0]) for c in cases}) if submitted else []
+    explained = failures([c.id for c in cases], {c.id: decisions[c.id][0] for c in cases}) if submitted else []
     value = round_values(cases, decisions, submitted, rounds, judged)
     uses = store().get(RUN_PUBLIC_USES, 0)
     blocks = store().get(BUDGET_BLOCKS, 0)
     value["run_public"], value["budget_blocks"] = float(uses), float(blocks)
-    first = Counter(decisions[c.id][0][0] for c in cases)
+    first = Counter(decisions[c.id][0].decision for c in cases)
     return Score(
         value=value,
         answer=verifier_hash or "no verifier",

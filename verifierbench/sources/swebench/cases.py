@@ -12,6 +12,7 @@ import ast
 import random
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from verifierbench.sources.swebench import diffs
@@ -50,6 +51,14 @@ class CodeInstance:
         base = {p: (self.checkout / p).read_text() if (self.checkout / p).is_file() else None for p in paths}
         gold = diffs.apply_to_copy(self.checkout, self.patch, paths)
         return {p: (base[p], gold[p]) for p in paths}
+
+    @cached_property
+    def hidden_test_texts(self) -> dict[str, str | None] | None:
+        """The test files with the hidden test patch applied (None: it does not apply); read once per instance."""
+        try:
+            return diffs.apply_to_copy(self.checkout, self.test_patch, self.test_files)
+        except diffs.DiffError:
+            return None
 
     def base_text(self, path: str) -> str | None:
         return (self.checkout / path).read_text() if (self.checkout / path).is_file() else None
@@ -241,10 +250,7 @@ def _reach_rank(inst: CodeInstance):
     break there fails previously passing tests while the fix still holds: the case that tells a verifier
     checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
     files, 3 nowhere (a random break there is usually caught by no test and dropped by C1)."""
-    try:
-        tests = diffs.apply_to_copy(inst.checkout, inst.test_patch, inst.test_files)
-    except diffs.DiffError:
-        tests = {}
+    tests = inst.hidden_test_texts or {}
     bodies: dict[str, list[str]] = {}
     whole = []
     for text in filter(None, tests.values()):
@@ -394,9 +400,8 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
     `assert f(...) == expected` in a FAIL_TO_PASS test, where f is a function of a file the gold patch
     fixes, f first returns `expected` when called with exactly those arguments."""
     names = inst.test_function_names(inst.fail_to_pass)
-    try:
-        tests = diffs.apply_to_copy(inst.checkout, inst.test_patch, inst.test_files)
-    except diffs.DiffError:
+    tests = inst.hidden_test_texts
+    if tests is None:
         return {}
     functions = {}
     for path in _source_files(files):
