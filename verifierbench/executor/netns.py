@@ -76,12 +76,15 @@ def loopback_is_up() -> bool:
 
 
 @contextmanager
-def entered(namespace_fd: int) -> Iterator[None]:
+def entered(namespace_fd: int | None) -> Iterator[None]:
     """Runs the block (a process spawn) with the calling thread in the namespace, then returns it home.
 
     Args:
-        namespace_fd: from `create()`.
+        namespace_fd: from `create()`; None runs the block where the thread is (bwrap makes its own namespace).
     """
+    if namespace_fd is None:
+        yield
+        return
     home = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
     try:
         _check(_libc.setns(namespace_fd, CLONE_NEWNET), "setns into the sandbox network namespace")

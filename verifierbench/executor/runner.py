@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -406,7 +406,7 @@ class Executor:
     def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
                         pass_fds: tuple[int, ...] = (), network: int | None = None) -> tuple[int | None, bool]:
         # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
-        with netns.entered(network) if network is not None else nullcontext():
+        with netns.entered(network):
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
                 process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(uid),

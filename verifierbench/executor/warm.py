@@ -21,7 +21,6 @@ import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
-from contextlib import nullcontext
 
 from verifierbench.executor import netns, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
@@ -73,7 +72,7 @@ class WarmSandbox:
         limits = [arg for arg in executor.limits.prlimit_args() if not arg.startswith("--cpu=")] + ["--cpu=unlimited"]
         self.stderr = open(self.stderr_path, "ab")  # appended to: truncated between cases, each starts at 0
         try:
-            with netns.entered(network) if network is not None else nullcontext():
+            with netns.entered(network):
                 self.proc = subprocess.Popen(
                     ["prlimit", *limits, "--", *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                     cwd=str(self.run_dir), close_fds=True, pass_fds=() if filter_fd is None else (filter_fd,),
