@@ -7,6 +7,7 @@ import math
 import pytest
 
 from verifierbench.protocol import Decision
+from verifierbench.scorers.diagnostics import Judged
 from verifierbench.scorers.hidden_cases import build_score, judge_cases
 from verifierbench.scorers.verifier_files import decode, encode
 from verifierbench.suite import load_suite
@@ -61,7 +62,7 @@ def test_binary_files_round_trip():
 
 def test_a_missing_verifier_is_u_everywhere_and_not_submitted(task_and_cases):
     task, cases = task_and_cases
-    decisions = {c.id: [(Decision.U, "missing verifier")] for c in cases}
+    decisions = {c.id: [Judged(Decision.U, "missing verifier")] for c in cases}
     score = build_score(task, cases, decisions, None, {}, [], 1, 1)
     assert score.value["submitted"] == 0.0 and score.value["r_pos@0"] == 0.0 and score.value["U@0"] == len(cases)
     assert score.answer == "no verifier"
@@ -105,6 +106,6 @@ def test_distinct_failures_keep_a_bounded_stderr_tail_each(task_and_cases):
 def test_a_valid_verifier_has_no_failures_and_a_missing_one_says_why(task_and_cases):
     task, cases = task_and_cases
     assert score_of(task, cases, "import vgb_env\nvgb_env.write_decision('FAIL')\n").metadata["failures"] == []
-    decisions = {c.id: [(Decision.U, "missing verifier")] for c in cases}
+    decisions = {c.id: [Judged(Decision.U, "missing verifier")] for c in cases}
     score = build_score(task, cases, decisions, None, {}, [], 1, 1, "empty reply")
     assert score.metadata["undelivered"] == "empty reply" and score.explanation == "no verifier delivered: empty reply"
