@@ -1,8 +1,8 @@
 """`verifierbench build`: constructs the suite from the upstream sources available on this machine.
 
-Each source selects and screens its own tasks (seeded); a source whose data is missing is reported in
-one line and skipped. The suite directory gets the three suite files plus `screening.json`, which lists
-every excluded task (code and evidence) and every case dropped by C1 replay.
+Each source selects and screens its own tasks (seeded; its `select` hook, sources/registry.py); a source
+whose data is missing is reported in one line and skipped. The suite directory gets the three suite files
+plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from typing import Callable
 
 from verifierbench import __version__
 from verifierbench.errors import UserError
-from verifierbench.suite import Suite, save_suite
+from verifierbench.sources import registry
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall.select import Selection
+from verifierbench.suite import Suite, save_suite
+
+__all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]
 
 SCREENING = "screening.json"
-SOURCES = ("bfcl", "acebench", "tau2", "agentdojo", "swebench", "appworld")
-# Built only when named (--source): each code task needs its test environment and minutes of test runs.
-ON_REQUEST = ("swebench",)
+SOURCES = registry.NAMES
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
     "G": "the reference rejects the answer key's own gold answer",
@@ -44,46 +46,6 @@ class BuildResult:
     dropped: list[dict] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class SourcePaths:
-    """Where sources without an installable package find their data (None: the default/env var)."""
-
-    acebench_dir: str | None = None
-    swebench_instances: str | None = None
-    swebench_repos: str | None = None
-    checkouts: Path | None = None  # where code tasks' checkouts go (build_suite: <suite>/checkouts)
-    swebench_ids: str | None = None  # these instances instead of the seeded selection
-
-
-def _build_source(name: str, seed: int, paths: SourcePaths, say: Callable[[str], None] = print) -> Selection:
-    if name == "bfcl":
-        from verifierbench.sources.bfcl.build import build as build_bfcl
-
-        return build_bfcl(seed)
-    if name == "acebench":
-        from verifierbench.sources.acebench.build import build as build_acebench
-        from verifierbench.sources.acebench.data import resolve_dir
-
-        return build_acebench(seed, resolve_dir(paths.acebench_dir))
-    if name == "agentdojo":
-        from verifierbench.sources.agentdojo.build import build as build_agentdojo
-
-        return build_agentdojo(seed)
-    if name == "tau2":
-        from verifierbench.sources.tau2.build import build as build_tau2
-
-        return build_tau2(seed)
-    if name == "swebench":
-        from verifierbench.sources.swebench.build import build as build_swebench
-
-        return build_swebench(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)
-    if name == "appworld":
-        from verifierbench.sources.appworld.build import build as build_appworld
-
-        return build_appworld(seed)
-    raise UserError(f"unknown source {name!r} (choose from {', '.join(SOURCES)})")
-
-
 def operator_counts(selection: Selection) -> dict[str, dict[str, int]]:
     """Every operator that made a retained case, with its cases per category (the manifest's record of operators)."""
     counts: dict[str, dict[str, int]] = {}
@@ -101,11 +63,12 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         paths = replace(paths, checkouts=out / "checkouts")
     tasks, cases, excluded, dropped, records, unavailable = [], [], [], [], {}, {}
     if not sources:
-        sources = [name for name in SOURCES if name not in ON_REQUEST]
-        say(f"build: not built unless named: {', '.join(ON_REQUEST)} (code tasks take minutes each: add --source swebench)")
+        sources = registry.built_by_default()
+        on_request = [name for name in SOURCES if name not in sources]
+        say(f"build: not built unless named: {', '.join(on_request)} (code tasks take minutes each: add --source swebench)")
     for name in sources:
         try:
-            selection = _build_source(name, seed, paths, say)
+            selection = registry.select(name, seed, paths, say)
         except UserError as e:
             unavailable[name] = str(e)
             say(f"build: {name} unavailable, skipped: {e}")

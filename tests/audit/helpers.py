@@ -8,7 +8,7 @@ from pathlib import Path
 from verifierbench.export import TEMPLATES, reference_libraries
 from verifierbench.executor import Executor, Limits
 from verifierbench.schema import Task
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 
 FLAWED_DIR = Path(__file__).resolve().parent / "flawed_verifiers"
 

@@ -157,7 +157,7 @@ def test_a_fifo_in_the_workspace_is_refused_without_blocking(box, operation):
 
 @pytest.mark.timeout(30)
 def test_verifier_file_collection_survives_newlines_in_names_and_fifos(box):
-    from verifierbench.scorers import verifier_files
+    from verifierbench import verifier_files
 
     sh(box, "mkdir -p /workspace/verifier && cd /workspace/verifier && echo 'print(1)' > verify.py "
             "&& mkfifo pipe && printf data > \"$(printf 'a\\n0 pipe')\"")

@@ -1,24 +1,21 @@
-"""The deterministic auditor (model-free): fresh candidates per task type from the project's generators."""
+"""The deterministic auditor (model-free): fresh candidates from the generators the task's source declares."""
 
 from __future__ import annotations
 
 from verifierbench.audit.witness import Proposal
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources import registry
 
 NAME = "deterministic"
 
 
 def supports(task: Task) -> bool:
-    return task.type in (TaskType.tool_call, TaskType.code)
+    """Whether the task's source declares generators for the deterministic auditor (its `audit_generators`)."""
+    return registry.audit_generators(task.reference) is not None
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
-    if task.type is TaskType.tool_call:
-        from verifierbench.audit import toolcall
-
-        return toolcall.propose(task, round_index, seed)
-    if task.type is TaskType.code:
-        from verifierbench.audit import code
-
-        return code.propose(task, round_index, seed)
-    raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")
+    generators = registry.audit_generators(task.reference)
+    if generators is None:
+        raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")
+    return generators(task, round_index, seed)

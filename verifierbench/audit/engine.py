@@ -22,7 +22,7 @@ from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.references import each
 from verifierbench.schema import Label, Task, TaskType, TestCase
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 from verifierbench.screening import reference
 
 DEFAULT_ROUNDS = 3

@@ -14,7 +14,7 @@ from verifierbench.audit.witness import Witness
 from verifierbench.executor import Executor
 from verifierbench.protocol import Decision
 from verifierbench.schema import Label, Task, TestCase
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 
 REFUTED, CLEAN, UNAUDITED, NOT_AUDITABLE, NO_VERIFIER = "refuted", "audited-clean", "unaudited", "not auditable", "no verifier"
 

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 from verifierbench import __version__
+from verifierbench.build import build_suite
+from verifierbench.sources import registry
 from verifierbench.suite import MANIFEST, Suite, load_suite
 
 logger = logging.getLogger(__name__)
@@ -18,10 +20,8 @@ logger = logging.getLogger(__name__)
 
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    from verifierbench.build import SOURCES
-
     # The source list is in the name: a default built before a source was added is not reused.
-    sources = hashlib.sha256(",".join(SOURCES).encode()).hexdigest()[:8]
+    sources = hashlib.sha256(",".join(registry.NAMES).encode()).hexdigest()[:8]
     return Path(base) / "verifierbench" / f"suite-{__version__}-{sources}"
 
 
@@ -49,12 +49,10 @@ def open_suite(suite: str | None = None) -> tuple[Path, Suite]:
 
 
 def _build_default(directory: Path) -> None:
-    from verifierbench.build import SOURCES, build_suite
-
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / ".build.lock", "w") as lock:  # concurrent evals build it once
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (directory / MANIFEST).exists():
             logger.warning("no suite found: building the default suite from the installed packages into %s", directory)
             # Code tasks take hours to build (each instance's tests run per case): build them explicitly.
-            build_suite(directory, sources=[s for s in SOURCES if s != "swebench"], say=logger.warning)
+            build_suite(directory, sources=registry.built_by_default(), say=logger.warning)

@@ -32,7 +32,7 @@ from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench.suite import Suite
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
 from verifierbench.scorers.metrics import verifierbench_metrics
 

@@ -21,7 +21,7 @@ from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Task, TestCase
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 from verifierbench.scorers.diagnostics import Judged
 from verifierbench.scorers.hidden_cases import delivered_files, round_values, sample_task, shared_executor
 from verifierbench.scorers.metrics import verifierbench_metrics

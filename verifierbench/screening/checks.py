@@ -8,8 +8,8 @@
 - C4 input-label consistency: no two cases with the same verifier-visible input carry opposite labels.
 - C5 trivial baselines: always-accept is exposed by a negative, always-reject by a positive, and
   exact-match of the gold text by a valid variant whose text differs.
-- C6 mutation testing: every applicable mutation operator (screening/mutants.py) is detected by
-  some case: both versions give valid decisions and they differ.
+- C6 mutation testing: every applicable mutation operator the task's source declares (screening/mutants.py,
+  state_mutants.py, code_mutants.py) is detected by some case: both versions give valid decisions and they differ.
 """
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from verifierbench.hashing import canonical_json
+from verifierbench.references import each
 from verifierbench.schema import Category, Label, ManifestCase, Task, TaskType, TestCase
+from verifierbench.screening.mutants import expected_calls, mutant_decision
+from verifierbench.sources import registry
 
 Decide = Callable[[Task, dict], bool]
 Result = tuple[bool, dict[str, Any]]
@@ -27,8 +30,6 @@ Result = tuple[bool, dict[str, Any]]
 
 def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
     """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
-    from verifierbench.references import each
-
     return dict(zip([c.id for c in cases], each(task.type is TaskType.code, lambda c: decide(task, c.candidate), cases)))
 
 
@@ -89,8 +90,7 @@ def c5_baselines(cases: list[TestCase]) -> Result:
 
 
 def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    from verifierbench.screening.mutants import OPERATORS, expected_calls, mutant_decision
-
+    """The source's mutation operators (its `mutation_operators`), each run the way its task type's operators run."""
     if task.type is TaskType.state:
         return _c6_state(task, cases, decisions)
     if task.type is TaskType.code:
@@ -99,7 +99,7 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
         raise NotImplementedError(f"no mutation operators for {task.type.value} tasks yet")
     expected = expected_calls(task)
     applied, undetected, witnesses = [], [], {}
-    for operator in OPERATORS:
+    for operator in registry.mutation_operators(task.reference):
         if not operator.applies(task, expected):
             continue
         applied.append(operator.name)
@@ -113,10 +113,8 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
 
 
 def _c6_code(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    from verifierbench.screening.code_mutants import OPERATORS
-
     applied, undetected, witnesses = [], [], {}
-    for operator in OPERATORS:
+    for operator in registry.mutation_operators(task.reference):
         if not operator.applies(task):
             continue
         applied.append(operator.name)
@@ -129,13 +127,11 @@ def _c6_code(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> R
 
 
 def _c6_state(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    from verifierbench.screening.state_mutants import OPERATORS
-
     gold = next((c.candidate for c in cases if c.category is Category.gold), None)
     if gold is None:
         return False, {"operators": [], "undetected": [], "problem": "no gold case to probe the checks with"}
     applied, undetected, witnesses = [], [], {}
-    for operator in OPERATORS:
+    for operator in registry.mutation_operators(task.reference):
         if not operator.applies(task, gold):
             continue
         applied.append(operator.name)

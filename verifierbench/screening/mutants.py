@@ -18,39 +18,20 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from verifierbench.schema import Task
+from verifierbench.sources import registry
 from verifierbench.sources.toolcall.candidate import read_candidate
 
 Calls = list[dict]
 
 
 def expected_calls(task: Task) -> Calls:
-    """The answer key's first acceptable call list, in the answer key's order."""
-    ref = task.reference
-    if ref["checker"] == "acebench":
-        from verifierbench.sources.acebench.checker import expected_calls as acebench_expected
-
-        return acebench_expected(ref["ground_truth"], ref["functions"])
-    calls = []
-    for entry in ref["ground_truth"]:
-        for name, args in entry.items():
-            chosen = {}
-            for arg, options in args.items():
-                values = [v for v in options if v != ""]
-                if values:
-                    chosen[arg] = values[0]
-            calls.append({"name": name, "arguments": chosen})
-    return calls
+    """The answer key's first acceptable call list, in the answer key's order (the source's `expected_calls` hook)."""
+    return registry.expected_calls(task.reference)
 
 
 def source_check(task: Task, calls: Calls) -> bool:
-    ref = task.reference
-    if ref["checker"] == "bfcl":
-        from verifierbench.sources.bfcl.checker import check as bfcl_check
-
-        return bfcl_check(ref["functions"], ref["ground_truth"], ref["category"], calls)[0]
-    from verifierbench.sources.acebench.checker import check as acebench_check
-
-    return acebench_check(ref["functions"], ref["ground_truth"], calls)[0]
+    """The source's own checker on parsed calls (its `check_calls` hook)."""
+    return registry.check_calls(task.reference, calls)[0]
 
 
 def _parsed(candidate: dict) -> Calls | None:

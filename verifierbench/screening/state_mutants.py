@@ -18,8 +18,9 @@ from typing import Callable
 
 from verifierbench.references import decide as reference_decide
 from verifierbench.schema import Task
+from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
-from verifierbench.sources.interaction.environment import observed_result
+from verifierbench.sources.interaction.environment import PublicEnvironment, observed_result
 
 Transform = Callable[[Task, dict, dict], tuple[dict, dict]]  # (task, candidate, gold) -> (reference record, candidate)
 
@@ -35,23 +36,15 @@ class StateOperator:
         return reference_decide(reference, changed)[0]
 
 
-def _environment(task: Task):
-    if task.reference["checker"] == "agentdojo":
-        from verifierbench.sources.agentdojo.environment import environment_for as agentdojo_environment
-
-        return agentdojo_environment(task.reference)
-    from verifierbench.sources.tau2.environment import environment_for as tau2_environment
-
-    return tau2_environment(task.reference)
-
-
 def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
     """Trusts the record: its results are replaced by the replayed ones before the real checks run."""
     try:
         calls = record.calls(candidate)
     except ValueError:
         return task.reference, candidate
-    observed = iter(_environment(task).replay(calls).observations)
+    environment = registry.environment_for(task.reference)
+    assert isinstance(environment, PublicEnvironment)  # state tasks' environments replay interaction records
+    observed = iter(environment.replay(calls).observations)
     fixed = copy.deepcopy(candidate)
     for message in fixed["messages"]:
         for call in message.get("tool_calls") or []:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Callable
 
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
@@ -54,3 +56,8 @@ def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forc
     )
     result.record["data_commit"] = data.source_commit(directory)
     return result
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): ACEBench's data from `--acebench-dir`, else its default place."""
+    return build(seed, data.resolve_dir(paths.acebench_dir))

@@ -26,3 +26,8 @@ def spec_for_key(functions: list[dict], ground_truth) -> ToolCallSpec:
         args = tuple(argument(arg, (value,), arg not in required, params) for arg, value in expected["arguments"].items())
         calls.append(CallSpec(expected["name"], args))
     return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True, omission_listed=False)
+
+
+def spec_for_reference(reference: dict) -> ToolCallSpec:
+    """The answer key of a built task (its reference record), for generators run after the build."""
+    return spec_for_key(reference["functions"], reference["ground_truth"])

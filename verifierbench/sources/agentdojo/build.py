@@ -14,11 +14,13 @@ whether the verifier notices the injected instruction being carried out.
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.agentdojo.reference import decide
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection, select
 
@@ -106,3 +108,8 @@ def build(seed: int) -> Selection:
         record={"seed": seed, "suite_version": data.SUITE_VERSION, "agentdojo": data.installed_version(),
                 "user": users.record, "injection": pairs.record},
     )
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): the data comes from the installed package, so `paths` is unused."""
+    return build(seed)

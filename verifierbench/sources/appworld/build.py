@@ -4,11 +4,13 @@ cases from their solutions, C1 replay through AppWorld's own evaluation, run in 
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from verifierbench.errors import UserError
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.appworld import cases, runtime
 from verifierbench.sources.appworld.reference import decide
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall.replay import replay
 from verifierbench.sources.toolcall.select import Selection
 
@@ -64,3 +66,8 @@ def build(seed: int) -> Selection:
         else:
             result.retained.append(replayed)
     return result
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): the data comes from the installed package, so `paths` is unused."""
+    return build(seed)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.bfcl import data
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
 from verifierbench.sources.bfcl.spec import spec_for
@@ -54,3 +56,8 @@ def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | N
     )
     result.record["bfcl_eval"] = data.installed_version()
     return result
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): BFCL comes from its installed package, so `paths` is unused."""
+    return build(seed)

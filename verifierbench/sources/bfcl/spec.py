@@ -20,3 +20,8 @@ def spec_for_key(functions: list[dict], ground_truth: list[dict]) -> ToolCallSpe
                      for arg, acceptable in key.items())
         calls.append(CallSpec(name, args))
     return ToolCallSpec(functions, tuple(calls))
+
+
+def spec_for_reference(reference: dict) -> ToolCallSpec:
+    """The answer key of a built task (its reference record), for generators run after the build."""
+    return spec_for_key(reference["functions"], reference["ground_truth"])

@@ -23,10 +23,13 @@ import json
 import os
 import random
 from importlib import metadata
+from typing import Callable
 
 from verifierbench.errors import UserError
 from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
+from verifierbench.sources import registry
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.swebench import cases, checkout, diffs, envs, grading, instances
 from verifierbench.sources.swebench.reference import decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
@@ -235,9 +238,7 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
 def _memo_path(inst: instances.Instance, seed: int, with_environment: bool):
     """Keyed on everything the result depends on: the row, the seed, the builder's and upstream's code,
     the interpreter (environments are made from it)."""
-    from verifierbench.screening.reference import version as code_version
-
-    key = json.dumps({"row": inst.__dict__, "seed": seed, "code": code_version("swebench"), "env": with_environment,
+    key = json.dumps({"row": inst.__dict__, "seed": seed, "code": registry.code_version("swebench"), "env": with_environment,
                       "python": envs.python_version() if with_environment else None}, sort_keys=True)
     return envs.root().parent / "builds" / f"{inst.instance_id}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
@@ -265,3 +266,8 @@ def _recall(memo, inst: instances.Instance, clone, store) -> Replayed | None:
     if checkout.materialize(clone, inst.base_commit, store) != task.reference["checkout"]:
         return None
     return replayed
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): instances, clones and chosen ids from the build's paths."""
+    return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)

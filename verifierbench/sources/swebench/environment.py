@@ -8,6 +8,7 @@ from typing import Any
 
 from verifierbench.sources.interaction.environment import ServedEnvironment
 from verifierbench.sources.swebench.checkout import checkout_dir
+from verifierbench.sources.swebench.envs import SANDBOX_ENV
 from verifierbench.sources.swebench.reference import environment_of
 from verifierbench.sources.swebench.testrun import run_tests
 
@@ -37,3 +38,11 @@ class CodeEnvironment(ServedEnvironment):
 
 def environment_for(reference: dict) -> CodeEnvironment:
     return CodeEnvironment(reference)
+
+
+def read_only_inputs(reference: dict) -> tuple[tuple[str, str], ...]:
+    """(host path, sandbox path) every run for this task sees read-only: the checkout at /repo, and its test
+    environment at /env (what SWE-bench's image gives a solver: the repository's interpreter and test requirements)."""
+    environment = environment_of(reference)
+    return ((str(checkout_dir(reference["checkout"])), "/repo"),
+            *(((str(environment), SANDBOX_ENV),) if environment else ()))

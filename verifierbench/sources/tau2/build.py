@@ -17,8 +17,10 @@ lacks a positive, a negative or an attack).
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.cases import POLITE_NOTHING, STYLES, generate
 from verifierbench.sources.tau2.reference import decide
@@ -132,3 +134,8 @@ def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | N
                     lambda domain, source_id: construct(*data.split_source_id(source_id), seed))
     result.record["inspect_evals"] = data.installed_version()
     return result
+
+
+def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+    """The source hook (`Source.select`): the data comes from the installed package, so `paths` is unused."""
+    return build(seed)

@@ -1,11 +1,12 @@
 """The reference verifier for tool-call tasks: the candidate must be self-consistent, then the source's checker decides.
 
-Stdlib plus the source's checker only, so the same function runs in the build (C1 replay) and inside
+Stdlib plus the source's checker (its `check_calls` hook) only, so the same function runs in the build (C1 replay) and inside
 the sandbox as an exported verifier file.
 """
 
 from __future__ import annotations
 
+from verifierbench.sources import registry
 from verifierbench.sources.toolcall.candidate import read_candidate
 
 
@@ -15,13 +16,4 @@ def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
         calls = read_candidate(candidate)
     except ValueError as e:
         return False, f"malformed candidate: {e}"
-    checker = reference["checker"]
-    if checker == "bfcl":
-        from verifierbench.sources.bfcl.checker import check as bfcl_check
-
-        return bfcl_check(reference["functions"], reference["ground_truth"], reference["category"], calls)
-    if checker == "acebench":
-        from verifierbench.sources.acebench.checker import check as acebench_check
-
-        return acebench_check(reference["functions"], reference["ground_truth"], calls)
-    raise ValueError(f"unknown checker {checker!r}")
+    return registry.check_calls(reference, calls)

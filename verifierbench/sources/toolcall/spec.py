@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifierbench.sources import registry
+
 NO_DEFAULT = object()
 
 
@@ -108,10 +110,4 @@ def documented_default(schema: dict) -> Any:
 
 def spec_for_reference(reference: dict) -> ToolCallSpec:
     """The answer key of a built task (its reference record) as a spec, for generators run after the build."""
-    if reference.get("checker") == "bfcl":
-        from verifierbench.sources.bfcl.spec import spec_for_key
-    elif reference.get("checker") == "acebench":
-        from verifierbench.sources.acebench.spec import spec_for_key
-    else:
-        raise ValueError(f"no tool-call spec for checker {reference.get('checker')!r}")
-    return spec_for_key(reference["functions"], reference["ground_truth"])
+    return registry.answer_key(reference)

@@ -1,0 +1,13 @@
+"""AgentDojo: state tasks and injection pairs on AgentDojo's suites, interaction records as candidates."""
+
+from verifierbench.sources.base import Source
+
+SOURCE = Source(
+    name="agentdojo",
+    select="verifierbench.sources.agentdojo.build:select_tasks",
+    decide="verifierbench.sources.agentdojo.reference:decide",
+    environment="verifierbench.sources.agentdojo.environment:environment_for",
+    mutation_operators="verifierbench.screening.state_mutants:OPERATORS",
+    shares="interaction",
+    upstream="agentdojo",
+)

@@ -1,0 +1,61 @@
+"""The source interface: what one upstream benchmark gives the rest of the harness.
+
+A source is declared in its own folder (`sources/<name>/source.py`, one `SOURCE = Source(...)`) and named by one
+line in `sources/registry.py`. Its hooks are `"module:function"` names, imported only when first used: an exported
+reference verifier runs `decide` inside the sandbox with the standard library only, so declaring a source must not
+import its build (pydantic, datasets) or its upstream packages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SourcePaths:
+    """Where sources without an installable package find their data (None: the default/env var)."""
+
+    acebench_dir: str | None = None
+    swebench_instances: str | None = None
+    swebench_repos: str | None = None
+    checkouts: Path | None = None  # where code tasks' checkouts go (build_suite: <suite>/checkouts)
+    swebench_ids: str | None = None  # these instances instead of the seeded selection
+
+
+@dataclass(frozen=True)
+class Source:
+    """One upstream benchmark. Every hook is a `"module:function"` name; None: the source has no such part.
+
+    Args:
+        name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
+        select: `(seed, paths: SourcePaths, say) -> Selection`: seeded selection, case generation and C1 replay.
+        decide: `(reference, candidate) -> (PASS?, reason)`: the reference decision (stdlib plus upstream only).
+        built_by_default: False for a source built only when named (`--source`), such as code tasks.
+        environment: `(reference) -> ServedEnvironment`: the public environment `run_public` serves.
+        read_only_inputs: `(reference) -> ((host path, sandbox path), ...)`: mounted read-only in every run.
+        answer_key: `(reference) -> ToolCallSpec`: the answer key the tool-call case generators, the deterministic
+            auditor's generators and the mutation operators read.
+        check_calls: `(reference, calls) -> (PASS?, reason)`: the source's own checker on parsed tool calls
+            (the tool-call reference decision and the C6 mutants call it).
+        expected_calls: `(reference) -> calls`: the answer key's first acceptable call list (C6 mutants).
+        mutation_operators: the C6 operators screening applies to its reference (a tuple; its protocol is the
+            task type's: screening/mutants.py, state_mutants.py, code_mutants.py).
+        audit_generators: `(task, round, seed) -> [Proposal]`: the deterministic auditor's fresh candidates.
+        shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
+        upstream: the distribution whose release decides with our code (its version is in the reference's version).
+    """
+
+    name: str
+    select: str
+    decide: str
+    built_by_default: bool = True
+    environment: str | None = None
+    read_only_inputs: str | None = None
+    answer_key: str | None = None
+    check_calls: str | None = None
+    expected_calls: str | None = None
+    mutation_operators: str | None = None
+    audit_generators: str | None = None
+    shares: str | None = None
+    upstream: str | None = None

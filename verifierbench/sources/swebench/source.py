@@ -1,0 +1,15 @@
+"""SWE-bench: code tasks (diffs) judged by running the instance's tests; built only when named (minutes per task)."""
+
+from verifierbench.sources.base import Source
+
+SOURCE = Source(
+    name="swebench",
+    select="verifierbench.sources.swebench.build:select_tasks",
+    decide="verifierbench.sources.swebench.reference:decide",
+    built_by_default=False,
+    environment="verifierbench.sources.swebench.environment:environment_for",
+    read_only_inputs="verifierbench.sources.swebench.environment:read_only_inputs",
+    mutation_operators="verifierbench.screening.code_mutants:OPERATORS",
+    audit_generators="verifierbench.audit.code:propose",
+    upstream="swebench",
+)

@@ -1,0 +1,84 @@
+"""Collecting the delivered verifier from a sample's sandbox, and keeping it in the log.
+
+The files are read once, after generation, and stored in the sample store (so `inspect score`
+can re-judge from the log without a sandbox) and in the score metadata. Scoring runs the copy.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path, PurePosixPath
+
+from inspect_ai.util import SandboxEnvironment
+
+from verifierbench.harness.prompt import VERIFIER_DIR
+from verifierbench.protocol import ENTRYPOINT
+
+MAX_FILES = 64
+MAX_FILE_BYTES = 1 << 20
+MAX_TOTAL_BYTES = 8 << 20
+STORE_KEY = "verifierbench:verifier_files"  # {relative path: {"text": str} or {"base64": str}}
+
+
+async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """The regular files under the verifier directory (links are never followed); and what was skipped.
+
+    The listing is NUL-separated: a file name may hold a newline, and split on newlines a name like
+    "a\\n0 pipe" would make us read another path (a FIFO). read_file reads regular files only."""
+    listing = await sandbox.exec(["find", VERIFIER_DIR, "-type", "f", "-printf", "%s %P\\0"], timeout=60)
+    files: dict[str, dict[str, str]] = {}
+    skipped: list[str] = []
+    total = 0
+    for line in sorted(filter(None, listing.stdout.split("\0"))) if listing.success else []:
+        size_text, _, relative = line.partition(" ")
+        path = PurePosixPath(relative)
+        if not relative or path.is_absolute() or ".." in path.parts or "__pycache__" in path.parts:
+            continue
+        size = int(size_text) if size_text.isdigit() else MAX_FILE_BYTES + 1
+        if len(files) >= MAX_FILES or size > MAX_FILE_BYTES or total + size > MAX_TOTAL_BYTES:
+            skipped.append(f"{relative} ({size} bytes)")
+            continue
+        try:
+            data = await sandbox.read_file(f"{VERIFIER_DIR}/{relative}", text=False)
+        except (OSError, UnicodeError) as exc:
+            skipped.append(f"{relative} ({exc})")
+            continue
+        total += len(data)
+        files[relative] = encode(data)
+    return files, skipped
+
+
+def encode(data: bytes) -> dict[str, str]:
+    try:
+        return {"text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode("ascii")}
+
+
+def decode(entry: dict[str, str]) -> bytes:
+    return entry["text"].encode("utf-8") if "text" in entry else base64.b64decode(entry["base64"])
+
+
+def safe_relative(relative: object) -> bool:
+    """A path that stays under the verifier directory: relative, no `..`, not empty."""
+    if not isinstance(relative, str):
+        return False
+    path = PurePosixPath(relative)
+    return bool(path.parts) and not path.is_absolute() and ".." not in path.parts and "\0" not in relative
+
+
+def has_entrypoint(files: dict[str, dict[str, str]]) -> bool:
+    return ENTRYPOINT in files
+
+
+def materialize(files: dict[str, dict[str, str]], directory: Path) -> Path:
+    """Writes the files under `directory` (a fresh one) and returns it."""
+    directory.mkdir(parents=True)
+    for relative, entry in files.items():
+        if not safe_relative(relative):
+            continue  # only a hand-edited log has these (collect never keeps them): never write outside `directory`
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(decode(entry))
+    return directory
+
