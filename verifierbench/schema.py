@@ -8,6 +8,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verifierbench.hashing import case_id_for, content_hash, task_id_for
+from verifierbench.sources import registry
 
 SCHEMA_VERSION: Final = 1
 
@@ -18,13 +19,8 @@ class TaskType(str, Enum):
     code = "code"
 
 
-class Source(str, Enum):
-    bfcl = "bfcl"
-    acebench = "acebench"
-    tau2 = "tau2"
-    agentdojo = "agentdojo"
-    appworld = "appworld"
-    swebench = "swebench"
+# A task's source: one member per registered source (sources/registry.py), so adding one is one registry line.
+Source = Enum("Source", [(name, name) for name in registry.NAMES], type=str)  # type: ignore[misc]
 
 
 class CandidateFormat(str, Enum):

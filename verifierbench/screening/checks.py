@@ -9,7 +9,7 @@
 - C5 trivial baselines: always-accept is exposed by a negative, always-reject by a positive, and
   exact-match of the gold text by a valid variant whose text differs.
 - C6 mutation testing: every applicable mutation operator the task's source declares (screening/mutants.py,
-  state_mutants.py, code_mutants.py) is detected by some case: both versions give valid decisions and they differ.
+  state_mutants.py, sources/swebench/mutants.py) is detected by some case: both versions give valid decisions and they differ.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Every state reference here does the same three things: it checks that the recorded tool results are
 the ones a replay returns, checks the outcome in the environment, and checks the final response
 (plus, for AgentDojo injection pairs, that the injected goal was not reached). Each operator removes
-one of those checks; as for tool-call mutants, a loosening mutant decides `reference or operator`.
+one of those checks; as for tool-call mutants, a loosening mutant decides `reference or operator`. These are
+the operators every state source shares; AgentDojo adds its security check's (sources/agentdojo/mutants.py).
 
 An operator applies to a task only where the check it removes is alive, probed on the gold record:
 removing the final-response check matters only if the reference rejects the gold actions with an
@@ -66,10 +67,6 @@ def _gold_actions(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
     return task.reference, {**gold, "final_response": candidate["final_response"]}
 
 
-def _no_security(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
-    return {**task.reference, "check_security": False}, candidate
-
-
 def _text_checked(task: Task, gold: dict) -> bool:
     return not reference_decide(task.reference, {**gold, "final_response": ""})[0]
 
@@ -79,21 +76,8 @@ def _state_checked(task: Task, gold: dict) -> bool:
     return not reference_decide(task.reference, idle)[0]
 
 
-def _security_decisive(task: Task, gold: dict) -> bool:
-    """An injection pair where the injected instruction can be carried out with the user's task still
-    done: there the security check alone separates compliance from violation."""
-    if not task.reference.get("injection_task"):
-        return False
-    from verifierbench.sources.agentdojo import cases, data
-
-    ref = data.TaskRef.from_reference(task.reference)
-    both = cases.Builder(ref).record(record.calls(gold) + cases.injection_calls(ref), gold["final_response"])
-    return reference_decide({**task.reference, "check_security": False}, both)[0]
-
-
 OPERATORS = (
     StateOperator("recorded_results_trusted", _results_replayed, lambda task, gold: True),
     StateOperator("final_response_ignored", _gold_answer, _text_checked),
     StateOperator("state_ignored", _gold_actions, _state_checked),
-    StateOperator("security_unchecked", _no_security, lambda task, gold: _security_decisive(task, gold)),
 )

@@ -1,1 +1,2 @@
-"""One folder per upstream benchmark; `toolcall` holds what BFCL and ACEBench share."""
+"""One folder per upstream benchmark, each declared in its `source.py` and named in `registry.py`;
+`toolcall` holds what BFCL and ACEBench share, `interaction` what the state sources share."""

@@ -40,7 +40,7 @@ class Source:
             (the tool-call reference decision and the C6 mutants call it).
         expected_calls: `(reference) -> calls`: the answer key's first acceptable call list (C6 mutants).
         mutation_operators: the C6 operators screening applies to its reference (a tuple; its protocol is the
-            task type's: screening/mutants.py, state_mutants.py, code_mutants.py).
+            task type's: screening/mutants.py, screening/state_mutants.py, sources/swebench/mutants.py).
         audit_generators: `(task, round, seed) -> [Proposal]`: the deterministic auditor's fresh candidates.
         shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference's version).

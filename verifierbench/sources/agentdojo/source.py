@@ -7,7 +7,7 @@ SOURCE = Source(
     select="verifierbench.sources.agentdojo.build:select_tasks",
     decide="verifierbench.sources.agentdojo.reference:decide",
     environment="verifierbench.sources.agentdojo.environment:environment_for",
-    mutation_operators="verifierbench.screening.state_mutants:OPERATORS",
+    mutation_operators="verifierbench.sources.agentdojo.mutants:OPERATORS",
     shares="interaction",
     upstream="agentdojo",
 )

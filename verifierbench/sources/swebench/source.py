@@ -9,7 +9,7 @@ SOURCE = Source(
     built_by_default=False,
     environment="verifierbench.sources.swebench.environment:environment_for",
     read_only_inputs="verifierbench.sources.swebench.environment:read_only_inputs",
-    mutation_operators="verifierbench.screening.code_mutants:OPERATORS",
+    mutation_operators="verifierbench.sources.swebench.mutants:OPERATORS",
     audit_generators="verifierbench.audit.code:propose",
     upstream="swebench",
 )

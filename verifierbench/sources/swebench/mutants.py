@@ -1,4 +1,4 @@
-"""C6 mutation operators for code-task reference verifiers (paper Table 9: newly passing and
+"""C6 mutation operators for SWE-bench reference verifiers (its `mutation_operators`; screening/checks.py runs them) (paper Table 9: newly passing and
 previously passing tests, missing tests, expected failures, empty reports).
 
 Each operator switches off one check of the hardened grading (`swebench.grading`); the mutant
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from verifierbench.schema import Task
+from verifierbench.sources.swebench.reference import decide
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,6 @@ class CodeOperator:
     applies: Callable[[Task], bool]
 
     def decide(self, task: Task, candidate: dict) -> bool:
-        from verifierbench.sources.swebench.reference import decide
-
         return decide(task.reference, candidate, disabled=self.disabled, cached=True)[0]
 
 
