@@ -9,6 +9,10 @@ NAME = "deterministic"
 
 
 def supports(task: Task) -> bool:
+    if task.type is TaskType.state:
+        from verifierbench.audit import state
+
+        return state.supports(task)  # tau2 and AgentDojo; AppWorld has no auditor yet
     return task.type in (TaskType.tool_call, TaskType.code)
 
 
@@ -21,4 +25,8 @@ def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
         from verifierbench.audit import code
 
         return code.propose(task, round_index, seed)
-    raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")
+    if task.type is TaskType.state and supports(task):
+        from verifierbench.audit import state
+
+        return state.propose(task, round_index, seed)
+    raise NotImplementedError(f"no deterministic auditor for {task.source.value} tasks yet")

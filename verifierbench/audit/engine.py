@@ -22,6 +22,7 @@ from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.references import each
 from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.sources.interaction import record
 from verifierbench.scorers import verifier_files
 from verifierbench.screening import reference
 
@@ -119,6 +120,12 @@ def well_formed(task: Task, candidate: Any) -> bool:
                 and isinstance(candidate["parsed"], list))
     if task.type is TaskType.code:
         return isinstance(candidate, dict) and set(candidate) == {"diff"} and isinstance(candidate["diff"], str)
+    if task.type is TaskType.state:
+        try:
+            record.calls(candidate)
+        except ValueError:
+            return False
+        return set(candidate) == {"messages", "final_response"}
     return isinstance(candidate, dict)
 
 
