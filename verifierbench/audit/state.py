@@ -119,6 +119,22 @@ def replay(reference: dict, calls: list[dict]) -> tuple[list[Any], str]:
     return [o["result"] for o in replayed.observations], replayed.state_hash
 
 
+def gold_record(reference: dict) -> dict:
+    """The gold case's record, as the build makes it.
+
+    Args:
+        reference: the task's reference record (checker tau2 or agentdojo).
+    """
+    if reference["checker"] == "tau2":
+        from verifierbench.sources.tau2 import cases as tau2_cases
+
+        return tau2_cases.gold_record(reference)
+    from verifierbench.sources.agentdojo import cases as agentdojo_cases
+    from verifierbench.sources.agentdojo.data import TaskRef
+
+    return agentdojo_cases.gold_record(TaskRef.from_reference(reference))
+
+
 def with_replayed_results(reference: dict, candidate: dict) -> dict:
     """The record with every call's missing result (key absent) set to what replaying its calls returns; results
     the record states are kept, so a fabricated one stays fabricated.

@@ -59,6 +59,15 @@ def injection_calls(ref: data.TaskRef) -> list[dict]:
     return [{"name": c.function, "arguments": dict(c.args)} for c in data.injection_task(ref).ground_truth(pre)]
 
 
+def gold_record(ref: data.TaskRef) -> dict:
+    """The gold case's interaction record (an entry point for the audit and its tests).
+
+    Args:
+        ref: the AgentDojo user task (and injection task, for a pair).
+    """
+    return Builder(ref).record(gold_calls(ref), data.user_task(ref).GROUND_TRUTH_OUTPUT or DONE)
+
+
 # How many writes the partial and near-miss families take, and how many permitted reads the overstrict family adds;
 # the audit (`audit/state.py`) passes wider caps.
 CAPS = {"writes": 2, "permitted_reads": 2}
