@@ -27,7 +27,7 @@ from verifierbench.scorers import verifier_files
 from verifierbench.screening import reference
 
 DEFAULT_ROUNDS = 3
-# A round runs its candidates in batches of max(BATCH_MIN, BATCH_PER_SLOT x executor slots), stopping at the first that refutes.
+# A state-task round runs its candidates in batches of max(BATCH_MIN, BATCH_PER_SLOT x executor slots), stopping at the first that refutes.
 BATCH_MIN = 8
 BATCH_PER_SLOT = 4
 
@@ -182,7 +182,9 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         certified = certify(task, proposals, known)
         result.certified += len(certified)
         found, decided = [], {}
-        for batch in batches(certified, max(BATCH_MIN, BATCH_PER_SLOT * executor.slots)):
+        # State-task runs take seconds each: those rounds stop early; others run whole, so every witness is found.
+        size = max(BATCH_MIN, BATCH_PER_SLOT * executor.slots) if task.type is TaskType.state else max(1, len(certified))
+        for batch in batches(certified, size):
             decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in batch}, task)
             result.executions += runs
             decided.update(decisions)
