@@ -31,6 +31,8 @@ from verifierbench.suite import load_suite
 
 FLAWS = ("recorded_results_trusted", "final_text_only", "unexpected_writes_ignored", "exact_gold_sequence_required")
 AUDIT_ONLY = {"each_result_fabricated", "each_call_repeated"}
+# The state suite's build and a round's proposals on a few tasks take minutes on a shared machine.
+pytestmark = pytest.mark.timeout(1200)
 WITNESSES_PER_FLAW = 2  # sandboxed replays per flaw (a state-task run takes seconds)
 TASKS_PER_SOURCE = 2
 # Flaws the hidden suite catches on every task; the audit's own operators must refute them with candidates new to it.

@@ -78,22 +78,3 @@ def test_the_leaderboard_reads_the_audit_summary_beside_the_hidden_numbers(logs,
 
     bad = cli("leaderboard", str(logs), "--audit", str(tmp_path / "missing.json"), "--no-write")
     assert bad.returncode == 2 and "--audit" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
-
-
-STATE_TASKS = "tau2/banking_knowledge/task_005,agentdojo/banking/user_task_14"
-
-
-def test_state_tasks_are_audited(tmp_path, state_suite):
-    """tau2 and AgentDojo tasks get the deterministic state auditor (issue 21): audited, never "not auditable", and a
-    verifier that accepts everything is refuted by a certified witness on each."""
-    logs = tmp_path / "logs"
-    for model in ("verifierbench/always_accept", "verifierbench/always_reject"):
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={state_suite}",
-                         "-T", f"task_ids={STATE_TASKS}", "-T", "rounds=1", "--log-dir", str(logs))
-        assert result.returncode == 0, result.stderr[-3000:]
-    summary = audit(logs, state_suite, tmp_path / "pool", tmp_path / "out", "--rounds", "2")
-    assert len(summary["tasks"]) == 2 and summary["witnesses"] > 0
-    for task in summary["tasks"]:
-        assert set(task["trials"].values()) == {"refuted"}, task
-    rows = {r["configuration"]: r for r in summary["configurations"]}
-    assert rows["verifierbench/always_accept"]["refuted_rate"] == rows["verifierbench/always_reject"]["refuted_rate"] == 100.0
