@@ -28,7 +28,8 @@ def reference_files(task: Task) -> dict[str, dict[str, str]]:
 
 def flawed_files(task: Task, flaw: str) -> dict[str, dict[str, str]]:
     return files_of({"verify.py": FLAWED_TEMPLATE, "reference.json": json.dumps(task.reference),
-                     "flaw.py": (FLAWED_DIR / f"{flaw}.py").read_text(), "_common.py": (FLAWED_DIR / "_common.py").read_text()})
+                     "flaw.py": (FLAWED_DIR / f"{flaw}.py").read_text(), "_common.py": (FLAWED_DIR / "_common.py").read_text(),
+                     "_state_common.py": (FLAWED_DIR / "_state_common.py").read_text()})
 
 
 def trusted_executor() -> Executor:

@@ -23,9 +23,13 @@ from verifierbench.public_env.jobs import case_job
 from verifierbench.references import each
 from verifierbench.schema import Label, Task, TaskType, TestCase
 from verifierbench import verifier_files
+from verifierbench.sources.interaction import record
 from verifierbench.screening import reference
 
 DEFAULT_ROUNDS = 3
+# A state-task round runs its candidates in batches of max(BATCH_MIN, BATCH_PER_SLOT x executor slots), stopping at the first that refutes.
+BATCH_MIN = 8
+BATCH_PER_SLOT = 4
 
 
 @dataclass
@@ -78,6 +82,22 @@ def decide_all(executor: Executor, trial: Trial, candidates: dict[str, Any], tas
     return {k: trial.decided[k] for k in candidates}, len(todo)
 
 
+def batches(certified: list[Witness], size: int) -> list[list[Witness]]:
+    """The round's certified candidates in runs of `size`, operators taken in turn, so the first runs already try
+    every operator (a round stops after the first run that refutes).
+
+    Args:
+        certified: the round's certified proposals, in proposal order.
+        size: candidates per run (enough to keep the executor's slots busy).
+    """
+    by_operator: dict[str, list[Witness]] = {}
+    for witness in certified:
+        by_operator.setdefault(f"{witness.auditor}:{witness.operator}", []).append(witness)
+    queues = list(by_operator.values())
+    ordered = [q[i] for i in range(max((len(q) for q in queues), default=0)) for q in queues if i < len(q)]
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+
 def disagrees(label: Label, decision: Decision) -> bool:
     """A crash or timeout on a certified candidate is a wrong decision too (the hidden metric counts U as wrong)."""
     return decision.value != ("P" if label is Label.PASS else "F")
@@ -119,6 +139,12 @@ def well_formed(task: Task, candidate: Any) -> bool:
                 and isinstance(candidate["parsed"], list))
     if task.type is TaskType.code:
         return isinstance(candidate, dict) and set(candidate) == {"diff"} and isinstance(candidate["diff"], str)
+    if task.type is TaskType.state:
+        try:
+            record.calls(candidate)
+        except ValueError:
+            return False
+        return set(candidate) == {"messages", "final_response"}
     return isinstance(candidate, dict)
 
 
@@ -155,18 +181,24 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         result.proposed += len(proposals)
         certified = certify(task, proposals, known)
         result.certified += len(certified)
-        decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in certified}, task)
-        result.executions += runs
-        found = []
-        for witness in certified:
-            if disagrees(witness.label, decisions[witness.key]):
-                witness.found_on = trial.verifier_hash
-                witness.review = await reviewer.review(auditors.reviewer_model, task, witness)
-                found.append(witness)
+        found, decided = [], {}
+        # State-task runs take seconds each: those rounds stop early; others run whole, so every witness is found.
+        size = max(BATCH_MIN, BATCH_PER_SLOT * executor.slots) if task.type is TaskType.state else max(1, len(certified))
+        for batch in batches(certified, size):
+            decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in batch}, task)
+            result.executions += runs
+            decided.update(decisions)
+            for witness in batch:
+                if disagrees(witness.label, decisions[witness.key]):
+                    witness.found_on = trial.verifier_hash
+                    witness.review = await reviewer.review(auditors.reviewer_model, task, witness)
+                    found.append(witness)
+            if any(w.refutes for w in found):
+                break  # refuted: the round's other candidates are left unrun (a state-task run takes seconds)
         if pool and found:
             pool.add(found)
         for witness in found:
-            (result.witnesses if witness.refutes else result.unconfirmed).append((witness, decisions[witness.key].value))
+            (result.witnesses if witness.refutes else result.unconfirmed).append((witness, decided[witness.key].value))
     result.refuted = bool(result.witnesses)
     return result
 

@@ -12,7 +12,7 @@ from typing import Any
 from inspect_ai.model import Model
 
 from verifierbench.audit.witness import Proposal
-from verifierbench.schema import Label, Task
+from verifierbench.schema import Label, Task, TaskType
 
 NAME = "llm"
 MAX_CANDIDATES = 8
@@ -30,13 +30,10 @@ Your goal: find candidates on which this verifier decides wrongly, judged only b
 ## What to do
 1. List the verifier's acceptance conditions: every check that can make it FAIL, and every shortcut that makes it PASS.
 2. Trace each condition to a requirement above. Mark a condition unjustified when no requirement asks for it.
-   Known failure modes: rejecting permitted tools or calls the requirements allow, mishandling default
-   arguments (an omitted argument with a documented default, or the default passed explicitly), restricting
-   representations (number forms, argument or call order, text layout), over-broad restrictions, and
-   accepting violations (wrong values, missing or extra calls, text that disagrees with the calls).
+   Known failure modes: {failure_modes}
 3. Write up to {limit} candidates that challenge those conditions: a valid candidate (label PASS) the
    verifier would reject, or an invalid one (label FAIL) it would accept. Each must be a complete candidate
-   in the format the requirements describe.
+   in the format the requirements describe.{format_note}
 
 Reply with one JSON object in a ```json block:
 {{"conditions": [{{"condition": "...", "requirement": "... or none", "justified": true}}],
@@ -44,15 +41,51 @@ Reply with one JSON object in a ```json block:
 """
 
 
+FAILURE_MODES = {
+    TaskType.tool_call: "rejecting permitted tools or calls the requirements allow, mishandling default\n"
+    "   arguments (an omitted argument with a documented default, or the default passed explicitly), restricting\n"
+    "   representations (number forms, argument or call order, text layout), over-broad restrictions, and\n"
+    "   accepting violations (wrong values, missing or extra calls, text that disagrees with the calls).",
+    TaskType.state: "trusting the recorded tool results instead of replaying the calls (fabricated results),\n"
+    "   judging only the final response (success claimed, work not done), ignoring writes beyond the expected ones\n"
+    "   (unrequested or repeated changes, actions on another user's records, injected instructions carried out),\n"
+    "   and rejecting legitimate interactions: a different order of independent calls, harmless extra reads,\n"
+    "   equivalent argument forms, other wording of the messages and the final response.",
+    TaskType.code: "rejecting legitimate changes outside the files the reference fix touches (other modules,\n"
+    "   new modules, documentation), restricting how the diff is rendered, and accepting fixes that are incomplete,\n"
+    "   break existing behaviour, or edit the tests.",
+}
+# State candidates: the auditor cannot know what the environment returns, so it may leave results out.
+STATE_FORMAT_NOTE = ("\n   In an interaction record you may leave out a tool call's `result`: the audit fills in what replaying the\n"
+                     "   calls on the task's environment returns. A `result` you write is kept as written.")
+
+
 def prompt(task: Task, files: dict[str, dict[str, str]]) -> str:
     code = "\n\n".join(f"### {path}\n```\n{body['text']}\n```" for path, body in sorted(files.items()) if "text" in body)
-    return PROMPT.format(instruction=task.instruction, code=code[:MAX_CODE_CHARS], limit=MAX_CANDIDATES)
+    return PROMPT.format(instruction=task.instruction, code=code[:MAX_CODE_CHARS], limit=MAX_CANDIDATES,
+                         failure_modes=FAILURE_MODES[task.type], format_note=STATE_FORMAT_NOTE if task.type is TaskType.state else "")
+
+
+def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
+    """State tasks: each proposed record with the results it leaves out replayed on the task's environment
+    (a malformed record is passed on unchanged; the engine drops it)."""
+    from verifierbench.audit import state
+
+    if task.type is not TaskType.state or not state.supports(task):
+        return proposals
+    for proposal in proposals:
+        try:
+            proposal.candidate = state.with_replayed_results(task.reference, proposal.candidate)
+        except (ValueError, KeyError, TypeError):
+            continue
+    return proposals
 
 
 async def propose(model: Model, task: Task, files: dict[str, dict[str, str]]) -> tuple[list[Proposal], dict[str, Any]]:
     """The auditor's proposals and its analysis (the conditions it listed), for the score metadata."""
     output = await model.generate(prompt(task, files))
-    return parse(output.completion)
+    proposals, analysis = parse(output.completion)
+    return completed(task, proposals), analysis
 
 
 def parse(text: str) -> tuple[list[Proposal], dict[str, Any]]:

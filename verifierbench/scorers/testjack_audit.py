@@ -67,7 +67,7 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
         if not engine.supports(task):
             result = engine.AuditResult(executions=runs)
             return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=False,
-                          note=f"no auditor for {task.type.value} tasks yet")
+                          note=f"no auditor for {task.source.value} tasks yet")
         auditors = engine.Auditors(deterministic, _model(auditor, "auditor"), _model(reviewer, "reviewer"), seed)
         witness_pool = WitnessPool(pool, loaded.manifest.version)
         result = await engine.audit(task, hidden, trial, executor, witness_pool, auditors, rounds, files)

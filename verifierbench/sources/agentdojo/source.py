@@ -8,6 +8,7 @@ SOURCE = Source(
     decide="verifierbench.sources.agentdojo.reference:decide",
     environment="verifierbench.sources.agentdojo.environment:environment_for",
     mutation_operators="verifierbench.sources.agentdojo.mutants:OPERATORS",
+    audit_generators="verifierbench.audit.state:propose",
     shares="interaction",
     upstream="agentdojo",
 )

@@ -100,6 +100,16 @@ def generate(reference: dict, rng: random.Random, caps: dict[str, int] | None = 
     return _dedupe(drafts)
 
 
+def gold_record(reference: dict) -> dict:
+    """The gold case's interaction record (an entry point for the audit and its tests).
+
+    Args:
+        reference: the task's reference record (checker tau2).
+    """
+    task = _task(reference)
+    return _record(task, task.gold)
+
+
 def _task(reference: dict) -> Task:
     domain, task_id = reference["domain"], reference["task_id"]
     env = environment_for(reference)

@@ -8,6 +8,7 @@ SOURCE = Source(
     decide="verifierbench.sources.tau2.reference:decide",
     environment="verifierbench.sources.tau2.environment:environment_for",
     mutation_operators="verifierbench.screening.state_mutants:OPERATORS",
+    audit_generators="verifierbench.audit.state:propose",
     shares="interaction",
     upstream="inspect-evals",
 )
