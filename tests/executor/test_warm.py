@@ -10,7 +10,8 @@ import time
 import pytest
 
 from verifierbench.executor import Executor, Job, Limits
-from verifierbench.executor import warm
+from verifierbench.executor import runner, warm
+from verifierbench.errors import UserError
 from verifierbench.executor.runner import _children
 from verifierbench.protocol import Decision
 from tests.conftest import write_verifier
@@ -191,3 +192,43 @@ def test_the_verifier_gets_no_capability_and_cannot_reach_the_server(one_slot, t
     assert set(caps) == {"0000000000000000"}
     assert pids == ["1"]  # its own pid namespace: the server is not even visible
     assert fds == ["0", "1", "2", "3"]  # stdio and the listing's own descriptor: no control channel
+
+
+def test_leftover_children_end_when_the_verifier_s_code_ends_not_after_its_shutdown(one_slot, tmp_path):
+    # A fork bomb's spinning children starved the interpreter's shutdown of CPU until the case timed
+    # out under load; the case process now kills them first. The atexit hook runs in that shutdown.
+    verifier = write_verifier(tmp_path / "v", """
+        import atexit, json, os, sys, time
+        child = os.fork()
+        if child == 0:
+            while True:
+                pass
+        def report():
+            time.sleep(0.2)
+            gone = os.waitpid(child, os.WNOHANG)[0] == child
+            json.dump({"decision": "PASS" if gone else "FAIL"}, open(sys.argv[2], "w"))
+        atexit.register(report)
+    """)
+    assert [o.decision for o in run_warm(one_slot, verifier, [{}, {}])] == [Decision.P, Decision.P]
+
+
+def test_run_batch_is_warm_by_default_and_cold_when_asked(bwrap_available, tmp_path, monkeypatch):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+    """)
+    limits = Limits(timeout_s=3, memory_bytes=1 << 30, max_processes=32)
+
+    def paths(**options) -> set[str]:
+        with Executor(limits, isolation="bwrap", slots=1, **options) as executor:
+            return {o.path for o in executor.run_batch(Job(verifier, i, key=str(i)) for i in range(3))}
+
+    monkeypatch.delenv(runner.COLD_ENV, raising=False)
+    assert paths() == {"warm"}
+    assert paths(warm=False) == {"cold"}
+    monkeypatch.setenv(runner.COLD_ENV, "1")
+    assert paths() == {"cold"}
+    assert paths(warm=True) == {"warm"}
+    monkeypatch.setenv(runner.COLD_ENV, "maybe")
+    with pytest.raises(UserError, match="VERIFIERBENCH_COLD='maybe'"):
+        Executor(limits, isolation="bwrap", slots=1)

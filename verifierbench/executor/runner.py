@@ -39,6 +39,7 @@ KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to 
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
 WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
 
 logger = logging.getLogger(__name__)
 
@@ -99,15 +100,19 @@ class Executor:
         libraries: tuple[tuple[str, str], ...] = (),
         site_packages: tuple[str, ...] = (),
         network_per_run: bool = False,
+        warm: bool | None = None,
     ) -> None:
         """Args:
             network_per_run: have bubblewrap create a network namespace per run even where the
                 harness could make one per slot (executor.netns); for measuring the difference.
+            warm: whether `run_batch` (judging) uses warm sandboxes (`run_warm`) or a sandbox per
+                case (`run_many`); None: warm unless the environment sets VERIFIERBENCH_COLD=1.
         """
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
         self.slots = max(1, slots or os.cpu_count() or 1)
         self.interpreter = interpreter
+        self.warm = not cold_from_environment() if warm is None else warm
         # (host package directory, package name): mounted read-only under LIBRARY_ROOT and put on PYTHONPATH.
         # Only trusted verifiers get these (the exported reference verifiers); generated ones never do.
         self.libraries = tuple(libraries)
@@ -194,6 +199,10 @@ class Executor:
             finally:
                 for future in futures:  # on an early exit, do not start the rest
                     future.cancel()
+
+    def run_batch(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
+        """Judging's entry point: `run_warm` by default, `run_many` on an executor made cold. Completion order."""
+        return self.run_warm(jobs, on_done) if self.warm else self.run_many(jobs, on_done)
 
     # -- one run ----------------------------------------------------------------------------
 
@@ -444,6 +453,16 @@ class Executor:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def cold_from_environment() -> bool:
+    """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value."""
+    value = os.environ.get(COLD_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
 
 
 def _children(pid: int) -> list[int]:

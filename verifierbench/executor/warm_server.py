@@ -148,4 +148,13 @@ if case is None:
 sys.argv = list(case["argv"])
 sys.path[0] = os.path.dirname(case["argv"][0])
 del case
-runpy.run_path(sys.argv[0], run_name="__main__")
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    # This process is pid 1 of the case's pid namespace: end whatever the verifier left running now,
+    # before the interpreter's own shutdown, which a fork bomb's spinning children would otherwise
+    # starve of CPU until the case timed out (the kernel would kill them only once this process ends).
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
