@@ -3,6 +3,7 @@ each source's own evaluator. Used by the build (C1), screening, the audit, and e
 
 from __future__ import annotations
 
+import importlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -20,27 +21,19 @@ def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return list(pool.map(fn, items))
 
 
+# Each checker's module (its `decide(reference, candidate)`), imported when a reference of it is first decided.
+CHECKER_MODULES = {
+    **{checker: "verifierbench.sources.toolcall.reference" for checker in TOOL_CALL_CHECKERS},
+    "agentdojo": "verifierbench.sources.agentdojo.reference",
+    "tau2": "verifierbench.sources.tau2.reference",
+    "swebench": "verifierbench.sources.swebench.reference",
+    "appworld": "verifierbench.sources.appworld.reference",
+}
+
+
 def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
     """(PASS?, reason) for one candidate against one task's reference record."""
     checker = reference.get("checker")
-    if checker in TOOL_CALL_CHECKERS:
-        from verifierbench.sources.toolcall.reference import decide as tool_call
-
-        return tool_call(reference, candidate)
-    if checker == "agentdojo":
-        from verifierbench.sources.agentdojo.reference import decide as agentdojo
-
-        return agentdojo(reference, candidate)
-    if checker == "tau2":
-        from verifierbench.sources.tau2.reference import decide as tau2
-
-        return tau2(reference, candidate)
-    if checker == "swebench":
-        from verifierbench.sources.swebench.reference import decide as swebench
-
-        return swebench(reference, candidate)
-    if checker == "appworld":
-        from verifierbench.sources.appworld.reference import decide as appworld
-
-        return appworld(reference, candidate)
-    raise ValueError(f"unknown checker {checker!r}")
+    if checker not in CHECKER_MODULES:
+        raise ValueError(f"unknown checker {checker!r}")
+    return importlib.import_module(CHECKER_MODULES[checker]).decide(reference, candidate)

@@ -50,7 +50,8 @@ def executor_from(args: argparse.Namespace) -> Executor:
 
         libraries, site_packages = libraries + reference_libraries(), reference_site_packages()
     return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
-                    libraries=libraries, site_packages=site_packages, warm=False if getattr(args, "cold", False) else None)
+                    libraries=libraries, site_packages=site_packages, warm=False if getattr(args, "cold", False) else None,
+                    trusted_preload=getattr(args, "reference_libs", False))
 
 
 def _positive(kind, most: float | None = None):
