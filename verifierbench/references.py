@@ -30,6 +30,24 @@ CHECKER_MODULES = {
     "appworld": "verifierbench.sources.appworld.reference",
 }
 
+# What each checker imports lazily, inside its functions (the upstream packages, seconds to import):
+# an exported reference's warm sandbox imports these once before its cases (export.py, executor.warm).
+CHECKER_PRELOAD = {
+    "tau2": ("inspect_ai.model", "inspect_ai.solver", "inspect_ai.tool", "inspect_ai.util", "inspect_evals.tau2.common.scorer",
+             "inspect_evals.tau2.common.agents", "inspect_evals.tau2.utils", "inspect_evals.tau2.common.tools",
+             "inspect_evals.tau2.retail.data_model", "inspect_evals.tau2.retail.RetailAgentTools",
+             "inspect_evals.tau2.banking.BankingAgentTools", "inspect_evals.tau2.banking.BankingUserTools",
+             "inspect_evals.tau2.banking.data_model", "inspect_evals.tau2.banking.environment"),
+    "agentdojo": ("yaml", "agentdojo.task_suite.load_suites", "agentdojo.agent_pipeline.tool_execution",
+                  "agentdojo.functions_runtime", "agentdojo.default_suites.v1.tools"),
+}
+
+
+def preload_modules(checker: str) -> list[str]:
+    """The modules a reference of this checker imports: its own module first, then its lazy imports."""
+    module = CHECKER_MODULES.get(checker)
+    return ["verifierbench.references", *([module] if module else []), *CHECKER_PRELOAD.get(checker, ())]
+
 
 def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
     """(PASS?, reason) for one candidate against one task's reference record."""
