@@ -1,7 +1,7 @@
 """Per-case decisions on the warm path against the cold path, and the time of each, in one run (issue 22).
 
     .venv/bin/python benchmarks/warm_parity.py --suite DIR [--kinds reference,exact-match,heuristic,random]
-                                                [--sample N] [--seed 0]
+                                                [--sample N] [--seed 0] [--type T] [--cases-per-task N]
 
 For each verifier kind, every case of the suite's tasks (or of N tasks drawn with the seed) is judged
 twice, through `Executor.run_many` (cold) and `Executor.run_warm`, and the decisions are compared
@@ -43,15 +43,21 @@ def write_verifiers(suite: Suite, kind: str, tasks: list[Task], out: Path) -> No
         (out / task.id / ENTRYPOINT).write_text(verifier_source(kind, public, seed=0), encoding="utf-8")
 
 
-def judge_both(suite: Suite, kind: str, tasks: list[Task], slots: int | None) -> tuple[dict, dict, float, float, dict]:
+def judge_both(suite: Suite, kind: str, tasks: list[Task], slots: int | None,
+               cases_per_task: int = 0) -> tuple[dict, dict, float, float, dict]:
+    """Each task's cases (the first `cases_per_task`, 0: all) judged cold then warm.
+
+    Returns the decisions by case id on each path, each path's wall time, and how many cases each path kind ran.
+    """
     trusted = kind == "reference"
-    options = {"libraries": reference_libraries(), "site_packages": reference_site_packages()} if trusted else {}
+    options = {"libraries": reference_libraries(), "site_packages": reference_site_packages(), "trusted_preload": True} if trusted else {}
     with tempfile.TemporaryDirectory(prefix="vgb-warm-parity-") as tmp, Executor(slots=slots, **options) as executor:
         write_verifiers(suite, kind, tasks, Path(tmp))
         frozen = {task.id: executor.freeze(Path(tmp) / task.id) for task in tasks}
 
         def jobs():
-            return [case_job(task, frozen[task.id], case.candidate, case.id) for task in tasks for case in suite.cases_by_task.get(task.id, [])]
+            return [case_job(task, frozen[task.id], case.candidate, case.id) for task in tasks
+                    for case in suite.cases_by_task.get(task.id, [])[:cases_per_task or None]]
 
         started = time.perf_counter()
         cold = {o.key: o.decision.value for o in executor.run_many(jobs())}
@@ -71,18 +77,20 @@ def main() -> int:
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--sample", type=int, default=0, help="tasks drawn at random (0: all)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--type", dest="task_type", default=None, help="only tasks of this type (tool-call, state, code)")
+    parser.add_argument("--cases-per-task", type=int, default=0, help="the first N cases of each task (0: all)")
     parser.add_argument("--slots", type=int, default=None)
     args = parser.parse_args()
 
     suite = load_suite(args.suite)
-    tasks = sorted(suite.tasks.values(), key=lambda t: t.id)
+    tasks = sorted((t for t in suite.tasks.values() if args.task_type in (None, t.type.value)), key=lambda t: t.id)
     if args.sample:
         tasks = random.Random(args.seed).sample(tasks, min(args.sample, len(tasks)))
     differences = 0
     for kind in args.kinds.split(","):
         if kind not in KINDS:
             parser.error(f"unknown kind {kind!r} (choose from {', '.join(KINDS)})")
-        cold, warm, cold_s, warm_s, paths = judge_both(suite, kind, tasks, args.slots)
+        cold, warm, cold_s, warm_s, paths = judge_both(suite, kind, tasks, args.slots, args.cases_per_task)
         differ = sorted(key for key in cold if cold[key] != warm.get(key))
         differences += len(differ)
         tally = {d: list(cold.values()).count(d) for d in "PFU"}

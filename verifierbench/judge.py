@@ -106,11 +106,12 @@ def judge(
                 runnable.append((a, a.verifier, case))
         by_key = {case.id: (a, verifier, case) for a, verifier, case in runnable}
         jobs = (case_job(a.task, verifier, case.candidate, case.id) for a, verifier, case in runnable)  # state tasks: run_public per case
-        for outcome in executor.run_many(jobs):
+        # Warm sandboxes (one per verifier and task, a forked process per case) unless the executor is cold.
+        for outcome in executor.run_batch(jobs):
             a, verifier, case = by_key[outcome.key]
             write(decision_line(a.task, case, verifier.sha256, outcome.decision, problem=outcome.problem,
                                 isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
-                                timed_out=outcome.timed_out))
+                                timed_out=outcome.timed_out, path=outcome.path))
     return total
 
 

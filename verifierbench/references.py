@@ -22,6 +22,12 @@ def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return list(pool.map(fn, items))
 
 
+def preload_modules(checker: str) -> list[str]:
+    """The modules a reference of this checker imports: the decision path first, then its source's lazy imports."""
+    declared = registry.source(checker)
+    return ["verifierbench.references", declared.decide.partition(":")[0], *declared.preload]
+
+
 def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
     """(PASS?, reason) for one candidate against one task's reference record (its source's `decide` hook)."""
     return registry.decide(reference, candidate)

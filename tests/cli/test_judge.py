@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -104,3 +105,18 @@ def test_judge_one_task_by_source_id_and_unknown_task(setup):
     assert {d["task_id"] for d in lines(out)} == {booking.id}
     bad = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--out", str(tmp / "x.jsonl"), "--task", "nope/1")
     assert bad.returncode == 2 and "'nope/1' is not in suite" in bad.stderr
+
+
+def test_judging_is_warm_by_default_and_cold_on_request_with_the_same_decisions(setup):
+    suite, booking, tmp = setup
+    runs = {}
+    for name, flags, env in (("default", [], {}), ("--cold", ["--cold"], {}), ("env", [], {"VERIFIERBENCH_COLD": "1"})):
+        out = tmp / f"{name}.jsonl"
+        result = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--task", booking.id,
+                     "--out", str(out), "--quiet", *flags, env={**os.environ, **env})
+        assert result.returncode == 0, result.stderr
+        runs[name] = {d["case_id"]: (d["decision"], d["path"]) for d in lines(out)}
+    assert {path for _, path in runs["default"].values()} == {"warm"}
+    assert {path for _, path in runs["--cold"].values()} == {path for _, path in runs["env"].values()} == {"cold"}
+    decisions = [{case: decision for case, (decision, _) in run.items()} for run in runs.values()]
+    assert decisions[0] == decisions[1] == decisions[2] and len(decisions[0]) == len(suite.cases_by_task[booking.id])

@@ -24,7 +24,8 @@ NOT_UTF8 = 'open(sys.argv[2], "wb").write(b\'{"decision": "PASS", "reason": "\\x
 
 
 def leftover_processes(marker: str) -> list[int]:
-    """Processes left by a run: any of the sandbox uids (as root), or any carrying the run's marker."""
+    """Processes left by a run: as root, any of the sandbox uids (a run's processes never leave them; other
+    harnesses' verify.py processes on the machine carry the same marker); otherwise any carrying the marker."""
     uids = {slot_uid(0), slot_uid(1)} if running_as_root() else set()
     pids = []
     for entry in os.listdir("/proc"):
@@ -35,7 +36,7 @@ def leftover_processes(marker: str) -> list[int]:
             cmdline = open(f"/proc/{entry}/cmdline", "rb").read()
         except OSError:
             continue
-        if owner in uids or marker.encode() in cmdline:
+        if owner in uids or (not uids and marker.encode() in cmdline):
             pids.append(int(entry))
     return pids
 

@@ -6,13 +6,16 @@ import json
 import os
 import signal
 import time
+from contextlib import contextmanager
 
 import pytest
 
 from verifierbench.executor import Executor, Job, Limits
-from verifierbench.executor import warm
+from verifierbench.executor import runner, warm
+from verifierbench.errors import UserError
 from verifierbench.executor.runner import _children
 from verifierbench.protocol import Decision
+from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from tests.conftest import write_verifier
 
 pytestmark = pytest.mark.sandbox
@@ -191,3 +194,121 @@ def test_the_verifier_gets_no_capability_and_cannot_reach_the_server(one_slot, t
     assert set(caps) == {"0000000000000000"}
     assert pids == ["1"]  # its own pid namespace: the server is not even visible
     assert fds == ["0", "1", "2", "3"]  # stdio and the listing's own descriptor: no control channel
+
+
+def test_leftover_children_end_when_the_verifier_s_code_ends_not_after_its_shutdown(one_slot, tmp_path):
+    # A fork bomb's spinning children starved the interpreter's shutdown of CPU until the case timed
+    # out under load; the case process now kills them first. The atexit hook runs in that shutdown.
+    verifier = write_verifier(tmp_path / "v", """
+        import atexit, json, os, sys, time
+        child = os.fork()
+        if child == 0:
+            while True:
+                pass
+        def report():
+            time.sleep(0.2)
+            gone = os.waitpid(child, os.WNOHANG)[0] == child
+            json.dump({"decision": "PASS" if gone else "FAIL"}, open(sys.argv[2], "w"))
+        atexit.register(report)
+    """)
+    assert [o.decision for o in run_warm(one_slot, verifier, [{}, {}])] == [Decision.P, Decision.P]
+
+
+def test_run_batch_is_warm_by_default_and_cold_when_asked(bwrap_available, tmp_path, monkeypatch):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+    """)
+    limits = Limits(timeout_s=3, memory_bytes=1 << 30, max_processes=32)
+
+    def paths(**options) -> set[str]:
+        with Executor(limits, isolation="bwrap", slots=1, **options) as executor:
+            return {o.path for o in executor.run_batch(Job(verifier, i, key=str(i)) for i in range(3))}
+
+    monkeypatch.delenv(runner.COLD_ENV, raising=False)
+    assert paths() == {"warm"}
+    assert paths(warm=False) == {"cold"}
+    monkeypatch.setenv(runner.COLD_ENV, "1")
+    assert paths() == {"cold"}
+    assert paths(warm=True) == {"warm"}
+    monkeypatch.setenv(runner.COLD_ENV, "maybe")
+    with pytest.raises(UserError, match="VERIFIERBENCH_COLD='maybe'"):
+        Executor(limits, isolation="bwrap", slots=1)
+
+
+class CountingEnvironment:
+    """A stand-in public environment: answers each run_public with how many it has answered."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def reset_reply(self) -> dict:
+        return {"reset": True}
+
+    def run_request(self, request: dict) -> dict:
+        self.calls += 1
+        return {"calls": self.calls, "record": request.get("record")}
+
+
+def test_run_public_cases_go_warm_each_with_a_fresh_service_of_its_own(one_slot, tmp_path):
+    services = []
+
+    @contextmanager
+    def service():
+        with PublicService(CountingEnvironment(), budget=2) as running:  # type: ignore[arg-type]
+            services.append(running)
+            yield str(running.directory)
+
+    # Each case spends the whole budget, then reports what its service said; a service (or socket) carried
+    # over from an earlier case would show more calls or a budget already spent.
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, socket, sys
+        def ask(record):
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(os.environ["VGB_PUBLIC_SOCKET"])
+                s.sendall(json.dumps({"op": "run_public", "record": record}).encode() + b"\\n")
+                return json.loads(s.makefile().readline())
+        replies = [ask(json.load(open(sys.argv[1]))) for _ in range(3)]
+        json.dump({"decision": "PASS", "reason": json.dumps([os.listdir("/run/vgb"), replies])}, open(sys.argv[2], "w"))
+    """)
+    outcomes = {o.key: o for o in one_slot.run_warm(Job(verifier, i, key=str(i), public=service) for i in range(4))}
+    for i in range(4):
+        assert outcomes[str(i)].path == "warm", outcomes[str(i)]
+        listing, replies = json.loads(outcomes[str(i)].reason)
+        assert listing == ["public.sock"]
+        assert replies[:2] == [{"calls": 1, "record": i}, {"calls": 2, "record": i}] and replies[2] == {"error": BUDGET_EXCEEDED}
+    assert len(services) == 4 and all(s.directory is None or not s.directory.exists() for s in services)
+    assert os.listdir(one_slot.root / "slots" / "0" / "public") == []
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_trusted_verifier_s_modules_are_imported_once_before_its_cases(bwrap_available, traversable_tmp, tmp_path, trusted):
+    library = traversable_tmp / f"lib-{trusted}" / "vgbslow"
+    library.mkdir(parents=True)
+    library.parent.chmod(0o755)
+    (library / "__init__.py").write_text("marks = []\n")
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, sys
+        preloaded = "vgbslow" in sys.modules
+        import vgbslow
+        leftover = list(vgbslow.marks)
+        vgbslow.marks.append(1)  # a later case must not see it: each case is a fresh fork
+        json.dump({"decision": "PASS", "reason": json.dumps([preloaded, leftover])},
+                  open(sys.argv[2], "w"))
+    """).parent
+    (verifier / "preload.json").write_text('["vgbslow"]')
+    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1, libraries=((str(library), "vgbslow"),),
+                  trusted_preload=trusted) as executor:
+        outcomes = run_warm(executor, verifier, [0, 1, 2])
+    assert all(o.decision is Decision.P for o in outcomes), outcomes[0]
+    assert [json.loads(o.reason) for o in outcomes] == [[trusted, []]] * 3
+
+
+def test_a_malformed_preload_list_preloads_nothing(tmp_path):
+    verifier = write_verifier(tmp_path / "v", "pass\n").parent
+    for number, text in enumerate(('["os; import evil"]', '{"a": 1}', "not json", '["../x"]')):
+        (verifier / "preload.json").write_text(text)
+        frozen = runner._stage(verifier, tmp_path / "staged" / str(number))
+        assert warm.trusted_preload(frozen) == []
+    (verifier / "preload.json").write_text('["json", "verifierbench.references"]')
+    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == ["json", "verifierbench.references"]

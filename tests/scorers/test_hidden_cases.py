@@ -8,7 +8,8 @@ import pytest
 
 from verifierbench.protocol import Decision
 from verifierbench.scorers.diagnostics import Judged
-from verifierbench.scorers.hidden_cases import build_score, judge_cases
+from verifierbench.executor import Executor
+from verifierbench.scorers.hidden_cases import build_score, judge_cases, shared_executor
 from verifierbench.verifier_files import decode, encode
 from verifierbench.suite import load_suite
 
@@ -109,3 +110,27 @@ def test_a_valid_verifier_has_no_failures_and_a_missing_one_says_why(task_and_ca
     decisions = {c.id: [Judged(Decision.U, "missing verifier")] for c in cases}
     score = build_score(task, cases, decisions, None, {}, [], 1, 1, "empty reply")
     assert score.metadata["undelivered"] == "empty reply" and score.explanation == "no verifier delivered: empty reply"
+
+
+def test_the_scorer_judges_on_the_warm_path_unless_made_cold(task_and_cases, monkeypatch):
+    task, cases = task_and_cases
+    source = "import sys, json\ncand = json.load(open(sys.argv[1]))\njson.dump({'decision': 'PASS' if len(str(cand)) % 2 else 'FAIL'}, open(sys.argv[2], 'w'))\n"
+    paths: list[str] = []
+    real_run_warm, real_run_many = Executor.run_warm, Executor.run_many
+
+    def spy(real, name):
+        def run(self, jobs, on_done=None):
+            for outcome in real(self, jobs, on_done):
+                paths.append(outcome.path if name == "warm" else "cold")
+                yield outcome
+        return run
+
+    monkeypatch.setattr(Executor, "run_warm", spy(real_run_warm, "warm"))
+    monkeypatch.setattr(Executor, "run_many", spy(real_run_many, "cold"))
+    _, warm = judge_cases(files(source), cases, 1)
+    assert paths == ["warm"] * len(cases)
+    paths.clear()
+    monkeypatch.setattr(shared_executor(), "warm", False)  # as VERIFIERBENCH_COLD=1 makes it
+    _, cold = judge_cases(files(source), cases, 1)
+    assert paths == ["cold"] * len(cases)
+    assert warm == cold and {d[0].decision for d in warm.values()} == {Decision.P, Decision.F}

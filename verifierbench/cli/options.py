@@ -11,6 +11,7 @@ from pathlib import Path
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
+from verifierbench.executor.runner import COLD_ENV
 
 # Upper bounds: past them a value is a typo, and the OS calls behind them overflow or the slot set never ends.
 MAX_TIMEOUT_S = 7 * 86400
@@ -32,7 +33,9 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--slots", type=_positive(int, MAX_SLOTS), default=None, metavar="N", help="parallel runs (default: CPU count)")
     g.add_argument("--isolation", choices=("auto", "bwrap", "none"), default="auto", help="auto uses bubblewrap and refuses without it")
     g.add_argument("--reference-libs", action="store_true",
-                   help="mount verifierbench and the sources' checkers (with their dependencies) read-only in the sandbox (for exported reference verifiers only)")
+                   help="mount verifierbench and the sources' checkers (with their dependencies) read-only in the sandbox, and preload them in warm sandboxes (for exported reference verifiers only)")
+    g.add_argument("--cold", action="store_true",
+                   help=f"a fresh sandbox per case (the path before warm sandboxes) instead of one warm sandbox per verifier and task (also {COLD_ENV}=1)")
     g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
 
 
@@ -47,7 +50,8 @@ def executor_from(args: argparse.Namespace) -> Executor:
 
         libraries, site_packages = libraries + reference_libraries(), reference_site_packages()
     return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
-                    libraries=libraries, site_packages=site_packages)
+                    libraries=libraries, site_packages=site_packages, warm=False if getattr(args, "cold", False) else None,
+                    trusted_preload=getattr(args, "reference_libs", False))
 
 
 def _positive(kind, most: float | None = None):

@@ -19,7 +19,7 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -35,10 +35,12 @@ from verifierbench.protocol import ENTRYPOINT, NO_RESULT, RESULT_MAX_BYTES, Deci
 DEFAULT_INTERPRETER = "/usr/bin/python3"
 SITE_ROOT = "/opt/vgb/site"
 PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears inside the sandbox
+PUBLIC_SOCKET = "public.sock"  # the service's socket in that directory (public_env.service)
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
 WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
 
 logger = logging.getLogger(__name__)
 
@@ -99,15 +101,23 @@ class Executor:
         libraries: tuple[tuple[str, str], ...] = (),
         site_packages: tuple[str, ...] = (),
         network_per_run: bool = False,
+        warm: bool | None = None,
+        trusted_preload: bool = False,
     ) -> None:
         """Args:
             network_per_run: have bubblewrap create a network namespace per run even where the
                 harness could make one per slot (executor.netns); for measuring the difference.
+            warm: whether `run_batch` (judging) uses warm sandboxes (`run_warm`) or a sandbox per
+                case (`run_many`); None: warm unless the environment sets VERIFIERBENCH_COLD=1.
+            trusted_preload: the verifiers are ours (exported references): a warm sandbox imports the
+                modules a verifier's preload.json names once, before forking its cases. Never for generated ones.
         """
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
         self.slots = max(1, slots or os.cpu_count() or 1)
         self.interpreter = interpreter
+        self.warm = not cold_from_environment() if warm is None else warm
+        self.trusted_preload = trusted_preload
         # (host package directory, package name): mounted read-only under LIBRARY_ROOT and put on PYTHONPATH.
         # Only trusted verifiers get these (the exported reference verifiers); generated ones never do.
         self.libraries = tuple(libraries)
@@ -195,20 +205,26 @@ class Executor:
                 for future in futures:  # on an early exit, do not start the rest
                     future.cancel()
 
+    def run_batch(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
+        """Judging's entry point: `run_warm` by default, `run_many` on an executor made cold. Completion order."""
+        return self.run_warm(jobs, on_done) if self.warm else self.run_many(jobs, on_done)
+
     # -- one run ----------------------------------------------------------------------------
 
     def run_warm(self, jobs: Iterable[Job], on_done: Callable[[Outcome], None] | None = None) -> Iterator[Outcome]:
         """Like `run_many`, but the cases of one verifier with the same inputs run in warm sandboxes
         (executor.warm): one per slot they use, set up once, a fresh forked process per case.
 
-        Jobs with a run_public service, and every job where bubblewrap is not the isolation, run
-        cold as in `run_many`. If a warm sandbox fails, its remaining cases run cold
-        (Outcome.path says which path ran each case). Yields outcomes in completion order.
+        A job with a run_public service factory (`public`) gets a fresh service per case, started when
+        its case runs, as on the cold path. Every job where bubblewrap is not the isolation, or with an
+        already running service (`public_socket_dir`), runs cold as in `run_many`. If a warm sandbox
+        fails, its remaining cases run cold (Outcome.path says which path ran each case). Yields
+        outcomes in completion order.
         """
         groups: dict[tuple, list[Job]] = {}
         cold: list[Job] = []
         for job in jobs:
-            if self.level is not IsolationLevel.bwrap or job.public is not None or job.public_socket_dir is not None:
+            if self.level is not IsolationLevel.bwrap or job.public_socket_dir is not None:
                 cold.append(job)
                 continue
             try:
@@ -216,7 +232,7 @@ class Executor:
             except MissingVerifier:
                 cold.append(job)  # run() turns it into U with the reason
                 continue
-            groups.setdefault((frozen.directory, job.extra_ro), []).append(replace(job, verifier=frozen))
+            groups.setdefault((frozen.directory, job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
         chunks: list[list[Job]] = []
         for group in groups.values():
             # Enough cases for several sandboxes: spread them over the slots, one warm sandbox each.
@@ -262,15 +278,17 @@ class Executor:
             except (OSError, WarmCrash) as exc:
                 logger.warning("warm sandbox did not start (%s); its %d cases run cold", exc, len(jobs))
             for job in jobs:
-                if sandbox is not None:
-                    try:
-                        emit(sandbox.run(job))
-                        continue
-                    except WarmCrash as exc:
-                        logger.warning("warm sandbox crashed (%s); the remaining cases run cold", exc)
-                        sandbox.close()
-                        sandbox = None
-                outcome = self._run_in_slot(job, slot)
+                with job.public() if job.public is not None else nullcontext(None) as service_dir:
+                    started = replace(job, public=None, public_socket_dir=service_dir)
+                    if sandbox is not None:
+                        try:
+                            emit(sandbox.run(started))
+                            continue
+                        except WarmCrash as exc:
+                            logger.warning("warm sandbox crashed (%s); the remaining cases run cold", exc)
+                            sandbox.close()
+                            sandbox = None
+                    outcome = self._run_in_slot(started, slot)
                 outcome.path = "cold-fallback"
                 emit(outcome)
         finally:
@@ -387,7 +405,7 @@ class Executor:
 
     def _env(self, candidate: str, result: str, home: str, public: str | None = None) -> dict[str, str]:
         return {
-            **({"VGB_PUBLIC_SOCKET": f"{public}/public.sock"} if public else {}),
+            **({"VGB_PUBLIC_SOCKET": f"{public}/{PUBLIC_SOCKET}"} if public else {}),
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": home,
             "TMPDIR": "/tmp" if self.level is IsolationLevel.bwrap else home,
@@ -444,6 +462,16 @@ class Executor:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def cold_from_environment() -> bool:
+    """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value."""
+    value = os.environ.get(COLD_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
 
 
 def _children(pid: int) -> list[int]:

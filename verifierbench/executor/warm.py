@@ -7,6 +7,11 @@ namespaces, a fresh /tmp, /dev/shm and /proc, and then drops every capability be
 runs. The harness side is as for a cold run: the candidate is written to the slot's in/, the
 result read from and then cleared out of its out/ (host side), stderr kept per case.
 
+Cases with a run_public service (state and code tasks) get a fresh service per case, as on the cold
+path; the sandbox sees the slot's public/ directory at /run/vgb, and each case's service socket is
+hard-linked there for that case only (a unix socket is reached through its inode, so the link
+connects to that case's service; it is removed before the next case starts).
+
 Anything unexpected from the server (no reply in time, a broken pipe, a setup failure) raises
 WarmCrash; the executor then runs that case and the rest cold.
 """
@@ -14,7 +19,9 @@ WarmCrash; the executor then runs that case and the rest cold.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import secrets
 import select
 import subprocess
@@ -25,14 +32,37 @@ from pathlib import Path
 from verifierbench.executor import netns, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
 from verifierbench.executor.isolation import drop_to, slot_uid
-from verifierbench.executor.runner import LIBRARY_ROOT, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome, _clear, _tail
+from verifierbench.executor.runner import (LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome,
+                                           _clear, _tail)
 from verifierbench.protocol import ENTRYPOINT
 
+PRELOAD_FILE = "preload.json"  # in a trusted verifier (an exported reference): modules its warm server imports once
+PRELOAD_ENV = "VGB_WARM_PRELOAD"  # the server's own environment: those modules, comma-separated
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 SERVER_DIR = "/opt/vgb/warm"
 SERVER = Path(__file__).with_name("warm_server.py")
 SETUP_FAILED = b"vgb warm server: case setup failed"
 REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
 START_TIMEOUT_S = 20.0
+
+logger = logging.getLogger(__name__)
+
+
+def trusted_preload(frozen: FrozenVerifier) -> list[str]:
+    """The module names a trusted verifier's preload.json lists (none when it has none or it is malformed).
+
+    Only an executor made for trusted verifiers (`Executor(trusted_preload=True)`, `judge --reference-libs`)
+    asks: the server imports them with its capabilities still held, from the mounted libraries (the
+    verifier's own directory is not on its path), and a warm sandbox serves only its one verifier.
+    """
+    try:
+        names = json.loads((frozen.directory / PRELOAD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(names, list) or not all(isinstance(n, str) and MODULE_NAME.fullmatch(n) for n in names):
+        logger.warning("%s: %s is not a list of module names; nothing preloaded", frozen.source, PRELOAD_FILE)
+        return []
+    return names
 
 
 class WarmCrash(Exception):
@@ -56,13 +86,23 @@ class WarmSandbox:
         self.run_dir = executor._slot_dir(slot)
         self.stderr_path = self.run_dir / "stderr"
         self.extra_ro = template.extra_ro
+        # Whether its cases have a run_public service: those of one sandbox all have one or none.
+        self.public = template.public is not None or template.public_socket_dir is not None
+        self.public_dir = self.run_dir / "public"
         binds = [Bind(str(frozen.directory), "/verifier"), Bind(str(self.run_dir / "in"), "/input"),
                  Bind(str(self.run_dir / "out"), "/output", writable=True), Bind(str(SERVER.parent), SERVER_DIR)]
         binds += [Bind(host, inside) for host, inside in template.extra_ro]
+        if self.public:
+            self.public_dir.mkdir(mode=0o755, exist_ok=True)
+            _clear(self.public_dir)
+            binds.append(Bind(str(self.public_dir), PUBLIC_DIR))
         binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in executor.libraries]
         binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
         # The server's own environment; each case gets exactly the cold path's (executor._env).
         env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
+        preload = trusted_preload(frozen) if executor.trusted_preload else []
+        if preload:
+            env[PRELOAD_ENV] = ",".join(preload)
         network = executor._slot_network(slot)
         filter_fd = seccomp.filter_fd()
         argv = sandbox_command([executor.interpreter, f"{SERVER_DIR}/{SERVER.name}"], binds, env, executor.limits.scratch_bytes,
@@ -86,10 +126,15 @@ class WarmSandbox:
                 os.close(filter_fd)
 
     def run(self, job: Job) -> Outcome:
-        """One case: the verifier as `verify.py CANDIDATE RESULT` in a fresh process; WarmCrash if the server fails."""
+        """One case: the verifier as `verify.py CANDIDATE RESULT` in a fresh process; WarmCrash if the server fails.
+
+        Args:
+            job: a case of this sandbox's verifier and inputs; with a run_public service, already started
+                (`public_socket_dir`, as the executor hands it to a cold run), and only then.
+        """
         executor = self.executor
-        if job.extra_ro != self.extra_ro or job.public is not None or job.public_socket_dir is not None:
-            raise ValueError("a warm sandbox runs only cases with its own inputs and no run_public service")
+        if job.extra_ro != self.extra_ro or job.public is not None or (job.public_socket_dir is not None) != self.public:
+            raise ValueError("a warm sandbox runs only cases with its own inputs and its kind of run_public service, started")
         limits = executor.limits if job.timeout_s is None else replace(executor.limits, timeout_s=job.timeout_s)
         token = secrets.token_hex(8)
         in_dir, out_dir = self.run_dir / "in", self.run_dir / "out"
@@ -99,11 +144,14 @@ class WarmSandbox:
         candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
         request = {
             "argv": [f"/verifier/{ENTRYPOINT}", candidate_path, result_path],
-            "env": {**executor._env(candidate_path, result_path, home="/tmp"), "PWD": "/tmp"},  # bwrap --chdir sets PWD
+            "env": {**executor._env(candidate_path, result_path, home="/tmp", public=PUBLIC_DIR if self.public else None),
+                    "PWD": "/tmp"},  # bwrap --chdir sets PWD
             "chdir": "/tmp", "timeout_s": limits.timeout_s, "cpu_s": int(limits.timeout_s) + 2,
             "scratch_bytes": executor.limits.scratch_bytes, "shm_bytes": executor.limits.shm_bytes,
         }
         os.truncate(self.stderr_path, 0)
+        if job.public_socket_dir is not None:
+            self._link_service(Path(job.public_socket_dir) / PUBLIC_SOCKET)
         started = time.monotonic()
         try:
             reply = self._exchange(request, limits.timeout_s + REPLY_GRACE_S)
@@ -116,6 +164,15 @@ class WarmSandbox:
             return executor._outcome(job, limits, status, timed_out, wall, stderr_tail, out_dir, token, path="warm")
         finally:
             _clear(out_dir)
+            if self.public:
+                _clear(self.public_dir)
+
+    def _link_service(self, socket_path: Path) -> None:
+        """This case's run_public socket at /run/vgb/public.sock; WarmCrash (cold from here on) if it cannot be linked."""
+        try:
+            os.link(socket_path, self.public_dir / PUBLIC_SOCKET)
+        except OSError as exc:  # e.g. the service's directory on another filesystem than the executor's root
+            raise WarmCrash(f"cannot link the run_public socket into the warm sandbox ({exc.strerror})") from None
 
     def _exchange(self, request: dict, timeout_s: float) -> dict:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -150,3 +207,5 @@ class WarmSandbox:
         self.stderr.close()
         _clear(self.run_dir / "out")
         _clear(self.run_dir / "scratch")
+        if self.public:
+            _clear(self.public_dir)

@@ -142,10 +142,31 @@ def serve():
     return None
 
 
+def preload():
+    """A trusted verifier's modules (executor.warm.trusted_preload), imported once for all its cases."""
+    import importlib
+
+    for name in filter(None, os.environ.pop("VGB_WARM_PRELOAD", "").split(",")):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - the case imports it again and reports its own failure
+            os.write(2, f"vgb warm server: preloading {name} failed: {exc}\n".encode())
+
+
+preload()
 case = serve()
 if case is None:
     sys.exit(0)
 sys.argv = list(case["argv"])
 sys.path[0] = os.path.dirname(case["argv"][0])
 del case
-runpy.run_path(sys.argv[0], run_name="__main__")
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    # This process is pid 1 of the case's pid namespace: end whatever the verifier left running now,
+    # before the interpreter's own shutdown, which a fork bomb's spinning children would otherwise
+    # starve of CPU until the case timed out (the kernel would kill them only once this process ends).
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -42,7 +42,8 @@ DEFAULT_ROUNDS = 3
 @functools.lru_cache(maxsize=1)
 def shared_executor() -> Executor:
     """One executor per process: its slots bound how many cases run at once across all samples.
-    Generated verifiers get `vgb_env` (public helpers), never the reference libraries."""
+    Generated verifiers get `vgb_env` (public helpers), never the reference libraries. Cases run in
+    warm sandboxes (executor.warm) unless VERIFIERBENCH_COLD=1."""
     return Executor(Limits(), isolation="auto", libraries=((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),))
 
 
@@ -103,7 +104,7 @@ def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged:
         frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
     decisions: dict[str, list[Judged]] = {case.id: [] for case in cases}
     for _ in range(judged):
-        outcomes = {o.key: o for o in executor.run_many(case_job(task, frozen, case.candidate, case.id) for case in cases)}
+        outcomes = {o.key: o for o in executor.run_batch(case_job(task, frozen, case.candidate, case.id) for case in cases)}
         for case in cases:
             outcome = outcomes[case.id]
             decisions[case.id].append(Judged(outcome.decision, outcome.problem,

@@ -42,6 +42,8 @@ class Source:
         mutation_operators: the C6 operators screening applies to its reference (a tuple; its protocol is the
             task type's: screening/mutants.py, screening/state_mutants.py, sources/swebench/mutants.py).
         audit_generators: `(task, round, seed) -> [Proposal]`: the deterministic auditor's fresh candidates.
+        preload: modules the reference imports lazily (upstream packages, seconds to import): an exported
+            reference's trusted warm sandbox imports them once before its cases (export.py, executor/warm.py).
         shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference's version).
     """
@@ -57,5 +59,6 @@ class Source:
     expected_calls: str | None = None
     mutation_operators: str | None = None
     audit_generators: str | None = None
+    preload: tuple[str, ...] = ()
     shares: str | None = None
     upstream: str | None = None

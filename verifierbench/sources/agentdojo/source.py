@@ -9,6 +9,8 @@ SOURCE = Source(
     environment="verifierbench.sources.agentdojo.environment:environment_for",
     mutation_operators="verifierbench.sources.agentdojo.mutants:OPERATORS",
     audit_generators="verifierbench.audit.state:propose",
+    preload=("yaml", "agentdojo.task_suite.load_suites", "agentdojo.agent_pipeline.tool_execution",
+             "agentdojo.functions_runtime", "agentdojo.default_suites.v1.tools"),
     shares="interaction",
     upstream="agentdojo",
 )
