@@ -46,7 +46,7 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
     if name == "single_reply":
         return single_reply()
     if name in SWE_HARNESSES:
-        return with_public_channel(swe_harness(name))
+        return with_public_channel(swe_harness(name, run_public_budget))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
@@ -170,11 +170,37 @@ def error_text(exc: Exception) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def swe_harness(name: str) -> Solver:
+# No web access for any harness: the sandbox has no network, and inspect-swe would otherwise serve web search
+# from the harness process.
+NO_WEB: dict[str, dict] = {"claude_code": {"disallowed_tools": ["WebSearch", "WebFetch"]},
+                           "codex_cli": {"web_search": "disabled"}, "gemini_cli": {"web_search": False}}
+
+
+@solver
+def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
+    """An inspect-swe agent running its CLI in the sandbox (the image of scripts/harness-clis.sh): never a download.
+
+    State and code tasks get `run_public` and `reset` as the CLI's own tools, bridged to the host-side service.
+
+    Args:
+      name: One of SWE_HARNESSES.
+      run_public_budget: The task's run_public budget (enforced on the host).
+    """
     try:
         import inspect_swe
     except ImportError:
         raise ImportError(f"harness {name} needs inspect-swe: pip install 'verifierbench[harnesses]'") from None
-    agent = getattr(inspect_swe, name)(version="sandbox") if name != "mini_swe_agent" else inspect_swe.mini_swe_agent()
-    return as_solver(agent)
+    from inspect_ai.agent import BridgedToolsSpec
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        task_type = state.metadata.get("task_type", TaskType.tool_call.value)
+        bridged = [] if task_type == TaskType.tool_call.value else \
+            [BridgedToolsSpec(name="vgb", tools=[run_public(task_type, run_public_budget), reset(task_type)])]
+        options: dict = {"version": "sandbox", "cwd": "/workspace", "system_prompt": SYSTEM, **NO_WEB.get(name, {})}
+        if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env
+            options["bridged_tools"] = bridged
+        agent = getattr(inspect_swe, name)(**options)
+        return await as_solver(agent)(state, generate)
+
+    return solve
 

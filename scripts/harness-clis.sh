@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The alternative harnesses' CLIs, offline: fetched from the package registries on the host (npm) at pinned versions,
+# cached, and copied into the image `verifierbench-harness:latest` that `-T harness=<h> -T sandbox=docker` runs
+# (verifierbench/sandboxes/docker/harness.compose.yaml). Nothing downloads inside a container. Idempotent: cached
+# packages are reused, and an image already built from the same pins is kept. See docs/docker.md.
+#
+#   scripts/harness-clis.sh [build]   fetch what is missing, build the image
+#   scripts/harness-clis.sh status    exit 0 when the image exists and carries the current pins
+#
+# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset) and npm.
+# Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE=${VERIFIERBENCH_HARNESS_CACHE:-$HOME/.cache/verifierbench/harness-clis}
+IMAGE=verifierbench-harness:latest
+BASE_SANDBOX=verifierbench-sandbox:harness-base
+LABEL=org.verifierbench.sandbox=harness
+# Pinned CLI versions (npm package specs). Claude Code and Codex ship native Linux binaries in their per-platform
+# packages, which need nothing else in the image.
+CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.332
+CODEX=@openai/codex@0.171.0-linux-x64
+PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@}"
+
+die() { echo "harness-clis: $*" >&2; exit 1; }
+say() { echo "harness-clis: $*" >&2; }
+
+use_engine() {
+  if [ -z "${DOCKER_HOST:-}" ]; then eval "$(bash "$root/scripts/docker-engine.sh" env)"; fi
+  timeout 30 docker version >/dev/null 2>&1 || die "no Docker engine answers (start one: scripts/docker-engine.sh)"
+}
+
+# npm pack into the cache (no install scripts run), then unpack: $1 package spec, $2 cache name.
+fetch() {
+  local spec=$1 name=$2
+  if [ ! -d "$CACHE/packages/$name/package" ]; then
+    command -v npm >/dev/null || die "npm is needed to fetch $spec"
+    say "fetching $spec"
+    rm -rf "$CACHE/packages/$name.partial" && mkdir -p "$CACHE/packages/$name.partial"
+    (cd "$CACHE/packages/$name.partial" && npm pack --silent "$spec" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+    mv "$CACHE/packages/$name.partial" "$CACHE/packages/$name"
+  fi
+}
+
+# curl, which inspect-swe's bridged-tools readiness probe runs in the container: the Debian packages the sandbox
+# image lacks, downloaded on the host with apt (same release as the base image) and installed by the image build.
+fetch_curl() {
+  if ! ls "$CACHE/debs"/curl_*.deb >/dev/null 2>&1; then
+    command -v apt-get >/dev/null || die "apt-get is needed to fetch curl's Debian packages"
+    local missing
+    missing=$(comm -23 \
+      <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances curl \
+          | grep -v '^ ' | grep -v '<' | sort -u) \
+      <(docker run --rm --network none "$BASE_SANDBOX" dpkg-query -W -f '${Package}\n' | sort))
+    say "fetching Debian packages: $missing"
+    rm -rf "$CACHE/debs.partial" && mkdir -p "$CACHE/debs.partial"
+    # shellcheck disable=SC2086 # one package name per word
+    (cd "$CACHE/debs.partial" && apt-get download -q -o APT::Sandbox::User=root $missing >/dev/null)
+    rm -rf "$CACHE/debs" && mv "$CACHE/debs.partial" "$CACHE/debs"
+  fi
+}
+
+current_pins() { docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.harness-pins" }}' 2>/dev/null; }
+
+build() {
+  use_engine
+  if [ "$(current_pins)" = "$PINS" ] && [ "$(docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.sandbox-source" }}')" = "$(source_digest)" ]; then
+    say "$IMAGE is up to date ($PINS)"; return
+  fi
+  fetch "$CLAUDE_CODE" claude-code
+  fetch "$CODEX" codex
+  local context=$CACHE/context
+  rm -rf "$context" && mkdir -p "$context/bin"
+  # The default sandbox image first (the same Dockerfile and context compose uses), then the CLIs on top.
+  docker build --quiet --network none --label "$LABEL" -t "$BASE_SANDBOX" \
+    --build-arg "BASE_IMAGE=${VERIFIERBENCH_BASE_IMAGE:-verifierbench-base:bookworm}" \
+    -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench" >/dev/null
+  fetch_curl
+  cp -r "$CACHE/debs" "$context/debs"
+  ln "$CACHE/packages/claude-code/package/claude" "$context/bin/claude" 2>/dev/null \
+    || cp "$CACHE/packages/claude-code/package/claude" "$context/bin/claude"
+  local codex_bin  # codex and its helper executables (codex-code-mode-host)
+  codex_bin=$(dirname "$(find "$CACHE/packages/codex/package/vendor" -type f -path '*linux*/bin/codex' | head -1)")
+  [ -x "$codex_bin/codex" ] || die "no Linux codex binary in $CODEX"
+  cp "$codex_bin"/* "$context/bin/"
+  chmod 755 "$context/bin/"*
+  docker build --quiet --network none --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
+    --label "org.verifierbench.sandbox-source=$(source_digest)" --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" -t "$IMAGE" \
+    -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context" >/dev/null
+  rm -rf "$context"
+  docker image prune --force --filter "label=$LABEL" >/dev/null  # the images this build replaced
+  say "built $IMAGE ($PINS)"
+}
+
+# What the image is made of (this script, the Dockerfiles, vgb_env): a change rebuilds it.
+source_digest() {
+  (cd "$root" && find scripts/harness-clis.sh verifierbench/sandboxes/docker/Dockerfile \
+     verifierbench/sandboxes/docker/harness.Dockerfile verifierbench/sandbox_lib/vgb_env \
+     -type f ! -path '*__pycache__*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
+}
+
+case "${1:-build}" in
+  build) build ;;
+  status) use_engine; [ "$(current_pins)" = "$PINS" ] ;;
+  *) die "unknown command ${1} (build or status)" ;;
+esac
