@@ -7,8 +7,9 @@
 #   scripts/harness-clis.sh [build]   fetch what is missing, build the image
 #   scripts/harness-clis.sh status    exit 0 when the image exists and carries the current pins
 #
-# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset) and npm.
-# Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis).
+# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset), npm, node >= 20, pip and apt.
+# Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis), INSPECT_PYTHON (the Python
+# with inspect-swe; default .venv/bin/python), PYTHON (whose pip downloads wheels; default python3).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,11 +17,15 @@ CACHE=${VERIFIERBENCH_HARNESS_CACHE:-$HOME/.cache/verifierbench/harness-clis}
 IMAGE=verifierbench-harness:latest
 BASE_SANDBOX=verifierbench-sandbox:harness-base
 LABEL=org.verifierbench.sandbox=harness
-# Pinned CLI versions (npm package specs). Claude Code and Codex ship native Linux binaries in their per-platform
-# packages, which need nothing else in the image.
+# Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
+# Gemini CLI is JavaScript (run by the host's node, >= 20, copied in); mini-swe-agent is a PyPI package (wheels for
+# the image's Python 3.11). GEMINI_CLI's version must match harness/agents.py GEMINI_CLI_VERSION.
 CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.332
 CODEX=@openai/codex@0.171.0-linux-x64
-PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@}"
+GEMINI_CLI=@google/gemini-cli@0.61.0
+MINI_SWE_AGENT=mini-swe-agent==2.2.3
+PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} mini-swe-agent=${MINI_SWE_AGENT##*=}"
+PYTHON=${PYTHON:-python3}  # the host Python whose pip downloads the wheels
 
 die() { echo "harness-clis: $*" >&2; exit 1; }
 say() { echo "harness-clis: $*" >&2; }
@@ -60,6 +65,42 @@ fetch_curl() {
   fi
 }
 
+# Gemini CLI with its dependencies, as npm installs it (no install scripts: node-pty stays unbuilt, Gemini CLI
+# falls back to plain child processes).
+fetch_gemini() {
+  local directory=$CACHE/packages/gemini-cli-${GEMINI_CLI##*@}
+  if [ ! -x "$directory/node_modules/.bin/gemini" ]; then
+    say "fetching $GEMINI_CLI"
+    rm -rf "$directory.partial"
+    npm install --silent --prefix "$directory.partial" --ignore-scripts --no-audit --no-fund "$GEMINI_CLI" >/dev/null
+    rm -rf "$directory" && mv "$directory.partial" "$directory"
+  fi
+  echo "$directory"
+}
+
+# mini-swe-agent's wheels and pip's own (the image has no pip), for CPython 3.11 on manylinux x86_64.
+fetch_mini_swe_agent() {
+  local directory=$CACHE/packages/mini-swe-agent-${MINI_SWE_AGENT##*=}
+  if ! ls "$directory"/pip-*.whl >/dev/null 2>&1; then
+    say "fetching $MINI_SWE_AGENT"
+    rm -rf "$directory.partial"
+    "$PYTHON" -m pip download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+      --platform manylinux_2_36_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      --platform linux_x86_64 --platform any -d "$directory.partial" "$MINI_SWE_AGENT" pip
+    rm -rf "$directory" && mv "$directory.partial" "$directory"
+  fi
+  echo "$directory"
+}
+
+# Where inspect-swe looks for the CLIs it installs itself (Gemini CLI: <dir>/gemini-cli), read from the inspect-swe
+# that runs the evals ($INSPECT_PYTHON, default the project's .venv, else python3).
+inspect_swe_dir() {
+  local python=${INSPECT_PYTHON:-$root/.venv/bin/python}
+  [ -x "$python" ] || python=python3
+  "$python" -c 'from inspect_swe._util.sandbox import SANDBOX_INSTALL_DIR; print(SANDBOX_INSTALL_DIR)' \
+    || die "inspect-swe is not importable by $python (pip install 'verifierbench[harnesses]', or set INSPECT_PYTHON)"
+}
+
 current_pins() { docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.harness-pins" }}' 2>/dev/null; }
 
 build() {
@@ -83,9 +124,16 @@ build() {
   codex_bin=$(dirname "$(find "$CACHE/packages/codex/package/vendor" -type f -path '*linux*/bin/codex' | head -1)")
   [ -x "$codex_bin/codex" ] || die "no Linux codex binary in $CODEX"
   cp "$codex_bin"/* "$context/bin/"
+  cp -r "$(fetch_gemini)" "$context/gemini-cli"
+  cp -r "$(fetch_mini_swe_agent)" "$context/wheels"
+  local node
+  node=$(command -v node) || die "node (>= 20) is needed on the host for Gemini CLI"
+  [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "Gemini CLI needs node >= 20 (host: $(node --version))"
+  cp "$node" "$context/bin/node"
   chmod 755 "$context/bin/"*
   docker build --quiet --network none --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
-    --label "org.verifierbench.sandbox-source=$(source_digest)" --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" -t "$IMAGE" \
+    --label "org.verifierbench.sandbox-source=$(source_digest)" --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" \
+    --build-arg "INSPECT_SWE_DIR=$(inspect_swe_dir)" -t "$IMAGE" \
     -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context" >/dev/null
   rm -rf "$context"
   docker image prune --force --filter "label=$LABEL" >/dev/null  # the images this build replaced

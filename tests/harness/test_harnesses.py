@@ -8,7 +8,6 @@ and, to build the image the first time, npm on the host.
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -21,7 +20,7 @@ from verifierbench.harness.task import sandbox_spec
 
 HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
 # The harnesses that deliver offline today, and the shell tool each CLI offers the model.
-OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command"}
+OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash"}
 
 
 def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():

@@ -176,6 +176,15 @@ NO_WEB: dict[str, dict] = {"claude_code": {"disallowed_tools": ["WebSearch", "We
                            "codex_cli": {"web_search": "disabled"}, "gemini_cli": {"web_search": False}}
 
 
+# inspect-swe asks GitHub for Gemini CLI's latest version unless given one: the version scripts/harness-clis.sh
+# installs, so the installed CLI is used and nothing is looked up.
+GEMINI_CLI_VERSION = "0.61.0"
+CLI_VERSIONS = {"gemini_cli": GEMINI_CLI_VERSION}
+# mini-swe-agent's litellm would route "<provider>/inspect" by the eval model's provider name, which it may not
+# know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
+EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {"MSWEA_MODEL_NAME": "openai/inspect"}}}
+
+
 @solver
 def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
     """An inspect-swe agent running its CLI in the sandbox (the image of scripts/harness-clis.sh): never a download.
@@ -196,7 +205,8 @@ def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
         task_type = state.metadata.get("task_type", TaskType.tool_call.value)
         bridged = [] if task_type == TaskType.tool_call.value else \
             [BridgedToolsSpec(name="vgb", tools=[run_public(task_type, run_public_budget), reset(task_type)])]
-        options: dict = {"version": "sandbox", "cwd": "/workspace", "system_prompt": SYSTEM, **NO_WEB.get(name, {})}
+        options: dict = {"version": CLI_VERSIONS.get(name, "sandbox"), "cwd": "/workspace", "system_prompt": SYSTEM,
+                         **NO_WEB.get(name, {}), **EXTRA_OPTIONS.get(name, {})}
         if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env
             options["bridged_tools"] = bridged
         agent = getattr(inspect_swe, name)(**options)

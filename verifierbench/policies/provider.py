@@ -70,11 +70,19 @@ class PolicyModel(ModelAPI):
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call(words.shell, words.shell_arguments(test), "Trying it on the example candidate.")
         run_public_tool = next((n for n in sorted(names) if n == "run_public" or n.endswith("__run_public")), None)
-        if step == 3 and run_public_tool:  # state and code tasks: look at the public environment once (one budgeted call)
-            request = {"diff": "", "tests": []} if _task_type(input) == "code" else {"calls": []}
-            return self._call(run_public_tool, {"request": json.dumps(request)}, "Looking at the initial environment.")
+        task_type = _task_type(input)
+        looks_at_environment = task_type not in ("", "tool-call")
+        if step == 3 and looks_at_environment:  # state and code tasks: look at the public environment once (one budgeted call)
+            request = {"diff": "", "tests": []} if task_type == "code" else {"calls": []}
+            if run_public_tool:
+                return self._call(run_public_tool, {"request": json.dumps(request)}, "Looking at the initial environment.")
+            # No run_public tool (mini-swe-agent): the same service through vgb_env.
+            code = f"import json, vgb_env; print(json.dumps(vgb_env.run_public(**{request!r}))[:2000])"
+            return self._call(words.shell, words.shell_arguments(f'python3 -c "{code}"'), "Looking at the initial environment.")
         if "submit" in names:
             return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
+        if words.finish_command and step == (4 if looks_at_environment else 3):
+            return self._call(words.shell, words.shell_arguments(words.finish_command), "Done.")
         return self._output(ModelOutput.from_content(self.model_name, f"Done: {self.policy} verifier written to {VERIFIER_PATH}."))
 
     def _reply(self, input: list[ChatMessage]) -> ModelOutput:
@@ -100,15 +108,18 @@ class Vocabulary:
     shell_arguments: Callable[[str], dict[str, Any]]
     write: str
     write_arguments: Callable[[str, str], dict[str, Any]]
+    finish_command: str = ""  # run in the shell to end, where the harness has no submit tool
 
 
-# Each harness's own tool names: verifierbench's default harness, Claude Code, Codex CLI, Gemini CLI. A harness
-# without a submit tool (the CLIs) ends when the model answers without a tool call.
+# Each harness's own tool names: verifierbench's default harness and mini-swe-agent (`bash`; mini-swe-agent has
+# only that and ends on its completion command), Claude Code, Codex CLI, Gemini CLI. The other CLIs have no submit
+# tool either: they end when the model answers without a tool call.
 VOCABULARIES = (
-    Vocabulary("bash", lambda command: {"command": command}, "write_file", lambda path, text: {"path": path, "content": text}),
+    Vocabulary("bash", lambda command: {"command": command}, "write_file", lambda path, text: {"path": path, "content": text},
+               finish_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
     Vocabulary("Bash", lambda command: {"command": command, "description": "Run a command"},
                "Write", lambda path, text: {"file_path": path, "content": text}),
-    Vocabulary("exec_command", lambda command: {"cmd": command}, "", lambda path, text: {}),
+    Vocabulary("exec_command", lambda command: {"cmd": command, "max_output_tokens": 100_000}, "", lambda path, text: {}),
     Vocabulary("shell", lambda command: {"command": ["bash", "-lc", command]}, "", lambda path, text: {}),
     Vocabulary("run_shell_command", lambda command: {"command": command},
                "write_file", lambda path, text: {"file_path": path, "content": text}),
