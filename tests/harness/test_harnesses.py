@@ -1,6 +1,6 @@
 """The alternative harnesses (inspect-swe's CLI agents) in the docker sandbox, offline: the CLIs come from the image
 scripts/harness-clis.sh builds, the model-free policy speaks each CLI's own tools, and the verifier it writes is
-scored. A CLI that cannot start makes the eval fail, never a silent success.
+scored. A CLI that cannot start makes the sample and the eval an error, never a silent success.
 
 Needs the Docker engine (see test_docker.py: skips without one, `VERIFIERBENCH_REQUIRE=docker` makes that a failure)
 and, to build the image the first time, npm on the host.
@@ -87,9 +87,12 @@ def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(
 
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("harness_image")
-def test_a_harness_whose_cli_cannot_start_fails_the_eval(tmp_path, bfcl_suite):
+def test_a_harness_whose_cli_cannot_start_makes_the_sample_and_the_eval_an_error(tmp_path, bfcl_suite):
     """The image without the CLIs (the one harness-clis.sh builds them on): the sample errors and so does the run."""
     result, log = _eval(tmp_path, "claude_code", bfcl_suite, ("--limit", "1"),
                         env={"VERIFIERBENCH_HARNESS_IMAGE": "verifierbench-sandbox:harness-base"})
+    # `inspect eval` itself exits 0 on an errored eval (Inspect's choice): the log says it, and CI reads every log's
+    # status (scripts/check_eval_logs.py).
     assert log.status == "error" and "unable to locate claude code in sandbox" in log.error.message, log.error
-    assert result.returncode != 0
+    (sample,) = log.samples
+    assert sample.error and "unable to locate claude code in sandbox" in sample.error.message
