@@ -182,7 +182,10 @@ GEMINI_CLI_VERSION = "0.61.0"
 CLI_VERSIONS = {"gemini_cli": GEMINI_CLI_VERSION}
 # mini-swe-agent's litellm would route "<provider>/inspect" by the eval model's provider name, which it may not
 # know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
-EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {"MSWEA_MODEL_NAME": "openai/inspect"}}}
+# It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
+# list from the network.
+EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {
+    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}}}
 
 
 @solver
