@@ -202,3 +202,19 @@ def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
     assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
     assert _decisions(docker) == _decisions(vgb)
+
+
+def test_the_swebench_template_has_the_default_sandboxs_limits():
+    """Code tasks under docker run on SWE-bench's images (sandboxes/swebench/): the same limits, no network."""
+    import yaml
+    from jinja2 import Template
+
+    from verifierbench.sources.swebench.sandbox import TEMPLATE
+
+    rendered = yaml.safe_load(Template(TEMPLATE.read_text()).render(image="swebench/example:latest", vgb_env="/opt/vgb_env"))
+    default = yaml.safe_load(open(COMPOSE))
+    (service,), (default_service,) = rendered["services"].values(), default["services"].values()
+    limits = ("network_mode", "cap_drop", "security_opt", "mem_limit", "memswap_limit", "pids_limit", "ulimits", "tmpfs", "init")
+    assert {key: service[key] for key in limits} == {key: default_service[key] for key in limits}
+    assert service["volumes"] == ["workspace:/workspace", "/opt/vgb_env:/opt/vgb/lib/vgb_env:ro"]
+    assert rendered["volumes"]["workspace"]["driver_opts"]["type"] == "tmpfs"

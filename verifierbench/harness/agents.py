@@ -46,7 +46,7 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
     if name == "single_reply":
         return single_reply()
     if name in SWE_HARNESSES:
-        return with_public_channel(swe_harness(name))
+        return with_public_channel(swe_harness(name, run_public_budget))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
@@ -170,11 +170,50 @@ def error_text(exc: Exception) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def swe_harness(name: str) -> Solver:
+# No web access for any harness: the sandbox has no network, and inspect-swe would otherwise serve web search
+# from the harness process.
+NO_WEB: dict[str, dict] = {"claude_code": {"disallowed_tools": ["WebSearch", "WebFetch"]},
+                           "codex_cli": {"web_search": "disabled"}, "gemini_cli": {"web_search": False}}
+
+
+# inspect-swe asks GitHub for Gemini CLI's latest version unless given one: the version scripts/harness-clis.sh
+# installs, so the installed CLI is used and nothing is looked up.
+GEMINI_CLI_VERSION = "0.61.0"
+CLI_VERSIONS = {"gemini_cli": GEMINI_CLI_VERSION}
+# mini-swe-agent's litellm would route "<provider>/inspect" by the eval model's provider name, which it may not
+# know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
+# It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
+# list from the network.
+EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {
+    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}}}
+
+
+@solver
+def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
+    """An inspect-swe agent running its CLI in the sandbox (the image of scripts/harness-clis.sh): never a download.
+
+    State and code tasks get `run_public` and `reset` as the CLI's own tools, bridged to the host-side service.
+
+    Args:
+      name: One of SWE_HARNESSES.
+      run_public_budget: The task's run_public budget (enforced on the host).
+    """
     try:
         import inspect_swe
     except ImportError:
         raise ImportError(f"harness {name} needs inspect-swe: pip install 'verifierbench[harnesses]'") from None
-    agent = getattr(inspect_swe, name)(version="sandbox") if name != "mini_swe_agent" else inspect_swe.mini_swe_agent()
-    return as_solver(agent)
+    from inspect_ai.agent import BridgedToolsSpec
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        task_type = state.metadata.get("task_type", TaskType.tool_call.value)
+        bridged = [] if task_type == TaskType.tool_call.value else \
+            [BridgedToolsSpec(name="vgb", tools=[run_public(task_type, run_public_budget), reset(task_type)])]
+        options: dict = {"version": CLI_VERSIONS.get(name, "sandbox"), "cwd": "/workspace", "system_prompt": SYSTEM,
+                         **NO_WEB.get(name, {}), **EXTRA_OPTIONS.get(name, {})}
+        if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env
+            options["bridged_tools"] = bridged
+        agent = getattr(inspect_swe, name)(**options)
+        return await as_solver(agent)(state, generate)
+
+    return solve
 

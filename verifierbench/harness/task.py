@@ -75,7 +75,7 @@ def verifierbench(
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
-        sandbox=sandbox_spec(sandbox),
+        sandbox=sandbox_spec(sandbox, harness),
         cleanup=prune_replaced_images if sandbox == "docker" else None,
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
@@ -110,11 +110,18 @@ async def prune_replaced_images(state: object) -> None:
     await subprocess(["docker", "image", "prune", "--force", "--filter", f"label={SANDBOX_IMAGE_LABEL}"], timeout=60)
 
 
-def sandbox_spec(name: str) -> str | tuple[str, str]:
-    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in verifierbench/sandboxes/."""
+def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
+    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in verifierbench/sandboxes/.
+
+    Args:
+      name: The `sandbox` task option.
+      harness: The `harness` task option: the CLI harnesses run in Docker on the image with their CLIs
+        (sandboxes/docker/harness.compose.yaml, built by scripts/harness-clis.sh).
+    """
     if name == "vgb":
         return "vgb"
-    configs = {"docker": SANDBOXES_DIR / "docker" / "compose.yaml", "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
+    docker = "harness.compose.yaml" if harness in SWE_HARNESSES else "compose.yaml"
+    configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
     if name not in configs:
         raise ValueError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
     return (name, str(configs[name]))

@@ -1,8 +1,11 @@
 """`--model verifierbench/<policy>`: model-free policies as an Inspect model provider.
 
 Each policy plays the generation agent through the real harness, offline: with tools it reads the
-task file with `bash`, writes verify.py with `write_file` (or `bash`), runs it once on the example
-candidate, and calls `submit`; without tools (single_reply) it answers with one code block.
+task file with the harness's shell tool, writes verify.py with its file-writing tool (or the shell), runs it
+once on the example candidate, calls `run_public` once where offered, and calls `submit` (the CLI harnesses,
+which have none, end on a reply without a tool call). It speaks each harness's tool vocabulary (VOCABULARIES:
+the default harness, Claude Code, Codex CLI, Gemini CLI). Without tools (single_reply) it answers with one
+code block.
 Policies: always_accept, always_reject, random (seeded: `-M seed=N`), heuristic.
 
 Set `VERIFIERBENCH_POLICY_TRACE=FILE` to append one line per generate call (sample id and step):
@@ -13,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser, GenerateConfig, ModelAPI,
                               ModelOutput, ModelUsage, modelapi)
@@ -51,23 +55,35 @@ class PolicyModel(ModelAPI):
         _trace(input, step)
         if not names:
             return self._reply(input)
-        if step == 0 and "bash" in names:
-            return self._call("bash", {"command": READ_TASK.format(path=TASK_FILE)}, "Reading the task.")
-        if step <= 1:
+        words = vocabulary_of(names)
+        if words is None:  # a tool set this policy cannot work with: say so in the transcript, deliver nothing
+            return self._output(ModelOutput.from_content(self.model_name, f"No shell among the tools: {', '.join(sorted(names))}."))
+        if step == 0:
+            return self._call(words.shell, words.shell_arguments(READ_TASK.format(path=TASK_FILE)), "Reading the task.")
+        if step == 1:
             source = verifier_source(self.policy, _task_from(input), self.seed)
-            if "write_file" in names:
-                return self._call("write_file", {"path": VERIFIER_PATH, "content": source}, "Writing the verifier.")
+            if words.write in names:
+                return self._call(words.write, words.write_arguments(VERIFIER_PATH, source), "Writing the verifier.")
             command = f"mkdir -p $(dirname {VERIFIER_PATH}) && cat > {VERIFIER_PATH} <<'VGB_EOF'\n{source}VGB_EOF"
-            return self._call("bash", {"command": command}, "Writing the verifier.")
-        if step == 2 and "bash" in names:
+            return self._call(words.shell, words.shell_arguments(command), "Writing the verifier.")
+        if step == 2:
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
-            return self._call("bash", {"command": test}, "Trying it on the example candidate.")
-        if step == 3 and "run_public" in names:  # state and code tasks: look at the public environment once (one budgeted call)
-            request = {"diff": "", "tests": []} if _task_type(input) == "code" else {"calls": []}
-            return self._call("run_public", {"request": json.dumps(request)}, "Looking at the initial environment.")
+            return self._call(words.shell, words.shell_arguments(test), "Trying it on the example candidate.")
+        run_public_tool = next((n for n in sorted(names) if n == "run_public" or n.endswith("__run_public")), None)
+        task_type = _task_type(input)
+        looks_at_environment = task_type not in ("", "tool-call")
+        if step == 3 and looks_at_environment:  # state and code tasks: look at the public environment once (one budgeted call)
+            request = {"diff": "", "tests": []} if task_type == "code" else {"calls": []}
+            if run_public_tool:
+                return self._call(run_public_tool, {"request": json.dumps(request)}, "Looking at the initial environment.")
+            # No run_public tool (mini-swe-agent): the same service through vgb_env.
+            code = f"import json, vgb_env; print(json.dumps(vgb_env.run_public(**{request!r}))[:2000])"
+            return self._call(words.shell, words.shell_arguments(f'python3 -c "{code}"'), "Looking at the initial environment.")
         if "submit" in names:
             return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
-        return self._output(ModelOutput.from_content(self.model_name, "Done."))
+        if words.finish_command and step == (4 if looks_at_environment else 3):
+            return self._call(words.shell, words.shell_arguments(words.finish_command), "Done.")
+        return self._output(ModelOutput.from_content(self.model_name, f"Done: {self.policy} verifier written to {VERIFIER_PATH}."))
 
     def _reply(self, input: list[ChatMessage]) -> ModelOutput:
         source = verifier_source(self.policy, _task_from_prompt(input), self.seed)
@@ -82,6 +98,41 @@ class PolicyModel(ModelAPI):
         text = output.completion or ""
         output.usage = ModelUsage(input_tokens=0, output_tokens=len(text) // 4 + 1, total_tokens=len(text) // 4 + 1)
         return output
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """How one harness names its shell and file-writing tools, and their arguments."""
+
+    shell: str
+    shell_arguments: Callable[[str], dict[str, Any]]
+    write: str
+    write_arguments: Callable[[str, str], dict[str, Any]]
+    finish_command: str = ""  # run in the shell to end, where the harness has no submit tool
+
+
+# Each harness's own tool names: verifierbench's default harness and mini-swe-agent (`bash`; mini-swe-agent has
+# only that and ends on its completion command), Claude Code, Codex CLI, Gemini CLI. The other CLIs have no submit
+# tool either: they end when the model answers without a tool call.
+VOCABULARIES = (
+    Vocabulary("bash", lambda command: {"command": command}, "write_file", lambda path, text: {"path": path, "content": text},
+               finish_command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    Vocabulary("Bash", lambda command: {"command": command, "description": "Run a command"},
+               "Write", lambda path, text: {"file_path": path, "content": text}),
+    Vocabulary("exec_command", lambda command: {"cmd": command, "max_output_tokens": 100_000}, "", lambda path, text: {}),
+    Vocabulary("shell", lambda command: {"command": ["bash", "-lc", command]}, "", lambda path, text: {}),
+    Vocabulary("run_shell_command", lambda command: {"command": command},
+               "write_file", lambda path, text: {"file_path": path, "content": text}),
+)
+
+
+def vocabulary_of(names: set[str]) -> Vocabulary | None:
+    """The vocabulary whose shell tool the harness offers (None: no known shell).
+
+    Args:
+      names: The tool names of the model request.
+    """
+    return next((words for words in VOCABULARIES if words.shell in names), None)
 
 
 def _task_type(input: list[ChatMessage]) -> str:

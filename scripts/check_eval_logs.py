@@ -1,0 +1,54 @@
+"""Checks the status of every Inspect eval log under a directory (CI runs it on the tests' temporary directory).
+
+A test that runs `inspect eval` may check only the exit code; this catches a log that ended in error anyway.
+Logs of interrupted runs (`cancelled`, `started`: the resume test stops one on purpose) pass; `error` fails.
+
+Usage: python scripts/check_eval_logs.py DIR
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+ACCEPTED = ("success", "cancelled", "started")
+
+
+def check(directory: Path) -> list[str]:
+    """One line per log whose status is not accepted; prints the status counts.
+
+    Args:
+      directory: Searched recursively for `*.eval` and `*.json` eval logs.
+    """
+    from inspect_ai.log import read_eval_log
+
+    counts: Counter[str] = Counter()
+    failures = []
+    for path in sorted([*directory.rglob("*.eval"), *directory.rglob("*.json")]):
+        try:
+            log = read_eval_log(str(path), header_only=True)
+        except Exception:  # noqa: BLE001 - a JSON file that is not an eval log
+            if path.suffix == ".eval":
+                failures.append(f"{path}: unreadable eval log")
+            continue
+        counts[log.status] += 1
+        if log.status not in ACCEPTED:
+            message = log.error.message.splitlines()[0] if log.error and log.error.message else "no error recorded"
+            failures.append(f"{path}: status {log.status}: {message[:300]}")
+    print("eval logs by status: " + (", ".join(f"{s} {n}" for s, n in sorted(counts.items())) or "none"))
+    return failures
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or not Path(sys.argv[1]).is_dir():
+        print("usage: check_eval_logs.py DIR (an existing directory)", file=sys.stderr)
+        return 2
+    failures = check(Path(sys.argv[1]))
+    for line in failures:
+        print(line, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

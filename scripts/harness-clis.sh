@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The alternative harnesses' CLIs, offline: fetched from the package registries on the host (npm) at pinned versions,
+# cached, and copied into the image `verifierbench-harness:latest` that `-T harness=<h> -T sandbox=docker` runs
+# (verifierbench/sandboxes/docker/harness.compose.yaml). Nothing downloads inside a container. Idempotent: cached
+# packages are reused, and an image already built from the same pins is kept. See docs/docker.md.
+#
+#   scripts/harness-clis.sh [build]   fetch what is missing, build the image
+#   scripts/harness-clis.sh status    exit 0 when the image exists and carries the current pins
+#
+# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset), npm, node >= 20, pip and apt.
+# Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis), INSPECT_PYTHON (the Python
+# with inspect-swe; default .venv/bin/python), PYTHON (whose pip downloads wheels; default python3).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE=${VERIFIERBENCH_HARNESS_CACHE:-$HOME/.cache/verifierbench/harness-clis}
+IMAGE=verifierbench-harness:latest
+BASE_SANDBOX=verifierbench-sandbox:harness-base
+LABEL=org.verifierbench.sandbox=harness
+# Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
+# Gemini CLI is JavaScript (run by the host's node, >= 20, copied in); mini-swe-agent is a PyPI package (wheels for
+# the image's Python 3.11). GEMINI_CLI's version must match harness/agents.py GEMINI_CLI_VERSION.
+CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.332
+CODEX=@openai/codex@0.171.0-linux-x64
+GEMINI_CLI=@google/gemini-cli@0.61.0
+MINI_SWE_AGENT=mini-swe-agent==2.2.3
+PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} mini-swe-agent=${MINI_SWE_AGENT##*=}"
+PYTHON=${PYTHON:-python3}  # the host Python whose pip downloads the wheels
+
+die() { echo "harness-clis: $*" >&2; exit 1; }
+say() { echo "harness-clis: $*" >&2; }
+
+use_engine() {
+  if [ -z "${DOCKER_HOST:-}" ]; then eval "$(bash "$root/scripts/docker-engine.sh" env)"; fi
+  timeout 30 docker version >/dev/null 2>&1 || die "no Docker engine answers (start one: scripts/docker-engine.sh)"
+}
+
+# npm pack into the cache (no install scripts run), then unpack: $1 package spec, $2 cache name.
+fetch() {
+  local spec=$1 name=$2
+  if [ ! -d "$CACHE/packages/$name/package" ]; then
+    command -v npm >/dev/null || die "npm is needed to fetch $spec"
+    say "fetching $spec"
+    rm -rf "$CACHE/packages/$name.partial" && mkdir -p "$CACHE/packages/$name.partial"
+    (cd "$CACHE/packages/$name.partial" && npm pack --silent "$spec" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+    mv "$CACHE/packages/$name.partial" "$CACHE/packages/$name"
+  fi
+}
+
+# curl, which inspect-swe's bridged-tools readiness probe runs in the container: the Debian packages the sandbox
+# image lacks, downloaded on the host with apt (same release as the base image) and installed by the image build.
+fetch_curl() {
+  if ! ls "$CACHE/debs"/curl_*.deb >/dev/null 2>&1; then
+    command -v apt-get >/dev/null || die "apt-get is needed to fetch curl's Debian packages"
+    local missing
+    missing=$(comm -23 \
+      <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances curl \
+          | grep -v '^ ' | grep -v '<' | sort -u) \
+      <(docker run --rm --network none "$BASE_SANDBOX" dpkg-query -W -f '${Package}\n' | sort))
+    say "fetching Debian packages: $missing"
+    rm -rf "$CACHE/debs.partial" && mkdir -p "$CACHE/debs.partial"
+    # shellcheck disable=SC2086 # one package name per word
+    (cd "$CACHE/debs.partial" && apt-get download -q -o APT::Sandbox::User=root $missing >/dev/null)
+    rm -rf "$CACHE/debs" && mv "$CACHE/debs.partial" "$CACHE/debs"
+  fi
+}
+
+# Gemini CLI with its dependencies, as npm installs it (no install scripts: node-pty stays unbuilt, Gemini CLI
+# falls back to plain child processes).
+fetch_gemini() {
+  local directory=$CACHE/packages/gemini-cli-${GEMINI_CLI##*@}
+  if [ ! -x "$directory/node_modules/.bin/gemini" ]; then
+    say "fetching $GEMINI_CLI"
+    rm -rf "$directory.partial"
+    npm install --silent --prefix "$directory.partial" --ignore-scripts --no-audit --no-fund "$GEMINI_CLI" >/dev/null
+    rm -rf "$directory" && mv "$directory.partial" "$directory"
+  fi
+  echo "$directory"
+}
+
+# mini-swe-agent's wheels and pip's own (the image has no pip), for CPython 3.11 on manylinux x86_64.
+fetch_mini_swe_agent() {
+  local directory=$CACHE/packages/mini-swe-agent-${MINI_SWE_AGENT##*=}
+  if ! ls "$directory"/pip-*.whl >/dev/null 2>&1; then
+    say "fetching $MINI_SWE_AGENT"
+    rm -rf "$directory.partial"
+    "$PYTHON" -m pip download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+      --platform manylinux_2_36_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+      --platform linux_x86_64 --platform any -d "$directory.partial" "$MINI_SWE_AGENT" pip
+    rm -rf "$directory" && mv "$directory.partial" "$directory"
+  fi
+  echo "$directory"
+}
+
+# Where inspect-swe looks for the CLIs it installs itself (Gemini CLI: <dir>/gemini-cli), read from the inspect-swe
+# that runs the evals ($INSPECT_PYTHON, default the project's .venv, else python3).
+inspect_swe_dir() {
+  local python=${INSPECT_PYTHON:-$root/.venv/bin/python}
+  [ -x "$python" ] || python=python3
+  "$python" -c 'from inspect_swe._util.sandbox import SANDBOX_INSTALL_DIR; print(SANDBOX_INSTALL_DIR)' \
+    || die "inspect-swe is not importable by $python (pip install 'verifierbench[harnesses]', or set INSPECT_PYTHON)"
+}
+
+current_pins() { docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.harness-pins" }}' 2>/dev/null; }
+
+build() {
+  use_engine
+  if [ "$(current_pins)" = "$PINS" ] && [ "$(docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.sandbox-source" }}')" = "$(source_digest)" ]; then
+    say "$IMAGE is up to date ($PINS)"; return
+  fi
+  fetch "$CLAUDE_CODE" claude-code
+  fetch "$CODEX" codex
+  local context=$CACHE/context
+  rm -rf "$context" && mkdir -p "$context/bin"
+  # The default sandbox image first (the same Dockerfile and context compose uses), then the CLIs on top.
+  docker build --quiet --network none --label "$LABEL" -t "$BASE_SANDBOX" \
+    --build-arg "BASE_IMAGE=${VERIFIERBENCH_BASE_IMAGE:-verifierbench-base:bookworm}" \
+    -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench" >/dev/null
+  fetch_curl
+  cp -r "$CACHE/debs" "$context/debs"
+  ln "$CACHE/packages/claude-code/package/claude" "$context/bin/claude" 2>/dev/null \
+    || cp "$CACHE/packages/claude-code/package/claude" "$context/bin/claude"
+  local codex_bin  # codex and its helper executables (codex-code-mode-host)
+  codex_bin=$(dirname "$(find "$CACHE/packages/codex/package/vendor" -type f -path '*linux*/bin/codex' | head -1)")
+  [ -x "$codex_bin/codex" ] || die "no Linux codex binary in $CODEX"
+  cp "$codex_bin"/* "$context/bin/"
+  cp -r "$(fetch_gemini)" "$context/gemini-cli"
+  cp -r "$(fetch_mini_swe_agent)" "$context/wheels"
+  local node
+  node=$(command -v node) || die "node (>= 20) is needed on the host for Gemini CLI"
+  [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "Gemini CLI needs node >= 20 (host: $(node --version))"
+  cp "$node" "$context/bin/node"
+  chmod 755 "$context/bin/"*
+  docker build --quiet --network none --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
+    --label "org.verifierbench.sandbox-source=$(source_digest)" --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" \
+    --build-arg "INSPECT_SWE_DIR=$(inspect_swe_dir)" -t "$IMAGE" \
+    -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context" >/dev/null
+  rm -rf "$context"
+  docker image prune --force --filter "label=$LABEL" >/dev/null  # the images this build replaced
+  say "built $IMAGE ($PINS)"
+}
+
+# What the image is made of (this script, the Dockerfiles, vgb_env): a change rebuilds it.
+source_digest() {
+  (cd "$root" && find scripts/harness-clis.sh verifierbench/sandboxes/docker/Dockerfile \
+     verifierbench/sandboxes/docker/harness.Dockerfile verifierbench/sandbox_lib/vgb_env \
+     -type f ! -path '*__pycache__*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
+}
+
+case "${1:-build}" in
+  build) build ;;
+  status) use_engine; [ "$(current_pins)" = "$PINS" ] ;;
+  *) die "unknown command ${1} (build or status)" ;;
+esac

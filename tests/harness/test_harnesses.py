@@ -1,0 +1,98 @@
+"""The alternative harnesses (inspect-swe's CLI agents) in the docker sandbox, offline: the CLIs come from the image
+scripts/harness-clis.sh builds, the model-free policy speaks each CLI's own tools, and the verifier it writes is
+scored. A CLI that cannot start makes the sample and the eval an error, never a silent success.
+
+Needs the Docker engine (see test_docker.py: skips without one, `VERIFIERBENCH_REQUIRE=docker` makes that a failure)
+and, to build the image the first time, npm on the host.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+import yaml
+
+from tests.conftest import REPO_ROOT
+from tests.harness.inspect_cli import eval_log, inspect
+from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
+from verifierbench.harness.task import sandbox_spec
+
+HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
+# The harnesses that deliver offline today, and the shell tool each CLI offers the model.
+OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash"}
+
+
+def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():
+    default, harness = (yaml.safe_load(open(path)) for path in (COMPOSE, HARNESS_COMPOSE))
+    default_service, harness_service = default["services"]["default"], harness["services"]["default"]
+    assert "build" not in harness_service and harness_service["image"].endswith("verifierbench-harness:latest}")
+    for service in (default_service, harness_service):
+        del service["image"]
+    default_service.pop("build")
+    assert harness == default
+    for name in OFFLINE_HARNESSES:
+        assert sandbox_spec("docker", name) == ("docker", HARNESS_COMPOSE)
+    assert sandbox_spec("docker", "default") == ("docker", COMPOSE)
+
+
+@pytest.fixture(scope="module")
+def harness_image(docker_engine):  # noqa: F811 - the imported fixture
+    """Builds (or finds up to date) the image with the CLIs; the first build fetches them with npm."""
+    build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-clis.sh"), "build"], capture_output=True,
+                           text=True, timeout=1800)
+    if build.returncode != 0:
+        pytest.fail(f"scripts/harness-clis.sh build failed: {build.stderr.strip().splitlines()[-1:]}", pytrace=False)
+
+
+def _eval(tmp_path, harness: str, suite, selection: tuple[str, ...], env: dict | None = None):
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
+                     *selection, "-T", f"harness={harness}", "-T", "sandbox=docker", "--log-dir", str(tmp_path), env=env)
+    return result, eval_log(tmp_path)
+
+
+def _assert_delivered(result, log, shell_tool: str) -> dict:
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    assert not sample.error, sample.error
+    # The CLI ran and offered its own tools; the policy used its shell.
+    model_events = [event for event in sample.events if event.event == "model"]
+    assert model_events and shell_tool in {tool.name for tool in model_events[0].tools}
+    assert any(call.function == shell_tool for message in sample.messages for call in getattr(message, "tool_calls", None) or [])
+    score = sample.scores["hidden_cases"]
+    assert score.value["submitted"] == 1, score.explanation
+    cases = score.metadata["cases"]
+    assert cases and all(case["decisions"] for case in cases)
+    return score.metadata
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.usefixtures("harness_image", "bwrap_available")
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
+def test_the_harness_delivers_a_verifier_on_a_tool_call_task(harness, tmp_path, bfcl_suite):
+    result, log = _eval(tmp_path, harness, bfcl_suite, ("--limit", "1"))
+    _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.usefixtures("harness_image", "bwrap_available")
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
+def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(harness, tmp_path, state_suite):
+    result, log = _eval(tmp_path, harness, state_suite, ("-T", "source=agentdojo", "--limit", "1"))
+    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+    # The policy called run_public once, through the tool the harness bridges to the host-side service.
+    assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.usefixtures("harness_image")
+def test_a_harness_whose_cli_cannot_start_makes_the_sample_and_the_eval_an_error(tmp_path, bfcl_suite):
+    """The image without the CLIs (the one harness-clis.sh builds them on): the sample errors and so does the run."""
+    result, log = _eval(tmp_path, "claude_code", bfcl_suite, ("--limit", "1"),
+                        env={"VERIFIERBENCH_HARNESS_IMAGE": "verifierbench-sandbox:harness-base"})
+    # `inspect eval` itself exits 0 on an errored eval (Inspect's choice): the log says it, and CI reads every log's
+    # status (scripts/check_eval_logs.py).
+    assert log.status == "error" and "unable to locate claude code in sandbox" in log.error.message, log.error
+    (sample,) = log.samples
+    assert sample.error and "unable to locate claude code in sandbox" in sample.error.message
