@@ -35,6 +35,8 @@ def test_an_error_log_anywhere_under_the_directory_fails_with_its_message(tmp_pa
     assert result.returncode == 1
     assert "failed.eval: status error: RuntimeError: unable to locate claude code in sandbox" in result.stderr
     assert "cancelled 1, error 1, success 1" in result.stdout
+    (tmp_path / "b" / "deep" / "EXPECTED_ERROR").touch()  # .ci/run checks this directory too; and the marker works:
+    assert _check(tmp_path).returncode == 0
 
 
 def test_a_missing_directory_is_a_usage_error(tmp_path):
