@@ -41,7 +41,7 @@ def test_the_declared_parts_match_what_each_kind_of_task_needs():
     tool_call = {n for n in registry.NAMES if registry.source(n).check_calls}
     assert tool_call == {"bfcl", "acebench"}
     assert {n for n in registry.NAMES if registry.source(n).environment} == {"agentdojo", "tau2", "swebench"}
-    assert {n for n in registry.NAMES if registry.source(n).audit_generators} == {"bfcl", "acebench", "swebench"}
+    assert {n for n in registry.NAMES if registry.source(n).audit_generators} == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
     assert registry.built_by_default() == ["bfcl", "acebench", "tau2", "agentdojo", "appworld"]
     assert registry.read_only_inputs({"checker": "bfcl"}) == () and not registry.has_environment({"checker": "bfcl"})
     assert not registry.has_environment({}) and registry.read_only_inputs({}) == ()
