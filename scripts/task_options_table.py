@@ -28,10 +28,10 @@ def rows() -> list[tuple[str, str, str]]:
     """(option, default, meaning) per parameter of the task, in signature order; ValueError for an undocumented one."""
     function = inspect.unwrap(verifierbench)
     hints = typing.get_type_hints(function)
-    documented = {p.arg_name: " ".join(p.description.split()) for p in docstring_parser.parse(function.__doc__ or "").params}
+    documented = {p.arg_name: " ".join((p.description or "").split()) for p in docstring_parser.parse(function.__doc__ or "").params}
     out = []
     for name, parameter in inspect.signature(function).parameters.items():
-        if name not in documented:
+        if not documented.get(name):
             raise ValueError(f"task parameter {name!r} has no entry in the task's Args: docstring")
         choices = _choices(hints[name])
         meaning = documented[name] + (f" One of {', '.join(f'`{c}`' for c in choices)}." if choices else "")

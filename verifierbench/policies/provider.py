@@ -20,6 +20,7 @@ from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
+from verifierbench.harness.sample_store import current_sample_id, current_task_type
 from verifierbench.policies.verifiers import POLICIES, READ_TASK, verifier_source
 
 TASK_FILE = f"{TASK_DIR}/task.json"
@@ -63,7 +64,7 @@ class PolicyModel(ModelAPI):
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call("bash", {"command": test}, "Trying it on the example candidate.")
         if step == 3 and "run_public" in names:  # state and code tasks: look at the public environment once (one budgeted call)
-            request = {"diff": "", "tests": []} if _task_type(input) == "code" else {"calls": []}
+            request = {"diff": "", "tests": []} if current_task_type() == "code" else {"calls": []}
             return self._call("run_public", {"request": json.dumps(request)}, "Looking at the initial environment.")
         if "submit" in names:
             return self._call("submit", {"answer": f"{self.policy} verifier written to {VERIFIER_PATH}"}, "Done.")
@@ -82,13 +83,6 @@ class PolicyModel(ModelAPI):
         text = output.completion or ""
         output.usage = ModelUsage(input_tokens=0, output_tokens=len(text) // 4 + 1, total_tokens=len(text) // 4 + 1)
         return output
-
-
-def _task_type(input: list[ChatMessage]) -> str:
-    from inspect_ai.solver._task_state import sample_state
-
-    state = sample_state()
-    return str(state.metadata.get("task_type", "")) if state else ""
 
 
 def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
@@ -122,10 +116,7 @@ def _trace(input: list[ChatMessage], step: int) -> None:
     path = os.environ.get(TRACE_ENV)
     if not path:
         return
-    from inspect_ai.solver._task_state import sample_state
-
-    state = sample_state()
-    sample_id = state.sample_id if state else None
+    sample_id = current_sample_id()
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"sample_id": sample_id, "step": step, "pid": os.getpid()}) + "\n")
 
