@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -112,6 +112,16 @@ def verifierbench(
         metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
+
+
+def as_harness(name: str) -> HarnessName:
+    """A harness name from untyped data (configurations.py), checked against the choices.
+
+    Args:
+        name: the harness's name.
+    """
+    _check_choice("harness", name, HarnessName)
+    return cast(HarnessName, name)
 
 
 def _check_choice(option: str, value: object, choices: object) -> None:
