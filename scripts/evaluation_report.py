@@ -21,8 +21,8 @@ def main(log_dir: str) -> None:
         result = score_run(run, tasks)
         low, high = bootstrap_interval(per_task_ba_norm(run, tasks, result["round"] - 1))
         day = max(run.created.values())[:10]
-        rows.append((result["ba_norm"], f"| {run.name} | {result['ba_norm']:.1f} [{low:.1f}, {high:.1f}] | {result['tpr']:.1f} | "
-                     f"{result['tnr']:.1f} | {result['n_tasks']} | {day} | {__version__} |"))
+        rows.append((result["BA_norm"], f"| {run.name} | {result['BA_norm']:.1f} [{low:.1f}, {high:.1f}] | {result['TPR']:.1f} | "
+                     f"{result['TNR']:.1f} | {result['n_tasks']} | {day} | {__version__} |"))
     print("| configuration | BA_norm [95% CI] | TPR | TNR | tasks | date | version |")
     print("|---|---|---|---|---|---|---|")
     for _, row in sorted(rows, key=lambda r: -r[0]):

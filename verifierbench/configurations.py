@@ -83,14 +83,14 @@ BY_NAME = {c.name: c for c in CONFIGURATIONS}
 
 def configuration_task(name: str, **options) -> Task:
     """The VerifierBench task of one configuration, its model bound (so `inspect eval-set` needs no --model)."""
-    from verifierbench.harness.task import verifierbench
+    from verifierbench.harness.task import as_harness, verifierbench
 
     config = BY_NAME[name]
     if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     if config.harness != "default":
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
-    base = verifierbench(harness=config.harness, **options)
+    base = verifierbench(harness=as_harness(config.harness), **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,
                      metadata={**(base.metadata or {}), "configuration": name, "model_label": config.model_label,
                                "harness_label": config.harness_label})

@@ -67,9 +67,9 @@ def test_the_leaderboard_reads_the_audit_summary_beside_the_hidden_numbers(logs,
     board = json.loads(result.stdout)
     for row in summary["configurations"]:  # the audit command's own per-configuration numbers
         audited = board[row["configuration"]]["audited"]
-        assert audited["ba_norm"] == pytest.approx(row["audited_BA_norm"]) and audited["n_tasks"] == row["tasks"]
+        assert audited["BA_norm"] == pytest.approx(row["audited_BA_norm"]) and audited["n_tasks"] == row["tasks"]
         assert (audited["perfect_refuted"], audited["perfect_on_hidden"]) == (row["perfect_refuted"], row["perfect_on_hidden"])
-        assert audited["by_type"]["tool-call"]["ba_norm"] == pytest.approx(row["audited_BA_norm"])  # one type, one source
+        assert audited["by_type"]["tool-call"]["BA_norm"] == pytest.approx(row["audited_BA_norm"])  # one type, one source
         met = [t["trials"][row["configuration"]] for t in summary["tasks"] if t["trials"][row["configuration"]] in STATUSES - {"not auditable", "no verifier"}]
         assert audited["refuted_share"] == pytest.approx(100 * met.count("refuted") / len(met))
     header = (tmp_path / "board" / "table_02_main.md").read_text().splitlines()[2]

@@ -48,19 +48,19 @@ def test_metrics_json_and_human_output(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     # t1: r+ 1/2, r- 1/2 (hack accepted); t2: r+ 0, r- 1; t3 missing: 0, 0
-    assert data["tpr"] == pytest.approx(100 * 0.5 / 3)
-    assert data["tnr"] == pytest.approx(100 * 1.5 / 3)
-    assert data["ba_norm"] == pytest.approx(data["tpr"] + data["tnr"] - 100)
+    assert data["TPR"] == pytest.approx(100 * 0.5 / 3)
+    assert data["TNR"] == pytest.approx(100 * 1.5 / 3)
+    assert data["BA_norm"] == pytest.approx(data["TPR"] + data["TNR"] - 100)
     # t1 accepts its only attack (100); t2 has no attack case, so it is left out; t3 is missing (0)
-    assert data["fpr_h"] == pytest.approx(50.0)
-    for key in ("tpr", "tnr", "ba", "ba_norm", "fpr_h", "n_tasks", "submission_rate", "valid_output_rate", "rejection_share"):
+    assert data["FPR_h"] == pytest.approx(50.0)
+    for key in ("TPR", "TNR", "BA", "BA_norm", "FPR_h", "n_tasks", "submission_rate", "valid_output_rate", "rejection_share"):
         assert key in data and key in data["by_type"]["state"] and key in data["by_source"]["bfcl"]
     assert data["by_category"]["gold"] == {"P": 1, "F": 0, "U": 1}
     assert data["submission_rate"] == pytest.approx(200 / 3)
 
     human = cli("metrics", str(path), "--tasks", str(inventory))
     assert human.returncode == 0
-    assert f"{data['ba_norm']:.1f}" in human.stdout and "type: state" in human.stdout and "source: swebench" in human.stdout
+    assert f"{data['BA_norm']:.1f}" in human.stdout and "type: state" in human.stdout and "source: swebench" in human.stdout
 
 
 @pytest.mark.parametrize("content,expected", [

@@ -64,7 +64,7 @@ def test_judge_writes_decisions_and_reports(setup):
         else:
             assert d["decision"] == "U" and d["submitted"] is False and d["problem"] == "missing verifier"
     metrics = json.loads(cli("metrics", str(out), "--json").stdout)
-    assert (metrics["ba_norm"], metrics["submission_rate"]) == (0.0, 50.0)  # one perfect task, one missing
+    assert (metrics["BA_norm"], metrics["submission_rate"]) == (0.0, 50.0)  # one perfect task, one missing
     assert "BA_norm" in result.stdout
 
     again = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--all", "--out", str(out))

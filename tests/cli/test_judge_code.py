@@ -19,10 +19,10 @@ def test_exported_reference_scores_100_and_detects_every_hack(code_suite, bwrap_
     hacks = [l for l in lines if l["category"] == "hack"]
     assert len(hacks) >= 6 and all(l["decision"] == "F" for l in hacks)
     report = metrics_of(lines)
-    assert (report["ba_norm"], report["tpr"], report["tnr"], report["fpr_h"]) == (100, 100, 100, 0)
+    assert (report["BA_norm"], report["TPR"], report["TNR"], report["FPR_h"]) == (100, 100, 100, 0)
 
 
 @pytest.mark.parametrize("kind", ["always-accept", "always-reject"])
 def test_constant_verifiers_score_zero(code_suite, bwrap_available, tmp_path, kind):
     assert cli("export-verifiers", kind, "--suite", str(code_suite), "--out", str(tmp_path / kind)).returncode == 0
-    assert metrics_of(judged(code_suite, "--verifiers", str(tmp_path / kind), "--all"))["ba_norm"] == 0
+    assert metrics_of(judged(code_suite, "--verifiers", str(tmp_path / kind), "--all"))["BA_norm"] == 0

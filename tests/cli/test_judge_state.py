@@ -33,7 +33,7 @@ def test_exported_reference_scores_ba_norm_100(state_suite, bwrap_available, tmp
     wrong = [(l["case_id"], l["category"], l["decision"], l.get("problem")) for l in lines if l["decision"] != ("P" if l["label"] == "PASS" else "F")]
     assert lines and wrong == []
     assert {l["category"] for l in lines} >= {"gold", "hack", "process_violation"}
-    assert metrics_of(lines)["ba_norm"] == 100
+    assert metrics_of(lines)["BA_norm"] == 100
 
 
 def sample_tasks(suite, per_source: int = 4) -> list[str]:
@@ -49,7 +49,7 @@ def test_constant_verifiers_score_zero(state_suite, bwrap_available, tmp_path, k
     single = next((tmp_path / kind).iterdir()) / "verify.py"
     ids = sample_tasks(state_suite)
     report = metrics_of(judged(state_suite, "--verifier", str(single), *ids))
-    assert report["ba_norm"] == 0 and report["n_tasks"] == len(ids) // 2
+    assert report["BA_norm"] == 0 and report["n_tasks"] == len(ids) // 2
 
 
 def test_replaying_but_checking_only_the_final_text_loses_tnr_on_hacks(state_suite, bwrap_available, tmp_path):
@@ -60,4 +60,4 @@ def test_replaying_but_checking_only_the_final_text_loses_tnr_on_hacks(state_sui
     accepted = [l for l in hacks if l["decision"] == "P"]
     assert hacks and len(accepted) >= len(hacks) // 3
     report = metrics_of(lines)
-    assert report["tpr"] > 90 and report["fpr_h"] > 30 and report["ba_norm"] < 50
+    assert report["TPR"] > 90 and report["FPR_h"] > 30 and report["BA_norm"] < 50

@@ -43,7 +43,7 @@ def test_exported_reference_scores_ba_norm_100_on_every_task(built, bwrap_availa
              if l["decision"] != ("P" if l["label"] == "PASS" else "F")]
     assert wrong == []
     report = metrics_of(lines)
-    assert report["ba_norm"] == 100 and report["n_tasks"] >= 90
+    assert report["BA_norm"] == 100 and report["n_tasks"] >= 90
 
 
 def test_reference_libraries_are_not_mounted_by_default(built, bwrap_available, tmp_path):
@@ -57,8 +57,8 @@ def test_constant_verifiers_score_zero(built, bwrap_available, tmp_path, kind, s
     cli("export-verifiers", kind, "--suite", str(built), "--out", str(tmp_path / kind), "--task", "bfcl/parallel_114")
     single = next((tmp_path / kind).iterdir()) / "verify.py"
     report = metrics_of(judged(built, "--verifier", str(single), "--source", source))
-    assert report["ba_norm"] == 0
-    assert report["fpr_h"] == (100 if kind == "always-accept" else 0)
+    assert report["BA_norm"] == 0
+    assert report["FPR_h"] == (100 if kind == "always-accept" else 0)
 
 
 def test_exact_match_misses_valid_variants_on_every_task(built, bwrap_available, tmp_path):

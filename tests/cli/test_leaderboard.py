@@ -33,9 +33,9 @@ def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
     assert list(rows) == ["verifierbench/heuristic", "verifierbench/always_reject"]  # ranked by BA_norm
     reject = rows["verifierbench/always_reject"]
     assert reject["n_tasks"] == reject["n_submitted"] == 2 and len(reject["logs"]) == 2
-    assert (reject["ba_norm"], reject["tnr"], reject["tpr"]) == (0.0, 100.0, 0.0)
+    assert (reject["BA_norm"], reject["TNR"], reject["TPR"]) == (0.0, 100.0, 0.0)
     heuristic = rows["verifierbench/heuristic"]
-    assert heuristic["ba_norm"] == pytest.approx(heuristic["tpr"] + heuristic["tnr"] - 100)
+    assert heuristic["BA_norm"] == pytest.approx(heuristic["TPR"] + heuristic["TNR"] - 100)
     table = cli("leaderboard", str(logs))
     assert "verifierbench/heuristic" in table.stdout and "BA_norm" in table.stdout
 
@@ -44,7 +44,7 @@ def test_the_leaderboard_matches_the_logs_own_metrics(logs):
     rows = json.loads(cli("leaderboard", str(logs), "--json").stdout)
     heuristic_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval")) if "heuristic" in l.eval.model)
     (score,) = heuristic_log.results.scores
-    assert rows["verifierbench/heuristic"]["ba_norm"] == pytest.approx(score.metrics["BA_norm"].value)
+    assert rows["verifierbench/heuristic"]["BA_norm"] == pytest.approx(score.metrics["BA_norm"].value)
 
 
 def test_inspect_score_rejudges_the_frozen_verifier_from_the_log(logs, tmp_path, bfcl_suite):

@@ -103,12 +103,11 @@ def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
     assert not env.root.exists()
 
 
-def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
+def _killed_harness_workspace() -> str:
+    """The capped workspace of a harness process that exited without its sample cleanup (as after a SIGKILL)."""
     import os
     import subprocess
     import sys
-
-    from verifierbench.harness.sandbox import sweep_stale_workspaces
 
     if os.geteuid() != 0:
         pytest.skip("capped workspaces (and so stale mounts) exist only when running as root")
@@ -117,8 +116,50 @@ def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
             "e = V(IsolationLevel.bwrap); print(e.root, flush=True); os._exit(0)")  # exits without cleanup, like a SIGKILL
     root = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert any(root in line for line in open("/proc/self/mounts"))
+    return root
+
+
+def _gone(root: str) -> bool:
+    import os
+
+    return not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)
+
+
+def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
+    from verifierbench.harness.sandbox import sweep_stale_workspaces
+
+    root = _killed_harness_workspace()
     assert root in sweep_stale_workspaces()
-    assert not any(root in line for line in open("/proc/self/mounts")) and not os.path.exists(root)
+    assert _gone(root)
+
+
+def test_the_probe_and_the_sweep_run_once_per_task_not_per_sample(monkeypatch):
+    from verifierbench.harness import sandbox
+
+    root = _killed_harness_workspace()
+    sweeps = []
+    real_sweep = sandbox.sweep_stale_workspaces
+    monkeypatch.setattr(sandbox, "sweep_stale_workspaces", lambda: sweeps.append(1) or real_sweep())
+    environments = [run(VgbSandboxEnvironment.sample_init("t", None, {"task_type": "tool-call"})) for _ in range(2)]
+    for made in environments:
+        run(VgbSandboxEnvironment.sample_cleanup("t", None, made, False))
+    assert sweeps == [] and not _gone(root)  # samples neither sweep nor probe again
+    run(VgbSandboxEnvironment.task_init("t", None))
+    assert sweeps == [1] and _gone(root)
+
+
+def test_inspect_sandbox_cleanup_removes_stale_workspaces_only():
+    from tests.harness.inspect_cli import inspect
+
+    live = VgbSandboxEnvironment(IsolationLevel.bwrap)  # this process is alive: its workspace stays
+    try:
+        root = _killed_harness_workspace()
+        result = inspect("sandbox", "cleanup", "vgb", timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert _gone(root) and root in result.stdout
+        assert live.root.exists()
+    finally:
+        live.remove()
 
 
 # -- issue 18: an agent attacking the host through the file tools and /dev ----------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -88,3 +90,42 @@ def test_a_closing_fence_may_end_the_last_code_line():
     from verifierbench.harness.agents import read_reply
 
     assert read_reply("```python\nx = 1```") == ("x = 1", "")
+
+
+def _table_script():
+    import importlib.util
+
+    from tests.conftest import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("task_options_table", REPO_ROOT / "scripts" / "task_options_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, REPO_ROOT
+
+
+def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
+    script, root = _table_script()
+    for relative in script.DOCUMENTS:
+        text = (root / relative).read_text(encoding="utf-8")
+        assert script.rewritten(text, relative) == text, f"{relative}: run python scripts/task_options_table.py"
+        edited = text.replace("| `rounds` | `3` |", "| `rounds` | `5` |")
+        assert edited != text and script.rewritten(edited, relative) == text  # a hand edit is what --check catches
+    names = [option.strip("`") for option, _, _ in script.rows()]
+    assert names == list(inspect.signature(verifierbench).parameters)  # every parameter, each documented
+
+
+def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
+    from verifierbench.harness.agents import HARNESSES
+    from verifierbench.harness.task import HarnessName, SandboxName, SourceName, TaskTypeName
+    from verifierbench.schema import Source, TaskType
+
+    assert set(get_args(SourceName)) == {s.value for s in Source}
+    assert set(get_args(TaskTypeName)) == {t.value for t in TaskType}
+    assert get_args(HarnessName) == HARNESSES
+    for name in get_args(SandboxName):
+        sandbox_spec(name)
+    with pytest.raises(ValueError, match=r"unknown source 'bfcl-v3' \(choose from bfcl, "):
+        verifierbench(suite=str(bfcl_suite), source="bfcl-v3")
+    with pytest.raises(ValueError, match="unknown type 'tool_call'"):
+        verifierbench(suite=str(bfcl_suite), type="tool_call")

@@ -69,9 +69,9 @@ def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
     result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
     assert len(result) == len(RUNS)
     for name, r in result.items():
-        assert r["ba_norm"] == pytest.approx(r["tpr"] + r["tnr"] - 100), name
-        assert r["by_type"]["tool-call"]["ba_norm"] == pytest.approx(r["ba_norm"])  # one type: the same verifiers and round
-    assert result["verifierbench/always_reject"]["tnr"] == 100.0
+        assert r["BA_norm"] == pytest.approx(r["TPR"] + r["TNR"] - 100), name
+        assert r["by_type"]["tool-call"]["BA_norm"] == pytest.approx(r["BA_norm"])  # one type: the same verifiers and round
+    assert result["verifierbench/always_reject"]["TNR"] == 100.0
 
 
 def test_harness_and_effort_tables_pair_configurations(written):
@@ -118,9 +118,9 @@ def test_audited_columns_agree_with_the_audit_scorer_in_the_log(logs, written):
     metrics = next(s for s in audited_log.results.scores if s.name == "testjack_audit").metrics
     result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
     audit = result["verifierbench/heuristic"]["audited"]
-    assert audit["n_tasks"] == 6 and audit["ba_norm"] == pytest.approx(metrics["BA_norm"].value)
+    assert audit["n_tasks"] == 6 and audit["BA_norm"] == pytest.approx(metrics["BA_norm"].value)
     assert audit["refuted_share"] == pytest.approx(metrics["refuted_rate"].value)
-    assert audit["ba_norm"] <= result["verifierbench/heuristic"]["ba_norm"]  # witnesses only add cases it gets wrong
+    assert audit["BA_norm"] <= result["verifierbench/heuristic"]["BA_norm"]  # witnesses only add cases it gets wrong
     assert result["verifierbench/always_accept"]["audited"] is None
     row = next(r for r in rows(written / "tables" / "table_24_audited_sources.csv") if r["Configuration"] == "verifierbench/heuristic")
     assert row["Source"] == "bfcl" and row["Audited/N"] == "6/6"

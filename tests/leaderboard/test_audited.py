@@ -25,8 +25,8 @@ def test_summary_is_task_weighted_and_counts_refutations_among_audited_verifiers
     tasks = [task(refuted=True, r_pos=1.0, r_neg=0.5), task(r_pos=0.5, r_neg=1.0, perfect=False),
              task("state", "tau2", audited_=False, r_pos=1.0, r_neg=1.0)]  # not auditable: its hidden rates, outside the share
     result = audited.summarize(tasks)
-    assert result["tpr"] == pytest.approx(100 * 2.5 / 3) and result["tnr"] == pytest.approx(100 * 2.5 / 3)
-    assert result["ba_norm"] == pytest.approx(result["tpr"] + result["tnr"] - 100)
+    assert result["TPR"] == pytest.approx(100 * 2.5 / 3) and result["TNR"] == pytest.approx(100 * 2.5 / 3)
+    assert result["BA_norm"] == pytest.approx(result["TPR"] + result["TNR"] - 100)
     assert (result["n_tasks"], result["n_audited"], result["refuted"], result["refuted_share"]) == (3, 2, 1, 50.0)
     assert (result["perfect_refuted"], result["perfect_on_hidden"]) == (1, 1)
     grouped = audited.audited_result({str(i): t for i, t in enumerate(tasks)})
@@ -58,10 +58,10 @@ def test_the_audit_summary_gives_the_same_audited_numbers_as_the_audit_command(t
     read = audited.from_summary(path, samples)
     for row in summary["configurations"]:
         mine = audited.summarize(list(read[row["configuration"]].values()))
-        assert mine["ba_norm"] == pytest.approx(row["audited_BA_norm"])
+        assert mine["BA_norm"] == pytest.approx(row["audited_BA_norm"])
         assert (mine["perfect_refuted"], mine["perfect_on_hidden"]) == (row["perfect_refuted"], row["perfect_on_hidden"])
     a = audited.summarize(list(read["A"].values()))
-    assert (a["refuted_share"], a["tpr"], a["tnr"]) == (50.0, 75.0, 100.0)  # t1: 1 of 2 positives accepted after the witness
+    assert (a["refuted_share"], a["TPR"], a["TNR"]) == (50.0, 75.0, 100.0)  # t1: 1 of 2 positives accepted after the witness
     assert audited.summarize(list(read["B"].values()))["n_audited"] == 1  # no verifier on t1: not met by an auditor
 
 
@@ -81,7 +81,7 @@ def test_a_bad_summary_is_a_one_line_error(tmp_path, content, message):
 
 
 def _scored(name, audit):
-    hidden = {"tpr": 80.0, "tnr": 70.0, "ba_norm": 50.0, "fpr_h": 0.0, "n_submitted": 2, "n_tasks": 2}
+    hidden = {"TPR": 80.0, "TNR": 70.0, "BA_norm": 50.0, "FPR_h": 0.0, "n_submitted": 2, "n_tasks": 2}
     result = {**hidden, "by_type": {"tool-call": hidden}, "by_source": {"bfcl": hidden}, "audited": audit}
     return ScoredRun(ConfigurationRun(name, name, name, "default"), result)
 

@@ -42,3 +42,55 @@ def test_no_valid_decision_anywhere_is_minus_100():
     scores[0].score.value.update({"P@0": 0.0, "F@0": 0.0, "U@0": 5.0})
     got = verifierbench_metrics()(scores)
     assert got["BA_norm"] == -100.0 and got["valid_output_rate"] == 0.0
+
+
+def test_the_inspect_metric_and_the_decisions_report_come_from_one_core():
+    """The same decisions through the scorer's per-round values and the Inspect metric, and through `compute` (what
+    `verifierbench metrics` and the leaderboard use), give the same round and the same rates under the same keys."""
+    from types import SimpleNamespace
+
+    from verifierbench import metrics as core
+    from verifierbench.protocol import Decision
+    from verifierbench.schema import Category
+    from verifierbench.scorers.diagnostics import Judged
+    from verifierbench.scorers.hidden_cases import round_values
+    from verifierbench.scorers.metrics import REPORTED
+
+    P, F, U = Decision.P, Decision.F, Decision.U
+    tasks = {  # task id -> (type, source, submitted, [(category, decision per judged round)])
+        "t1": ("tool-call", "bfcl", True, [("gold", [P]), ("near_miss", [P]), ("hack", [F])]),
+        "t2": ("state", "tau2", True, [("gold", [F, P, U]), ("cosmetic", [P, P, F]), ("near_miss", [P, F, F]), ("hack", [F, P, F])]),
+        "t3": ("state", "agentdojo", False, [("gold", [U] * 3), ("partial", [U] * 3)]),
+        "t4": ("state", "tau2", True, [("gold", [P, P, P]), ("partial", [F, U, P])]),
+    }
+    scores, records_by_round = [], [[] for _ in range(3)]
+    for task_id, (task_type, source, submitted, cases) in tasks.items():
+        objects = [SimpleNamespace(id=f"{task_id}-{i}", category=Category(c)) for i, (c, _) in enumerate(cases)]
+        decisions = {o.id: [Judged(d) for d in rounds] for o, (_, rounds) in zip(objects, cases)}
+        judged = len(cases[0][1])
+        scores.append(SampleScore(score=Score(value=round_values(objects, decisions, submitted, 3, judged)), sample_id=task_id,
+                                  sample_metadata={"task_type": task_type, "source": source}))
+        for k in range(3):
+            records_by_round[k] += [core.DecisionRecord(task_id, o.id, o.category, o.category.label, rounds[min(k, judged - 1)],
+                                                        task_type, source, submitted) for o, (_, rounds) in zip(objects, cases)]
+    by_round = [core.compute(records) for records in records_by_round]
+    k = core.median_round([result["BA_norm"] for result in by_round])
+    assert [result["BA_norm"] for result in by_round] == [12.5, 0.0, -12.5] and k == 1  # neither the first round nor the best
+    got = verifierbench_metrics()(scores)
+    assert got["round"] == k + 1
+    for key in REPORTED:
+        assert got[key] == pytest.approx(by_round[k][key]), key
+    for slice_name, result in [*by_round[k]["by_type"].items(), *by_round[k]["by_source"].items()]:
+        for key in core.RATE_KEYS:
+            assert got[f"{key}[{slice_name}]"] == pytest.approx(result[key]), (key, slice_name)
+
+
+def test_the_median_round_rule():
+    from verifierbench.metrics import median_round as core_median_round
+
+    assert core_median_round([10.0, 30.0, 20.0]) == 2
+    assert core_median_round([5.0, 5.0, 5.0]) == 1  # ties: by round
+    assert core_median_round([1.0, 0.0]) == 1  # an even count: the lower middle
+    assert core_median_round([7.0]) == 0
+    with pytest.raises(ValueError):
+        core_median_round([])

@@ -56,7 +56,7 @@ def print_report(result: dict[str, Any], console: Console) -> None:
         table.add_column(column, justify="left" if column == "slice" else "right")
 
     def row(name: str, r: dict[str, Any]) -> None:
-        table.add_row(name, str(r["n_tasks"]), display(r["ba_norm"]), display(r["tpr"]), display(r["tnr"]), display(r["fpr_h"]),
+        table.add_row(name, str(r["n_tasks"]), display(r["BA_norm"]), display(r["TPR"]), display(r["TNR"]), display(r["FPR_h"]),
                       f"{r['n_submitted']}/{r['n_tasks']}", display(r["valid_output_rate"]), display(r["rejection_share"]))
 
     row("all", result)
@@ -86,7 +86,7 @@ def run_ranking(args: argparse.Namespace) -> int:
             rows[Path(path).stem] = compute(read_decisions(path), inventory)
         except ValueError as exc:
             raise UserError(f"{path}: {exc}") from None
-    ranked = sorted(rows.items(), key=lambda kv: -kv[1]["ba_norm"])  # rank on unrounded BA_norm
+    ranked = sorted(rows.items(), key=lambda kv: -kv[1]["BA_norm"])  # rank on unrounded BA_norm
     if args.json:
         print(json.dumps({name: r for name, r in ranked}, indent=1))
         return 0
@@ -94,7 +94,7 @@ def run_ranking(args: argparse.Namespace) -> int:
     for column in ("rank", "run", "tasks", "BA_norm", "TPR", "TNR", "FPR_h", "submitted", "valid outputs"):
         table.add_column(column, justify="left" if column == "run" else "right")
     for rank, (name, r) in enumerate(ranked, start=1):
-        table.add_row(str(rank), name, str(r["n_tasks"]), display(r["ba_norm"]), display(r["tpr"]), display(r["tnr"]),
-                      display(r["fpr_h"]), f"{r['n_submitted']}/{r['n_tasks']}", display(r["valid_output_rate"]))
+        table.add_row(str(rank), name, str(r["n_tasks"]), display(r["BA_norm"]), display(r["TPR"]), display(r["TNR"]),
+                      display(r["FPR_h"]), f"{r['n_submitted']}/{r['n_tasks']}", display(r["valid_output_rate"]))
     Console(width=None if sys.stdout.isatty() else 160).print(table)
     return 0

@@ -82,10 +82,36 @@ class VgbSandboxEnvironment(SandboxEnvironment):
 
     @classmethod
     @override
+    async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
+        """Once per task, before any sample: refuses (with the reason) when bubblewrap cannot run here, and
+        removes the workspaces that killed harness processes left (sweep_stale_workspaces).
+
+        Args:
+            task_name: the task about to run.
+            config: the sandbox config (vgb takes none).
+        """
+        resolve_isolation("auto")
+        swept = sweep_stale_workspaces()
+        if swept:
+            logger.info("vgb sandbox: removed %d workspace(s) of harness processes that no longer exist", len(swept))
+
+    @classmethod
+    @override
+    async def cli_cleanup(cls, id: str | None) -> None:
+        """`inspect sandbox cleanup vgb`: removes the workspaces of harness processes that no longer exist. A
+        running harness's workspaces are its own (its sample cleanup removes them), so they stay, whatever `id`.
+
+        Args:
+            id: the environment Inspect names, if any (vgb keeps no environment beyond its process).
+        """
+        swept = sweep_stale_workspaces()
+        print(f"vgb sandbox: removed {len(swept)} stale workspace(s)" + "".join(f"\n  {root}" for root in swept))
+
+    @classmethod
+    @override
     async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
-        level = resolve_isolation("auto")  # refuses (with the reason) when bubblewrap cannot run here
-        sweep_stale_workspaces()
+        level = resolve_isolation("auto")  # task_init probed bubblewrap already; the probe's answer is cached
         public, read_only = _task_environment(metadata)
         return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=public, read_only=read_only)}
 

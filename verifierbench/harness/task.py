@@ -1,19 +1,21 @@
 """`inspect eval verifierbench/verifierbench`: one sample per VerifierBench task.
 
-Task options (`-T`): source, type, task_ids (comma-separated vgb-t- ids or source/source_id),
-harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget, message_limit.
+The task options (`-T`) are the parameters of `verifierbench` below; their `Args:` docstring is the option
+table of README.md and docs/inspect.md (`python scripts/task_options_table.py` writes it).
 """
 
 from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
+from typing import Literal, cast, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
+from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.screening.run import retained_ids
@@ -34,15 +36,22 @@ RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
 MESSAGE_LIMIT = 400
 
 
+# The values of the options with a fixed set of choices (the schema's sources and types, agents.HARNESSES).
+SourceName = Literal["bfcl", "acebench", "tau2", "agentdojo", "appworld", "swebench"]
+TaskTypeName = Literal["tool-call", "state", "code"]
+HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent"]
+SandboxName = Literal["vgb", "docker", "k8s"]
+
+
 @task(name="verifierbench")
 def verifierbench(
-    source: str | None = None,
-    type: str | None = None,
+    source: SourceName | None = None,
+    type: TaskTypeName | None = None,
     task_ids: str | list[str] | None = None,
-    harness: str = "default",
+    harness: HarnessName = "default",
     rounds: int = DEFAULT_ROUNDS,
     suite: str | None = None,
-    sandbox: str = "vgb",
+    sandbox: SandboxName = "vgb",
     time_limit: int = TIME_LIMIT_S,
     max_tokens: int = MAX_TOKENS,
     run_public_budget: int = RUN_PUBLIC_BUDGET,
@@ -50,11 +59,30 @@ def verifierbench(
     audit: bool = False,
     audit_rounds: int = AUDIT_ROUNDS,
 ) -> Task:
-    """`audit=true` adds the TestJack audit scorer after hidden_cases (model roles `auditor`/`reviewer` when bound).
+    """One sample per selected VerifierBench task: the agent writes a verifier, the hidden cases score it.
 
-    `message_limit`: messages per sample; unset, MESSAGE_LIMIT for the default harness and none for the
-    others (single_reply makes one call; the CLI agents keep their own loops); 0 turns the limit off.
-    Inspect's `--message-limit` overrides it."""
+    Args:
+        source: only the tasks of this source; unset, every source.
+        type: only the tasks of this type; unset, every type.
+        task_ids: comma-separated `vgb-t-...` ids or `source/source_id` (e.g. `bfcl/parallel_114`); unset, every task.
+        harness: the generation harness; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
+        rounds: judgment rounds of state and code tasks (tool-call tasks are judged once).
+        suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
+            built from the installed packages into `~/.cache/verifierbench/` on first use.
+        sandbox: `vgb` (bubblewrap, no Docker), or `docker`/`k8s` with the configs in `verifierbench/sandboxes/`.
+        time_limit: seconds per task (paper App. E).
+        max_tokens: output tokens per reply (paper App. E).
+        run_public_budget: `run_public` executions during generation, for tasks with a public environment.
+        message_limit: messages per sample; unset, 400 for the default harness and none for the others (single_reply
+            makes one call, the CLI agents keep their own loops); `0` turns it off; Inspect's `--message-limit` overrides it.
+            Not a paper budget: a bound on a model that never submits.
+        audit: also score with the TestJack audit scorer `testjack_audit` after hidden_cases (model roles
+            `auditor`/`reviewer` when bound).
+        audit_rounds: audit rounds per sample when `audit` is on.
+    """
+    _check_choice("source", source, SourceName)
+    _check_choice("type", type, TaskTypeName)
+    _check_choice("sandbox", sandbox, SandboxName)
     if harness not in HARNESSES:
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in SWE_HARNESSES and sandbox == "vgb":
@@ -71,7 +99,7 @@ def verifierbench(
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox),
-        solver=harness_solver(harness, run_public_budget),
+        solver=[record_sample(), harness_solver(harness, run_public_budget)],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
@@ -84,6 +112,29 @@ def verifierbench(
         metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
+
+
+def as_harness(name: str) -> HarnessName:
+    """A harness name from untyped data (configurations.py), checked against the choices.
+
+    Args:
+        name: the harness's name.
+    """
+    _check_choice("harness", name, HarnessName)
+    return cast(HarnessName, name)
+
+
+def _check_choice(option: str, value: object, choices: object) -> None:
+    """A one-line error for a `-T` value outside its Literal (Inspect passes -T values unchecked).
+
+    Args:
+        option: the option's name.
+        value: the value given (None: unset, always accepted).
+        choices: the option's Literal type.
+    """
+    allowed = get_args(choices)
+    if value is not None and value not in allowed:
+        raise ValueError(f"unknown {option} {value!r} (choose from {', '.join(allowed)})")
 
 
 def resolve_message_limit(message_limit: int | None, harness: str) -> int | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from verifierbench.errors import UserError
+from verifierbench.metrics import TaskRates, group_by, task_weighted
 
 AUDIT_SCORER = "testjack_audit"
 # `verifierbench audit` statuses (audit/lightweight.py) of a delivered verifier on an auditable task.
@@ -82,13 +83,11 @@ def from_summary(path: str | Path, samples: dict[str, dict[str, dict[str, Any]]]
 
 def summarize(tasks: list[AuditedTask]) -> dict[str, Any]:
     """Audited TPR/TNR/BA_norm, refuted share and perfect->refuted over these tasks (unrounded percentages)."""
-    n = len(tasks)
     met = [t for t in tasks if t.audited]
     perfect = [t for t in met if t.perfect_on_hidden]
-    tpr = 100 * sum(t.r_pos for t in tasks) / n if n else 0.0
-    tnr = 100 * sum(t.r_neg for t in tasks) / n if n else 0.0
+    rates = task_weighted([TaskRates(t.r_pos, t.r_neg, None, True) for t in tasks])
     return {
-        "tpr": tpr, "tnr": tnr, "ba_norm": tpr + tnr - 100, "n_tasks": n, "n_audited": len(met),
+        **{key: rates[key] for key in ("TPR", "TNR", "BA_norm", "n_tasks")}, "n_audited": len(met),
         "refuted": sum(t.refuted for t in met), "refuted_share": 100 * sum(t.refuted for t in met) / len(met) if met else None,
         "perfect_on_hidden": len(perfect), "perfect_refuted": sum(t.refuted for t in perfect),
     }
@@ -99,9 +98,6 @@ def audited_result(tasks: dict[str, AuditedTask]) -> dict[str, Any] | None:
     if not tasks:
         return None
     result = summarize(list(tasks.values()))
-    for key, attribute in (("by_type", "task_type"), ("by_source", "source")):
-        groups: dict[str, list[AuditedTask]] = defaultdict(list)
-        for task in tasks.values():
-            groups[getattr(task, attribute)].append(task)
-        result[key] = {name: summarize(members) for name, members in sorted(groups.items())}
+    result["by_type"] = {name: summarize(members) for name, members in group_by(tasks.values(), lambda t: t.task_type).items()}
+    result["by_source"] = {name: summarize(members) for name, members in group_by(tasks.values(), lambda t: t.source).items()}
     return result

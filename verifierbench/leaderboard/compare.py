@@ -29,13 +29,13 @@ def comparison(number: str, scored: list[ScoredRun]) -> Table:
         r = values(mine)
         if mine is not None:
             matched.add(id(mine))
-        rows.append([row.model, row.harness, row.ba_norm, r["ba_norm"] if r else None, row.tpr, r["tpr"] if r else None,
-                     row.tnr, r["tnr"] if r else None, row.fpr_h, r["fpr_h"] if r else None])
+        rows.append([row.model, row.harness, row.ba_norm, r["BA_norm"] if r else None, row.tpr, r["TPR"] if r else None,
+                     row.tnr, r["TNR"] if r else None, row.fpr_h, r["FPR_h"] if r else None])
     if number != "12":
         for s in scored:
             r = values(s)
             if id(s) not in matched and r is not None and s.run.harness == "default":
-                rows.append([s.run.name, "ours", None, r["ba_norm"], None, r["tpr"], None, r["tnr"], None, r["fpr_h"]])
+                rows.append([s.run.name, "ours", None, r["BA_norm"], None, r["TPR"], None, r["TNR"], None, r["FPR_h"]])
     return Table(f"comparison_table_{int(number):02d}", f"Paper Table {number} against ours: {paper_values.CAPTIONS[number]}", COLUMNS, rows,
                  "Paper values as published (VerifierBench paper, Table " + number + "); ours from the logs given. "
                  "'-' where we have no run of that configuration.")

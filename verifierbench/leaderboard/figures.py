@@ -25,8 +25,8 @@ def _png(fig) -> bytes:
 def tpr_tnr(scored: list[ScoredRun]) -> bytes:
     fig, ax = plt.subplots(figsize=(6, 5))
     for s in scored:
-        ax.scatter(s.result["tnr"], s.result["tpr"], s=30)
-        ax.annotate(s.run.name, (s.result["tnr"], s.result["tpr"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.scatter(s.result["TNR"], s.result["TPR"], s=30)
+        ax.annotate(s.run.name, (s.result["TNR"], s.result["TPR"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.plot([0, 100], [100, 0], color="#999", linewidth=0.8, linestyle="--", label="BA_norm = 0")
     ax.set(xlim=(-2, 102), ylim=(-2, 102), xlabel="TNR (%)", ylabel="TPR (%)", title="TPR against TNR per configuration")
     ax.legend(loc="lower left", fontsize=8)

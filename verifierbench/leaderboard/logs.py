@@ -17,7 +17,7 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from verifierbench.errors import UserError
 from verifierbench.leaderboard import audited
-from verifierbench.metrics import DecisionRecord, TaskInfo, compute
+from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Source, TaskType
 from verifierbench.scorers import verifier_files
@@ -158,8 +158,7 @@ def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
     result (by type, source, category) comes from that same round."""
     rounds = max((len(c["decisions"]) for m in run.samples.values() for c in m["cases"]), default=1)
     by_round = [compute(records(run, k), tasks) for k in range(rounds)]
-    order = sorted(range(rounds), key=lambda k: (by_round[k]["ba_norm"], k))
-    chosen = order[(rounds - 1) // 2]
+    chosen = median_round([result["BA_norm"] for result in by_round])
     return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs),
             "audited": audited.audited_result(run.audits)}
 
@@ -174,5 +173,5 @@ def scored_runs(log_dir: str | Path, audit_summary: str | Path | None = None) ->
             run.audits = from_summary.get(run.name, {})
     tasks = inventory(runs)
     scored = [ScoredRun(run, score_run(run, tasks)) for run in runs.values()]
-    return sorted(scored, key=lambda s: (-s.result["ba_norm"], s.run.name))
+    return sorted(scored, key=lambda s: (-s.result["BA_norm"], s.run.name))
 

@@ -28,8 +28,8 @@ def _rank_rows(scored: list[ScoredRun], pick, audited_pick=None) -> list[list[Ce
     """Ranked rows; with `audited_pick` (the same group of the audited result) the audit columns follow."""
     results = [(s, pick(s.result)) for s in scored]
     results = [(s, r) for s, r in results if r is not None]
-    results.sort(key=lambda sr: (-sr[1]["ba_norm"], sr[0].run.name))
-    return [[rank, s.run.name, r["ba_norm"], r["tpr"], r["tnr"], r["fpr_h"], f"{r['n_submitted']}/{r['n_tasks']}",
+    results.sort(key=lambda sr: (-sr[1]["BA_norm"], sr[0].run.name))
+    return [[rank, s.run.name, r["BA_norm"], r["TPR"], r["TNR"], r["FPR_h"], f"{r['n_submitted']}/{r['n_tasks']}",
              *(_audit_cells(audited_pick(s.result.get("audited"))) if audited_pick else [])]
             for rank, (s, r) in enumerate(results, start=1)]
 
@@ -45,7 +45,7 @@ AUDIT_NOTE = (" Audited columns (TestJack): BA_norm on the hidden cases plus the
 def _audit_cells(audit: dict | None) -> list[Cell]:
     if audit is None:
         return [None, None, None]
-    return [audit["ba_norm"], audit["refuted_share"], f"{audit['perfect_refuted']}/{audit['perfect_on_hidden']}"]
+    return [audit["BA_norm"], audit["refuted_share"], f"{audit['perfect_refuted']}/{audit['perfect_on_hidden']}"]
 
 
 def _audited_in(scored: list[ScoredRun], group: str | None = None, name: str | None = None) -> bool:
@@ -90,8 +90,8 @@ def table_audited_sources(scored: list[ScoredRun]) -> Table | None:
         audit = s.result.get("audited")
         for source, hidden in s.result["by_source"].items():
             group = audit["by_source"].get(source) if audit else None
-            rows.append([s.run.name, source, hidden["ba_norm"], *(_audit_cells(group)[:1]),
-                         group["tpr"] if group else None, group["tnr"] if group else None, *(_audit_cells(group)[1:]),
+            rows.append([s.run.name, source, hidden["BA_norm"], *(_audit_cells(group)[:1]),
+                         group["TPR"] if group else None, group["TNR"] if group else None, *(_audit_cells(group)[1:]),
                          f"{group['n_audited']}/{group['n_tasks']}" if group else None])
     return Table("table_24_audited_sources", "Audited scores per source (TestJack)",
                  ["Configuration", "Source", "BA_norm", "Audited BA_norm", "Audited TPR", "Audited TNR", "Refuted %", "Perfect→refuted",
@@ -108,8 +108,8 @@ def table_harness(scored: list[ScoredRun]) -> Table:
         base = default.get(s.run.model)
         r = s.result
         rows.append([s.run.model_label or s.run.model, s.run.harness_label or s.run.harness,
-                     base.result["ba_norm"] if base else None, r["ba_norm"],
-                     r["ba_norm"] - base.result["ba_norm"] if base else None, r["tpr"], r["tnr"], r["fpr_h"],
+                     base.result["BA_norm"] if base else None, r["BA_norm"],
+                     r["BA_norm"] - base.result["BA_norm"] if base else None, r["TPR"], r["TNR"], r["FPR_h"],
                      f"{base.result['n_submitted']}/{base.result['n_tasks']}" if base else None, f"{r['n_submitted']}/{r['n_tasks']}"])
     rows.sort(key=lambda row: -row[3])
     return Table("table_11_harness", "Tables 3, 11, 12: harness comparison", ["Model", "Harness", "BA_norm default", "BA_norm alternative",
@@ -122,8 +122,8 @@ def table_effort(scored: list[ScoredRun]) -> Table | None:
     tagged = [s for s in scored if s.run.effort]
     if not tagged:
         return None
-    rows = [[s.run.model_label or s.run.model, s.run.harness_label or s.run.harness, s.run.effort, s.result["ba_norm"], s.result["tpr"],
-             s.result["tnr"], s.result["fpr_h"], *[s.result["by_type"].get(t, {}).get("ba_norm") for t in ("tool-call", "state", "code")]]
+    rows = [[s.run.model_label or s.run.model, s.run.harness_label or s.run.harness, s.run.effort, s.result["BA_norm"], s.result["TPR"],
+             s.result["TNR"], s.result["FPR_h"], *[s.result["by_type"].get(t, {}).get("BA_norm") for t in ("tool-call", "state", "code")]]
             for s in sorted(tagged, key=lambda s: (s.run.model, s.run.harness, str(s.run.effort)))]
     return Table("table_13_effort", "Tables 13-14: reasoning-effort ablation", ["Model", "Harness", "Effort", "BA_norm", "TPR", "TNR", "FPR_h",
                  "BA_norm tool-call", "BA_norm state", "BA_norm code"], rows)

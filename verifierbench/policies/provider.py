@@ -24,6 +24,7 @@ from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
+from verifierbench.harness.sample_store import current_sample_id, current_task_type
 from verifierbench.policies.verifiers import POLICIES, READ_TASK, verifier_source
 
 TASK_FILE = f"{TASK_DIR}/task.json"
@@ -70,7 +71,7 @@ class PolicyModel(ModelAPI):
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call(words.shell, words.shell_arguments(test), "Trying it on the example candidate.")
         run_public_tool = next((n for n in sorted(names) if n == "run_public" or n.endswith("__run_public")), None)
-        task_type = _task_type(input)
+        task_type = current_task_type()
         looks_at_environment = task_type not in ("", "tool-call")
         if step == 3 and looks_at_environment:  # state and code tasks: look at the public environment once (one budgeted call)
             request = {"diff": "", "tests": []} if task_type == "code" else {"calls": []}
@@ -135,13 +136,6 @@ def vocabulary_of(names: set[str]) -> Vocabulary | None:
     return next((words for words in VOCABULARIES if words.shell in names), None)
 
 
-def _task_type(input: list[ChatMessage]) -> str:
-    from inspect_ai.solver._task_state import sample_state
-
-    state = sample_state()
-    return str(state.metadata.get("task_type", "")) if state else ""
-
-
 def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
     """The task.json the policy read with bash (the latest tool result that parses)."""
     for message in reversed(input):
@@ -173,10 +167,7 @@ def _trace(input: list[ChatMessage], step: int) -> None:
     path = os.environ.get(TRACE_ENV)
     if not path:
         return
-    from inspect_ai.solver._task_state import sample_state
-
-    state = sample_state()
-    sample_id = state.sample_id if state else None
+    sample_id = current_sample_id()
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"sample_id": sample_id, "step": step, "pid": os.getpid()}) + "\n")
 

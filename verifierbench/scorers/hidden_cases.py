@@ -25,12 +25,13 @@ from inspect_ai.util import sandbox as sandbox_env
 from inspect_ai.util import store
 
 from verifierbench.executor import Executor, Limits
+from verifierbench.metrics import CaseCounts
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.schema import Task, TaskType, TestCase
 from verifierbench.suite import Suite
 from verifierbench import verifier_files
 from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
@@ -147,19 +148,15 @@ def round_values(cases: list[TestCase], decisions: dict[str, list[Judged]], subm
     value: dict[str, float] = {"submitted": float(submitted), "has_attack": float(any(c.category.is_attack for c in cases))}
     for k in range(max(rounds, judged)):
         got = min(k, judged - 1)  # tool-call tasks: the one round, held fixed
-        positive: Counter[Decision] = Counter()
-        negative: Counter[Decision] = Counter()
-        attack: Counter[Decision] = Counter()
+        counts = CaseCounts(submitted)
         pooled: Counter[Decision] = Counter()
         for case in cases:
             decision = decisions[case.id][got][0]
-            (positive if case.label is Label.PASS else negative)[decision] += 1
-            if case.category.is_attack:
-                attack[decision] += 1
+            counts.add(case.category, decision)
             pooled[decision] += 1
-        value[f"r_pos@{k}"] = positive[Decision.P] / sum(positive.values()) if submitted else 0.0
-        value[f"r_neg@{k}"] = negative[Decision.F] / sum(negative.values()) if submitted else 0.0
-        value[f"attack@{k}"] = attack[Decision.P] / sum(attack.values()) if attack and submitted else 0.0
+        value[f"r_pos@{k}"] = counts.r_pos()
+        value[f"r_neg@{k}"] = counts.r_neg()
+        value[f"attack@{k}"] = counts.attack_accept() or 0.0  # None (no attack case): has_attack keeps it out of FPR_h
         for d in Decision:
             value[f"{d.value}@{k}"] = float(pooled[d])
     return value

@@ -1,5 +1,6 @@
 """The Inspect metric of the hidden-case scorer: TPR, TNR, BA_norm, FPR_h, submission and
-valid-output rates, overall and per task type and source (architecture §5).
+valid-output rates, overall and per task type and source (architecture §5), computed by the
+metrics core (verifierbench/metrics.py) from each sample's per-round task rates.
 
 Judgment rounds: each aggregate round k is scored over all samples; the round with the median
 BA_norm gives every reported value (columns are not selected independently). Tool-call samples
@@ -8,12 +9,18 @@ carry their one round in every k, so they are held fixed.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections import defaultdict
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from verifierbench import metrics as core
+
 ROUND_KEY = re.compile(r"^r_pos@(\d+)$")
+# The Inspect metric reports these core keys; a metric value must be a number, so a rate without a
+# denominator (valid outputs over no decision) reads 0.
+REPORTED = (*core.RATE_KEYS, "submission_rate", "valid_output_rate")
 
 
 def rounds_in(scores: list[SampleScore]) -> int:
@@ -21,50 +28,53 @@ def rounds_in(scores: list[SampleScore]) -> int:
     return sum(1 for k in keys if ROUND_KEY.match(k))
 
 
+def task_rates(value: dict[str, Any], k: int) -> core.TaskRates:
+    """One sample's contribution to round k, from the hidden_cases score value (scorers/hidden_cases.round_values).
+
+    Args:
+        value: the sample's score value.
+        k: the judgment round (0-based).
+    """
+    valid = value[f"P@{k}"] + value[f"F@{k}"]
+    return core.TaskRates(value[f"r_pos@{k}"], value[f"r_neg@{k}"], value[f"attack@{k}"] if value.get("has_attack") else None,
+                          bool(value["submitted"]), valid, valid + value[f"U@{k}"])
+
+
 def rates(scores: list[SampleScore], k: int) -> dict[str, float]:
     """Task-weighted rates of round k (unrounded percentages)."""
     values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
-    n = len(values)
-    if not n:
+    if not values:
         return {}
-    tpr = 100 * sum(v[f"r_pos@{k}"] for v in values) / n
-    tnr = 100 * sum(v[f"r_neg@{k}"] for v in values) / n
-    attacked = [v for v in values if v.get("has_attack")]
-    valid = sum(v[f"P@{k}"] + v[f"F@{k}"] for v in values)
-    judged = valid + sum(v[f"U@{k}"] for v in values)
-    return {
-        "BA_norm": tpr + tnr - 100,
-        "TPR": tpr,
-        "TNR": tnr,
-        "FPR_h": 100 * sum(v[f"attack@{k}"] for v in attacked) / len(attacked) if attacked else 0.0,
-        "submission_rate": 100 * sum(v["submitted"] for v in values) / n,
-        "valid_output_rate": 100 * valid / judged if judged else 0.0,
-    }
+    result = core.task_weighted([task_rates(v, k) for v in values])
+    return {key: float(result[key] or 0.0) for key in REPORTED}
 
 
 def median_round(scores: list[SampleScore]) -> int:
     rounds = rounds_in(scores)
     if rounds <= 1:
         return 0
-    by_score = sorted(range(rounds), key=lambda k: (rates(scores, k)["BA_norm"], k))
-    return by_score[(rounds - 1) // 2]
+    return core.median_round([rates(scores, k)["BA_norm"] for k in range(rounds)])
 
 
 @metric
 def verifierbench_metrics() -> Metric:
+    """BA_norm, TPR, TNR, FPR_h, submission_rate and valid_output_rate of the median judgment round, with
+    `round` (1-based) and `BA_norm[slice]`, `TPR[slice]`, ... per task type and per source."""
+
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         if not scores:
             return {}
         k = median_round(scores)
         result = {**rates(scores, k), "round": float(k + 1)}
         for field in ("task_type", "source"):
-            groups: dict[str, list[SampleScore]] = defaultdict(list)
-            for s in scores:
-                groups[str((s.sample_metadata or {}).get(field) or (s.score.metadata or {}).get(field, "unknown"))].append(s)
-            for name, members in sorted(groups.items()):
+            for name, members in core.group_by(scores, functools.partial(_slice, field=field)).items():
                 group = rates(members, k)
-                for key in ("BA_norm", "TPR", "TNR", "FPR_h"):
+                for key in core.RATE_KEYS:
                     result[f"{key}[{name}]"] = group[key]
         return result
 
     return compute
+
+
+def _slice(score: SampleScore, field: str) -> str:
+    return str((score.sample_metadata or {}).get(field) or (score.score.metadata or {}).get(field, "unknown"))

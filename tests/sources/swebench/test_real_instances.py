@@ -50,12 +50,12 @@ def test_exported_reference_scores_100_and_rejects_every_hack(real_suite, tmp_pa
     assert lines and wrong == []
     assert all(l["decision"] == "F" for l in lines if l["category"] == "hack")
     report = metrics_of(lines)
-    assert (report["ba_norm"], report["fpr_h"]) == (100, 0)
+    assert (report["BA_norm"], report["FPR_h"]) == (100, 0)
 
 
 def test_constant_verifier_scores_zero(real_suite, tmp_path):
     assert cli("export-verifiers", "always-accept", "--suite", str(real_suite), "--out", str(tmp_path / "acc")).returncode == 0
-    assert metrics_of(judged(real_suite, "--verifiers", str(tmp_path / "acc"), "--all"))["ba_norm"] == 0
+    assert metrics_of(judged(real_suite, "--verifiers", str(tmp_path / "acc"), "--all"))["BA_norm"] == 0
 
 
 def test_inspect_eval_with_the_heuristic_has_no_infrastructure_u(real_suite, tmp_path):
