@@ -20,7 +20,7 @@ from verifierbench.leaderboard import audited
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Source, TaskType
-from verifierbench.scorers import verifier_files
+from verifierbench import verifier_files
 
 SCORER = "hidden_cases"
 # Choose tasks or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
