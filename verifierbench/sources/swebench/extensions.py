@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from pathlib import Path

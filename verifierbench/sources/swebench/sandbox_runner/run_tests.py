@@ -76,7 +76,7 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
-    if record.get("overlay"):
+    if python and record.get("overlay"):
         # Compiled extensions built for this checkout (matplotlib's .so files), laid over it before any diff.
         shutil.copytree(os.path.join(os.path.dirname(os.path.dirname(python)), record["overlay"]), work, dirs_exist_ok=True)
     paths = [os.path.join(work, p) for p in record.get("pythonpath", []) if isinstance(p, str) and ".." not in p.split("/")]
