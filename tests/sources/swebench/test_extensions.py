@@ -28,6 +28,7 @@ def test_matplotlib_environments_key_on_the_c_sources_and_share_a_profile_venv(t
     assert "numpy==1.25.2" in first.pip_packages and "pandas==2.0.3" in first.pip_packages  # SWE-bench's, then ours
     # A Python-only change (what every instance's patches are) keeps the overlay; a C change does not.
     (tmp_path / "a" / "lib" / "pkg" / "__init__.py").write_text("VALUE = 2\n")
+    extensions.sources_digest.cache_clear()  # (checkouts never change: the digest is cached per path)
     assert envs.spec_for(MPL, "3.5", tmp_path / "a").key == first.key
     other_c = envs.spec_for(MPL, "3.5", _checkout(tmp_path / "b", "int f(void) { return 2; }\n"))
     assert other_c.key != first.key and other_c.venv.key == first.venv.key

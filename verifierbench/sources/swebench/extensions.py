@@ -14,6 +14,7 @@ docs/code-suite-matplotlib.md; what a machine needs (Debian packages) is in docs
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -65,8 +66,10 @@ def profile(version: str) -> str | None:
     return PROFILE_OF_VERSION.get(version)
 
 
+@functools.lru_cache(maxsize=256)
 def sources_digest(checkout: Path, version: str) -> str:
-    """The overlay's content key: every file the build reads, and the version it stamps."""
+    """The overlay's content key: every file the build reads, and the version it stamps. Cached per path: checkouts
+    are content-addressed and never change (hashing one takes about 0.3 s, and every test run asks)."""
     digest = hashlib.sha256(f"version:{version}\0ft2font:{FT2FONT_WHEEL.get(version, '')}\0".encode())
     for name in BUILD_INPUTS:
         top = checkout / name
