@@ -102,3 +102,13 @@ def test_the_overlay_is_laid_over_every_test_runs_copy_of_the_checkout(no_packag
     (checkout / "tests" / "runtests.py").write_text("import os, pkg._version\nprint('FROM', os.path.relpath(pkg._version.__file__))\n")
     done = runner.run(str(checkout), [], ["x"], runner="django", python=str(made / "bin" / "python"))
     assert "FROM lib/pkg/_version.py" in done["log"], done["log"]
+
+
+def test_a_run_leaves_no_scratch_behind_whichever_way_it_ends(tmp_path):
+    checkout = _checkout(tmp_path / "checkout")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    runner = _runner_module()
+    assert runner.run(str(checkout), ["--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-a\n+b\n"], ["x"], scratch=str(scratch))["applied"] is False
+    assert runner.run(str(checkout), [], [], scratch=str(scratch))["applied"] is True
+    assert list(scratch.iterdir()) == []

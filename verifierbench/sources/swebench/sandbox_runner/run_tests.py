@@ -73,6 +73,14 @@ def _environment_record(python: str | None) -> dict:
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
         scratch: str | None = None, runner: str = "pytest", python: str | None = None) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
+    try:
+        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)  # every way out, a diff that does not apply too
+
+
+def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
+            runner: str, python: str | None) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -113,7 +121,6 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
             report = json.load(handle)
     except (OSError, ValueError):
         report = {}
-    shutil.rmtree(base, ignore_errors=True)
     return {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
             "tests": list(tests)}
 
