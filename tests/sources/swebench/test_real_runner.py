@@ -25,7 +25,7 @@ def test_specs_cover_the_three_repositories_with_their_test_commands():
     assert data["requirements_paths"]["django/django"] == ["tests/requirements/py3.txt"]
     assert envs.has_spec("matplotlib/matplotlib") and not envs.has_spec("vgb-fixtures/httpdate")
     with pytest.raises(envs.EnvironmentError_, match="compiled extensions"):
-        envs.spec_for("matplotlib/matplotlib", "3.7", Path("/nonexistent"))
+        envs.spec_for("astropy/astropy", "5.0", Path("/nonexistent"))  # matplotlib's: test_extensions.py
     assert (RUNNER_DIR.parent / "data" / "LICENSE-swebench").read_text().startswith("MIT License")
 
 
@@ -185,3 +185,31 @@ def test_django_report_records_every_outcome_under_the_parsers_names(tmp_path):
                                 # a skipped subtest is its test's outcome (unittest reports none for the test)
                                 "test_sub_skipped (__main__.T)": "skipped", "test_sub_failed_then_skipped (__main__.T)": "failed",
                                 "test_xfail (__main__.T)": "xfailed"}
+
+
+PARAMETRISED = """\
+import pytest
+
+
+@pytest.mark.parametrize("kind", ["w/ line collection", "w/o line collection", "plain"])
+def test_stem(kind):
+    assert kind != "w/o line collection"
+"""
+
+
+def test_parameters_with_spaces_go_by_the_parsers_names(tmp_path):
+    # matplotlib-14623's PASS_TO_PASS names `test_stem[png-w/`: SWE-bench's parser cuts at whitespace, and pytest
+    # cannot select that name (before: "ERROR: not found", nothing ran, every test missing).
+    from verifierbench.sources.swebench.testrun import _runner_module
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_p.py").write_text(PARAMETRISED)
+    names = ["tests/test_p.py::test_stem[w/", "tests/test_p.py::test_stem[w/o", "tests/test_p.py::test_stem[plain]"]
+    assert envs.pytest_selection(names) == ["tests/test_p.py::test_stem", "tests/test_p.py::test_stem[plain]"]
+    result = _runner_module().run(str(tmp_path), [], envs.pytest_selection(names))
+    run = TestRun.from_json(result)
+    assert {n: run.outcomes[n] for n in names} == {names[0]: "passed", names[1]: "failed", names[2]: "passed"}
+    assert run.outcomes["tests/test_p.py::test_stem[w/ line collection]"] == "passed"  # the node id too
+    assert grading.log_status(run)[names[1]] == "FAILED"
+    assert grading.grade(run, [names[0]], [names[2]], {}, disabled=frozenset({"exit_code"}))[0]
+    assert grading.grade(run, [names[1]], [], {})[1] == f"FAIL_TO_PASS test {names[1]}: failed"

@@ -31,9 +31,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from dataclasses import replace
 from typing import Callable
 
 from verifierbench.errors import UserError
+from verifierbench.sources.swebench import extensions
 
 ROOT_ENV = "VERIFIERBENCH_ENVS"
 DEFAULT_ROOT = "/var/tmp/verifierbench/envs"
@@ -59,15 +61,27 @@ class EnvSpec:
     requirements: tuple[tuple[str, str], ...]  # (path in the checkout, text) of the spec's requirements files
     pip_packages: tuple[str, ...]
     python: str  # the interpreter's version, e.g. "3.11.2"
+    # Repositories with compiled extensions (`extensions`): the digest of the sources the instance's overlay is built
+    # from; the environment is the profile venv (`venv`) plus that overlay. "" for a plain venv.
+    extensions: str = ""
 
     @property
     def key(self) -> str:
-        data = json.dumps({"recipe": RECIPE, **self.__dict__}, sort_keys=True, default=list)
-        return f"{self.repo.replace('/', '__')}-{self.version}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
+        fields = {k: v for k, v in self.__dict__.items() if k != "extensions" or v}  # plain venvs keep their keys
+        data = json.dumps({"recipe": RECIPE, **fields}, sort_keys=True, default=list)
+        name = f"{self.version}-{self.extensions}" if self.extensions else self.version
+        return f"{self.repo.replace('/', '__')}-{name}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
+
+    @property
+    def venv(self) -> "EnvSpec":
+        """The plain venv an environment with extensions is made from (one per profile, shared by its instances)."""
+        return replace(self, version=f"profile-{extensions.profile(self.version)}", extensions="") if self.extensions else self
 
     def to_json(self) -> dict:
         return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
-                "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages)}
+                "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages),
+                **({"extensions": self.extensions, "overlay": "overlay", "pythonpath": list(extensions.PYTHONPATH)}
+                   if self.extensions else {})}
 
 
 @functools.lru_cache(maxsize=1)
@@ -96,22 +110,37 @@ def django_directives(test_files: list[str]) -> list[str]:
     return labels
 
 
+def pytest_selection(names: list[str]) -> list[str]:
+    """Node ids to run for the dataset's test names. SWE-bench's log parser cuts a name at its first whitespace, so a
+    parameter with a space (`test_stem[png-w/ line collection]`) is named `test_stem[png-w/`, which pytest cannot
+    select: such a name runs its whole test function (the report names each under the parser's name too)."""
+    selection: list[str] = []
+    for name in names:
+        if "[" in name and not name.endswith("]"):
+            name = name.split("[", 1)[0]
+        if name not in selection:
+            selection.append(name)
+    return selection
+
+
 @functools.lru_cache(maxsize=1)
 def python_version() -> str:
     done = subprocess.run([PYTHON, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True)
     return done.stdout.strip() or "unknown"
 
 
-# Repositories whose tests import compiled extensions built inside the checkout: their environment would
-# have to be made per instance (SWE-bench's image builds the repository in place in /testbed). Not yet.
-BUILT_IN_PLACE = {"astropy/astropy", "matplotlib/matplotlib"}
+# Repositories whose tests import compiled extensions built inside the checkout, with no recipe here yet
+# (SWE-bench's image builds the repository in place in /testbed). matplotlib has one: `extensions`.
+NOT_SUPPORTED = {"astropy/astropy"}
 
 
 def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
     """The environment an instance needs, from SWE-bench's specification of its (repository, version)."""
-    if repo in BUILT_IN_PLACE:
+    if repo in NOT_SUPPORTED:
         raise EnvironmentError_(f"{repo}'s tests need its compiled extensions built inside each instance's checkout; "
-                                "per-instance environments are not supported yet")
+                                "no recipe for them yet")
+    if extensions.built_in_place(repo):
+        return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
     if repo_specs is None or version not in repo_specs:
         raise EnvironmentError_(f"SWE-bench has no environment specification for {repo} {version or '(no version)'}")
@@ -130,6 +159,20 @@ def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
     return EnvSpec(repo, version, runner_for(repo), tuple(requirements), tuple(pip_packages), python_version())
 
 
+def _extensions_spec(repo: str, version: str, checkout: Path) -> EnvSpec:
+    """A profile venv (SWE-bench's pip packages where its spec targets 3.11, else the measured adaptation) plus the
+    instance's compiled extensions (`extensions`); the repository's requirements files are not read."""
+    profile = extensions.profile(version)
+    if profile is None:
+        raise EnvironmentError_(f"{repo} {version or '(no version)'}: no environment profile measured for this version "
+                                "(docs/code-suite-matplotlib.md)")
+    packages = list(extensions.PROFILES[profile])
+    if profile == "new":
+        packages = [*specs()["specs"][repo][extensions.SPEC_PACKAGES_FROM]["pip_packages"], *packages]
+    return EnvSpec(repo, version, runner_for(repo), (), tuple(packages), python_version(),
+                   extensions.sources_digest(checkout, version))
+
+
 def root() -> Path:
     return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
 
@@ -144,6 +187,7 @@ def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda li
     found = env_dir(spec.key)
     if found:
         return found
+    venv = ensure(spec.venv, checkout, say) if spec.extensions else None
     base = root()
     base.mkdir(parents=True, exist_ok=True)
     _searchable(base)
@@ -152,13 +196,17 @@ def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda li
         found = env_dir(spec.key)
         if found:
             return found
-        say(f"build: swebench: making test environment {spec.repo} {spec.version} (Python {spec.python}, {spec.key}) ...")
+        what = "compiled extensions for" if venv else "test environment"
+        say(f"build: swebench: making {what} {spec.repo} {spec.version} (Python {spec.python}, {spec.key}) ...")
         started = time.monotonic()
         target = base / spec.key
         staging = base / f".staging-{spec.key}"
         shutil.rmtree(staging, ignore_errors=True)
         try:
-            _make(spec, checkout, staging)
+            if venv:
+                _make_with_extensions(spec, venv, checkout, staging)
+            else:
+                _make(spec, checkout, staging)
             shutil.rmtree(target, ignore_errors=True)  # a directory without the record is not an environment
             os.rename(staging, target)
         except BaseException:
@@ -168,20 +216,66 @@ def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda li
         return target
 
 
+class _Logged:
+    """Runs the commands that make one environment, into its log; the first failure raises EnvironmentError_."""
+
+    def __init__(self, spec: EnvSpec, log_path: Path) -> None:
+        self.spec, self.log_path = spec, log_path
+        self.log = open(log_path, "w")
+
+    def __call__(self, argv: list[str], cwd: Path | None = None, env: dict | None = None) -> None:
+        self.log.write(f"$ {' '.join(argv)}\n")
+        self.log.flush()
+        try:
+            done = subprocess.run(argv, cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT_S,
+                                  env={**(env or os.environ), "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"})
+            failed = done.returncode != 0
+        except subprocess.TimeoutExpired:
+            failed = True
+            self.log.write(f"[timed out after {INSTALL_TIMEOUT_S} s]\n")
+        if failed:
+            self.log.flush()
+            tail = self.log_path.read_text(errors="replace").strip().splitlines()[-3:]
+            raise EnvironmentError_(f"making the environment {self.spec.key} failed at `{' '.join(argv[1:5])} ...`: "
+                                    f"{' | '.join(tail)[-400:]} (full log {self.log_path})")
+
+    def close(self) -> None:
+        self.log.close()
+
+
+def _make_with_extensions(spec: EnvSpec, venv: Path, checkout: Path, staging: Path) -> None:
+    """The profile venv, hard-linked (no copy: a venv runs from any directory with `python -m`), plus the instance's
+    compiled extensions under overlay/."""
+    log_path = staging.parent / f".{spec.key}.log"
+    run = _Logged(spec, log_path)
+    try:
+        run(["cp", "-al", str(venv), str(staging)])
+        (staging / "verifierbench-env.json").unlink()
+        try:
+            extensions.build_overlay(checkout, venv / "bin" / "python", spec.version, staging / "overlay", run)
+        except (RuntimeError, ValueError, OSError) as e:
+            raise EnvironmentError_(f"making the environment {spec.key} failed: {e} (full log {log_path})") from e
+        _publish(spec, staging)
+    finally:
+        run.close()
+    log_path.rename(staging / "make.log")
+
+
+def _publish(spec: EnvSpec, staging: Path) -> None:
+    """Readable by the sandboxes' uids, then the record that makes the directory an environment."""
+    for dirpath, _, filenames in os.walk(staging):
+        os.chmod(dirpath, os.stat(dirpath).st_mode | 0o755)
+        for filename in filenames:
+            path = os.path.join(dirpath, filename)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o444)
+    (staging / "verifierbench-env.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n")
+
+
 def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
     log_path = staging.parent / f".{spec.key}.log"
-    with open(log_path, "w") as log:
-        def run(argv: list[str], cwd: Path | None = None) -> None:
-            log.write(f"$ {' '.join(argv)}\n")
-            log.flush()
-            done = subprocess.run(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT_S,
-                                  env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"})
-            if done.returncode:
-                log.flush()
-                tail = log_path.read_text(errors="replace").strip().splitlines()[-3:]
-                raise EnvironmentError_(f"making the environment {spec.key} failed at `{' '.join(argv[2:5])} ...`: "
-                                        f"{' | '.join(tail)[-400:]} (full log {log_path})")
-
+    run = _Logged(spec, log_path)
+    try:
         run([PYTHON, "-m", "venv", str(staging)])
         pip = [str(staging / "bin" / "python"), "-m", "pip", "install", "-q"]
         with tempfile.TemporaryDirectory(prefix="vgb-env-") as work:
@@ -190,19 +284,21 @@ def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
             for _, text in spec.requirements:
                 (Path(work) / "requirements.txt").write_text(text)
                 run([*pip, "-r", str(Path(work) / "requirements.txt")])
-            # The repository's own dependencies (install_requires), without the repository: test runs put
-            # their scratch copy of the checkout first on the path.
-            source = Path(work) / "source"
-            shutil.copytree(checkout, source, symlinks=True)
-            run([*pip, str(source)])
-            run([str(staging / "bin" / "python"), "-m", "pip", "uninstall", "-q", "-y", DISTRIBUTIONS.get(spec.repo, spec.repo.split("/")[-1])])
-        for dirpath, _, filenames in os.walk(staging):
-            os.chmod(dirpath, os.stat(dirpath).st_mode | 0o755)
-            for filename in filenames:
-                path = os.path.join(dirpath, filename)
-                if not os.path.islink(path):
-                    os.chmod(path, os.stat(path).st_mode | 0o444)
-        (staging / "verifierbench-env.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n")
+            if extensions.built_in_place(spec.repo):
+                # The profile venv: the packages above; each instance's environment adds its own extensions.
+                purelib = subprocess.run([str(staging / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                         capture_output=True, text=True, check=True).stdout.strip()
+                Path(purelib, extensions.PREIMPORT_PTH[0]).write_text(extensions.PREIMPORT_PTH[1])
+            else:
+                # The repository's own dependencies (install_requires), without the repository: test runs put
+                # their scratch copy of the checkout first on the path.
+                source = Path(work) / "source"
+                shutil.copytree(checkout, source, symlinks=True)
+                run([*pip, str(source)])
+                run([str(staging / "bin" / "python"), "-m", "pip", "uninstall", "-q", "-y", DISTRIBUTIONS.get(spec.repo, spec.repo.split("/")[-1])])
+        _publish(spec, staging)
+    finally:
+        run.close()
     log_path.rename(staging / "make.log")
 
 

@@ -26,7 +26,7 @@ def hidden_run(reference: dict, diff: str) -> TestRun:
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
         tests = envs.django_directives(reference["test_files"])
     else:
-        tests = reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"]
+        tests = envs.pytest_selection(reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
     if in_sandbox():
         return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner)
     checkout = checkout_dir(reference["checkout"])

@@ -58,11 +58,36 @@ def _command(runner: str, python: str, tests: list[str]) -> list[str]:
             "-o", "addopts=", *tests]
 
 
+def _environment_record(python: str | None) -> dict:
+    """The record of the test environment `python` belongs to (<env>/bin/python), {} without one."""
+    if not python:
+        return {}
+    try:
+        with open(os.path.join(os.path.dirname(os.path.dirname(python)), "verifierbench-env.json"), encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
         scratch: str | None = None, runner: str = "pytest", python: str | None = None) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
+    try:
+        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)  # every way out, a diff that does not apply too
+
+
+def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
+            runner: str, python: str | None) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
+    record = _environment_record(python)
+    if python and record.get("overlay"):
+        # Compiled extensions built for this checkout (matplotlib's .so files), laid over it before any diff.
+        shutil.copytree(os.path.join(os.path.dirname(os.path.dirname(python)), record["overlay"]), work, dirs_exist_ok=True)
+    paths = [os.path.join(work, p) for p in record.get("pythonpath", []) if isinstance(p, str) and ".." not in p.split("/")]
     for number, diff in enumerate(diffs):
         problem = _git_apply(work, diff)
         if problem:
@@ -78,7 +103,7 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
     env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "PYTHONIOENCODING": "utf8", "PYTHONDONTWRITEBYTECODE": "1",
            # An environment of the repository's own (`python`) brings its packages; else pytest is on our path.
-           "PYTHONPATH": os.pathsep.join([HERE, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
+           "PYTHONPATH": os.pathsep.join([HERE, *paths, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
            "VGB_REPORT_PATH": report_path,
            # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
            # its conftest.py names. Also most of pytest's start-up time in a large environment.
@@ -96,7 +121,6 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
             report = json.load(handle)
     except (OSError, ValueError):
         report = {}
-    shutil.rmtree(base, ignore_errors=True)
     return {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
             "tests": list(tests)}
 

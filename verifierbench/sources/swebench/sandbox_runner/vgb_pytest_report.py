@@ -2,7 +2,9 @@
 
 The report path is taken from the environment and removed from it at import, before any tested
 code is imported, so code under test is not told where the report goes. Outcomes: passed, failed,
-error (setup/teardown), skipped, xfailed, xpassed.
+error (setup/teardown), skipped, xfailed, xpassed. A node id with whitespace in it (a parameter such as
+`test_stem[png-w/ line collection]`) is also recorded under the name SWE-bench's log parser gives it, and
+the dataset uses: the node id up to its first whitespace; where several share that name, the worst outcome.
 """
 
 from __future__ import annotations
@@ -33,8 +35,18 @@ def pytest_collectreport(report):  # noqa: ANN001 - pytest hook
         _OUTCOMES[report.nodeid or "<collection>"] = "collection-error"
 
 
+_RANK = {"passed": 0, "xfailed": 1, "skipped": 2, "xpassed": 3, "failed": 4, "error": 5, "collection-error": 6}
+
+
 def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001 - pytest hook
     if _PATH:
         outcomes = {k: ("error" if v == "setup-passed" else v) for k, v in _OUTCOMES.items()}
+        shortened: dict[str, str] = {}
+        for node, outcome in outcomes.items():
+            short = node.split()[0] if node.strip() else node
+            if short != node and short not in _OUTCOMES:  # a real node id of that name keeps its own outcome
+                kept = shortened.get(short)
+                shortened[short] = outcome if kept is None or _RANK.get(outcome, 6) > _RANK.get(kept, 6) else kept
+        outcomes.update(shortened)
         with open(_PATH, "w", encoding="utf-8") as handle:
             json.dump({"outcomes": outcomes, "exitstatus": int(exitstatus)}, handle)

@@ -1,0 +1,44 @@
+"""A real matplotlib instance end to end, offline: matplotlib-22719 (3.5, test_category.py) built through the CLI
+in its own environment (the profile venv plus the instance's compiled extensions, made once and cached under
+$VERIFIERBENCH_ENVS), then screened C1-C6.
+
+Opt-in: a cold environment takes 15-20 minutes on 2 cores (the build compiles matplotlib), so the test runs only
+with $VERIFIERBENCH_REAL_MATPLOTLIB=1 (and the offline copy beside the project, and the Debian packages of
+docs/code-suite.md); otherwise it says why it skips."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.conftest import SHARED, _build, skip_unless_required
+
+COPY = SHARED / "upstream" / "swebench"
+IID = "matplotlib__matplotlib-22719"
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(5400)]
+
+
+@pytest.fixture(scope="module")
+def matplotlib_suite(traversable_tmp):
+    if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
+    if not os.environ.get("VERIFIERBENCH_REAL_MATPLOTLIB"):
+        skip_unless_required("swebench-matplotlib", "a cold matplotlib environment compiles matplotlib (15-20 min): "
+                             "set VERIFIERBENCH_REAL_MATPLOTLIB=1 to run")
+    return _build(traversable_tmp / "mpl-suite", "--source", "swebench", "--swebench-ids", IID, timeout=5000)
+
+
+def test_matplotlib_instance_is_built_in_its_environment_and_passes_screening(matplotlib_suite, tmp_path):
+    (task,) = [json.loads(line) for line in (matplotlib_suite / "tasks.jsonl").read_text().splitlines()]
+    reference = task["reference"]
+    assert reference["runner"] == "pytest" and reference["environment"] == {"repo": "matplotlib/matplotlib", "version": "3.5"}
+    assert all(reference["gold_outcomes"][t] == "passed" for t in reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
+    cases = [json.loads(line) for line in (matplotlib_suite / "cases.jsonl").read_text().splitlines()]
+    assert {"gold", "base", "hack", "near_miss"} <= {c["category"] for c in cases}
+    result = json.loads(cli("screen", "--suite", str(matplotlib_suite), "--out", str(tmp_path / "screen"), "--json").stdout)
+    (screened,) = result["tasks"]
+    assert screened["retained"], screened
