@@ -9,24 +9,29 @@ Usage: python scripts/check_eval_logs.py DIR
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 ACCEPTED = ("success", "cancelled", "started")
+# Inspect names its logs `<ISO time with dashes>_<task>_<id>.eval|.json`. Only such files are read: the tests'
+# directories also hold other JSON, some of it hostile on purpose (a verifier's result file nested 10^6 deep
+# took 24 GB to parse as a log and was killed).
+LOG_NAME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}[^/]*_[^/]+\.(eval|json)")
 
 
 def check(directory: Path) -> list[str]:
     """One line per log whose status is not accepted; prints the status counts.
 
     Args:
-      directory: Searched recursively for `*.eval` and `*.json` eval logs.
+      directory: Searched recursively for eval logs (files named as Inspect names them).
     """
     from inspect_ai.log import read_eval_log
 
     counts: Counter[str] = Counter()
     failures = []
-    for path in sorted([*directory.rglob("*.eval"), *directory.rglob("*.json")]):
+    for path in sorted(p for p in directory.rglob("*") if LOG_NAME.fullmatch(p.name) and p.is_file()):
         try:
             log = read_eval_log(str(path), header_only=True)
         except Exception:  # noqa: BLE001 - a JSON file that is not an eval log

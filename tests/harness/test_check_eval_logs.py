@@ -12,6 +12,7 @@ from inspect_ai.log._log import EvalConfig, EvalDataset
 from tests.conftest import REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "check_eval_logs.py"
+STAMP = "2026-01-01T00-00-00-00-00_verifierbench"  # Inspect's log names: only such files are read
 
 
 def _write(path, status: str) -> None:
@@ -27,13 +28,13 @@ def _check(directory) -> subprocess.CompletedProcess:
 
 
 def test_an_error_log_anywhere_under_the_directory_fails_with_its_message(tmp_path):
-    _write(tmp_path / "a" / "ok.eval", "success")
-    _write(tmp_path / "b" / "interrupted.eval", "cancelled")
+    _write(tmp_path / "a" / f"{STAMP}_ok.eval", "success")
+    _write(tmp_path / "b" / f"{STAMP}_interrupted.eval", "cancelled")
     assert _check(tmp_path).returncode == 0
-    _write(tmp_path / "b" / "deep" / "failed.eval", "error")
+    _write(tmp_path / "b" / "deep" / f"{STAMP}_failed.eval", "error")
     result = _check(tmp_path)
     assert result.returncode == 1
-    assert "failed.eval: status error: RuntimeError: unable to locate claude code in sandbox" in result.stderr
+    assert "_failed.eval: status error: RuntimeError: unable to locate claude code in sandbox" in result.stderr
     assert "cancelled 1, error 1, success 1" in result.stdout
     (tmp_path / "b" / "deep" / "EXPECTED_ERROR").touch()  # .ci/run checks this directory too; and the marker works:
     assert _check(tmp_path).returncode == 0
@@ -42,3 +43,11 @@ def test_an_error_log_anywhere_under_the_directory_fails_with_its_message(tmp_pa
 def test_a_missing_directory_is_a_usage_error(tmp_path):
     result = _check(tmp_path / "absent")
     assert result.returncode == 2 and result.stderr.startswith("usage:")
+
+
+def test_other_json_is_not_read_as_a_log(tmp_path):
+    # A hostile verifier's result file, nested a million deep: read as a log, it took 24 GB and was killed.
+    (tmp_path / "result.json").write_text("[" * 1_000_000 + "]" * 1_000_000)
+    _write(tmp_path / f"{STAMP}_ok.eval", "success")
+    result = _check(tmp_path)
+    assert result.returncode == 0 and "success 1" in result.stdout, result.stderr
