@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from verifierbench.export import TEMPLATES, reference_libraries
 from verifierbench.executor import Executor, Limits
@@ -35,3 +38,10 @@ def flawed_files(task: Task, flaw: str) -> dict[str, dict[str, str]]:
 def trusted_executor() -> Executor:
     """Sandboxed like any verifier run, with our reference code mounted: only for verifiers written by tests."""
     return Executor(Limits(), isolation="auto", libraries=reference_libraries())
+
+
+def load_flaw(name: str) -> ModuleType:
+    """A flawed verifier's `flaw` module, imported in the test process (its `apply` on the reference decision)."""
+    if str(FLAWED_DIR) not in sys.path:
+        sys.path.insert(0, str(FLAWED_DIR))
+    return importlib.import_module(name)

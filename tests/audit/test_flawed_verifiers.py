@@ -10,12 +10,10 @@ verifier, and a second audit must refute from the pool alone. The reference veri
 from __future__ import annotations
 
 import asyncio
-import importlib
-import sys
 
 import pytest
 
-from tests.audit.helpers import FLAWED_DIR, flawed_files, reference_files, trusted_executor
+from tests.audit.helpers import load_flaw, flawed_files, reference_files, trusted_executor
 from verifierbench.audit import engine, toolcall
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID, candidate_key
@@ -46,12 +44,6 @@ def suite(bfcl_suite):
 def executor(bwrap_available):
     with trusted_executor() as ex:
         yield ex
-
-
-def _flaw(name: str):
-    if str(FLAWED_DIR) not in sys.path:
-        sys.path.insert(0, str(FLAWED_DIR))
-    return importlib.import_module(name)
 
 
 def _wrong(flaw, task, candidate, label) -> bool:
@@ -101,7 +93,7 @@ def test_the_reference_scores_100_on_every_hidden_case(full_suite):
 def test_hidden_suite_catches_each_flaw_where_it_applies(flaw_name, full_suite, audit_candidates):
     """A flaw applies to a task when some hidden case or certified audit candidate triggers it; there the flawed
     verifier must lose BA_norm on the hidden suite (some hidden case decided against its label)."""
-    flaw = _flaw(flaw_name)
+    flaw = load_flaw(flaw_name)
     applicable, caught = [], []
     for task_id, task in sorted(full_suite.tasks.items()):
         hidden = full_suite.cases_by_task[task_id]
@@ -117,7 +109,7 @@ def test_hidden_suite_catches_each_flaw_where_it_applies(flaw_name, full_suite, 
 
 @pytest.mark.parametrize("flaw_name", sorted(FLAWS))
 def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, executor, tmp_path):
-    tasks = _missed_by_hidden(suite, _flaw(flaw_name), FLAWS[flaw_name])
+    tasks = _missed_by_hidden(suite, load_flaw(flaw_name), FLAWS[flaw_name])
     assert tasks, f"no task where the generators can trigger {flaw_name} unseen by the hidden suite without {FLAWS[flaw_name]}"
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     for task in tasks[:TASKS_PER_FLAW]:

@@ -12,13 +12,11 @@ is never refuted.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
-import sys
 
 import pytest
 
-from tests.audit.helpers import FLAWED_DIR, flawed_files, reference_files
+from tests.audit.helpers import load_flaw, flawed_files, reference_files
 from verifierbench.audit import engine, reviewer, state
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID, candidate_key
@@ -64,12 +62,6 @@ def executor(bwrap_available):
     with Executor(Limits(timeout_s=120), isolation="bwrap", libraries=reference_libraries(),
                   site_packages=reference_site_packages()) as ex:
         yield ex
-
-
-def _flaw(name: str):
-    if str(FLAWED_DIR) not in sys.path:
-        sys.path.insert(0, str(FLAWED_DIR))
-    return importlib.import_module(name)
 
 
 def _wrong(flaw, task, candidate, label) -> bool:
@@ -119,7 +111,7 @@ def test_each_flawed_state_verifier_is_refuted_where_the_hidden_suite_passes_it(
     scores BA_norm 100 on the hidden suite less the cases that catch it, and a certified candidate new to that
     suite refutes it. For the flaws the hidden suite always catches, the audit's own candidates, new to the whole
     hidden suite, refute them on nearly every task (NEW_SHARE)."""
-    flaw = _flaw(flaw_name)
+    flaw = load_flaw(flaw_name)
     applicable, unrefuted, not_new = [], [], []
     for task in state_tasks:
         hidden = suite.cases_by_task[task.id]
@@ -143,7 +135,7 @@ def test_engine_refutes_the_sandboxed_flawed_verifier(flaw_name, suite, state_ta
     """The flawed verifier, frozen and sandboxed like a generated one, decides every hidden case it is meant to
     get right as the label says, and the witnesses found in process refute it through the engine: pooled, then
     replayed on a newly frozen copy with no audit round spent."""
-    flaw = _flaw(flaw_name)
+    flaw = load_flaw(flaw_name)
     task, kept, found = next((t, *_refuting(suite, t, flaw, certified)) for t in state_tasks
                              if t.source.value == "tau2" and _refuting(suite, t, flaw, certified)[1])
     trial = engine.freeze(executor, flawed_files(task, flaw_name))
@@ -164,7 +156,7 @@ def test_an_audit_round_refutes_a_verifier_that_trusts_recorded_results(suite, s
     """A full round through the engine on an AgentDojo task: proposals, certification, batched sandboxed runs;
     the round stops at the first batch that refutes."""
     task = next(t for t in state_tasks if t.source.value == "agentdojo")
-    flaw = _flaw("recorded_results_trusted")
+    flaw = load_flaw("recorded_results_trusted")
     hidden = [c for c in suite.cases_by_task[task.id] if not _wrong(flaw, task, c.candidate, c.label)]
     trial = engine.freeze(executor, flawed_files(task, "recorded_results_trusted"))
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
