@@ -1,8 +1,9 @@
 """Checks the status of every Inspect eval log under a directory (CI runs it on the tests' temporary directory).
 
 A test that runs `inspect eval` may check only the exit code; this catches a log that ended in error anyway.
-Logs of interrupted runs (`cancelled`, `started`: the resume test stops one on purpose) pass; `error` fails,
-except in a directory holding an `EXPECTED_ERROR` file (a test that checks an eval errors puts it there).
+Logs of interrupted runs (`cancelled`, `started`: the resume test stops one on purpose) pass; `error` and an
+unreadable `.eval` fail, except in a directory holding an `EXPECTED_ERROR` file (a test that checks an eval errors,
+or that a corrupt log is reported, puts it there).
 
 Usage: python scripts/check_eval_logs.py DIR
 """
@@ -32,14 +33,15 @@ def check(directory: Path) -> list[str]:
     counts: Counter[str] = Counter()
     failures = []
     for path in sorted(p for p in directory.rglob("*") if LOG_NAME.fullmatch(p.name) and p.is_file()):
+        expected_error = (path.parent / "EXPECTED_ERROR").exists()
         try:
             log = read_eval_log(str(path), header_only=True)
         except Exception:  # noqa: BLE001 - a JSON file that is not an eval log
-            if path.suffix == ".eval":
+            if path.suffix == ".eval" and not expected_error:
                 failures.append(f"{path}: unreadable eval log")
             continue
         counts[log.status] += 1
-        if log.status not in ACCEPTED and not (path.parent / "EXPECTED_ERROR").exists():
+        if log.status not in ACCEPTED and not expected_error:
             message = log.error.message.splitlines()[0] if log.error and log.error.message else "no error recorded"
             failures.append(f"{path}: status {log.status}: {message[:300]}")
     print("eval logs by status: " + (", ".join(f"{s} {n}" for s, n in sorted(counts.items())) or "none"))

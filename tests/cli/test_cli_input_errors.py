@@ -120,6 +120,7 @@ def test_output_directory_of_the_wrong_kind(files, command):
 def test_a_corrupt_log_is_named(files, command):
     (files / "logs").mkdir()
     (files / "logs" / "2026-01-01T00-00-00+00-00_task_abc.eval").write_bytes(os.urandom(3000))
+    (files / "logs" / "EXPECTED_ERROR").touch()  # the corruption is the point: scripts/check_eval_logs.py skips it
     one_line_error(cli(command, str(files / "logs"), "--suite", str(files / "suite")) if command == "audit"
                    else cli(command, str(files / "logs"), "--no-write"),
                    "_task_abc.eval: not a readable Inspect log")

@@ -51,3 +51,11 @@ def test_other_json_is_not_read_as_a_log(tmp_path):
     _write(tmp_path / f"{STAMP}_ok.eval", "success")
     result = _check(tmp_path)
     assert result.returncode == 0 and "success 1" in result.stdout, result.stderr
+
+
+def test_an_unreadable_eval_log_fails_unless_its_directory_expects_it(tmp_path):
+    (tmp_path / f"{STAMP}_corrupt.eval").write_bytes(b"not a zip archive")
+    result = _check(tmp_path)
+    assert result.returncode == 1 and "_corrupt.eval: unreadable eval log" in result.stderr
+    (tmp_path / "EXPECTED_ERROR").touch()
+    assert _check(tmp_path).returncode == 0
