@@ -13,7 +13,7 @@ import pytest
 from verifierbench.executor import Executor, Job, Limits
 from verifierbench.executor import runner, warm
 from verifierbench.errors import UserError
-from verifierbench.executor.runner import _children
+from verifierbench.executor.process import _children
 from verifierbench.protocol import Decision
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from tests.conftest import write_verifier

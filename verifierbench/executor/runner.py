@@ -9,11 +9,8 @@ import logging
 import os
 import queue
 import secrets
-import select
 import shutil
-import signal
 import stat
-import subprocess
 import tempfile
 import threading
 import time
@@ -26,9 +23,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import netns, seccomp, tmpfs
-from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import IsolationLevel, drop_to, resolve_isolation, running_as_root, slot_uid
+from verifierbench.executor import netns, process, tmpfs
+from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
 from verifierbench.protocol import ENTRYPOINT, NO_RESULT, RESULT_MAX_BYTES, Decision, parse_result_file
 
@@ -36,7 +33,6 @@ DEFAULT_INTERPRETER = "/usr/bin/python3"
 SITE_ROOT = "/opt/vgb/site"
 PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears inside the sandbox
 PUBLIC_SOCKET = "public.sock"  # the service's socket in that directory (public_env.service)
-KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
 WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
@@ -346,9 +342,7 @@ class Executor:
         candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
         os.chmod(candidate_file, 0o644)
 
-        filter_fd = None
         if self.level is IsolationLevel.bwrap:
-            filter_fd = seccomp.filter_fd()
             candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
             verifier_path = f"/verifier/{ENTRYPOINT}"
             env = self._env(candidate_path, result_path, home="/tmp", public=job.public_socket_dir and PUBLIC_DIR)
@@ -358,28 +352,22 @@ class Executor:
                 binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
-            argv = sandbox_command([self.interpreter, verifier_path, candidate_path, result_path], binds, env, self.limits.scratch_bytes,
-                                   shm_bytes=self.limits.shm_bytes, seccomp_fd=filter_fd, join_network=network is not None)
+            command = process.Command([self.interpreter, verifier_path, candidate_path, result_path], env, limits, binds,
+                                      join_network=network is not None)
             cwd = str(run_dir)
         else:
             # Degraded mode (opted in): real paths, rlimits and a process group, nothing more.
             candidate_path, result_path = str(in_dir / "candidate.json"), str(out_dir / f"result-{token}.json")
             scratch = run_dir / "scratch"
             env = self._env(candidate_path, result_path, home=str(scratch), public=job.public_socket_dir)
-            argv = ["env", "-i", *[f"{k}={v}" for k, v in env.items()], self.interpreter, str(entry), candidate_path, result_path]
+            command = process.Command([self.interpreter, str(entry), candidate_path, result_path], env, limits)
             cwd = str(scratch)
-        cmd = ["prlimit", *limits.prlimit_args(), "--", *argv]
 
         # stdout is discarded (the protocol ignores it); stderr goes to a file capped by RLIMIT_FSIZE.
-        try:
-            with open(run_dir / "stderr", "wb") as err:
-                started = time.monotonic()
-                exit_status, timed_out = self._spawn_and_wait(cmd, uid, cwd, err, limits.timeout_s, () if filter_fd is None else (filter_fd,),
-                                                              network)
-                wall = time.monotonic() - started
-        finally:
-            if filter_fd is not None:
-                os.close(filter_fd)
+        with open(run_dir / "stderr", "wb") as err:
+            started = time.monotonic()
+            exit_status, timed_out = process.run(command, self.level, uid, cwd, err, limits.timeout_s, network)
+            wall = time.monotonic() - started
         stderr_tail = _tail(run_dir / "stderr", self.limits.stderr_tail_bytes)
         return self._outcome(job, limits, exit_status, timed_out, wall, stderr_tail, out_dir, token)
 
@@ -421,48 +409,6 @@ class Executor:
             return os.pathsep.join([LIBRARY_ROOT, *(f"{SITE_ROOT}/{i}" for i in range(len(self.site_packages)))])
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
 
-    def _spawn_and_wait(self, cmd: list[str], uid: int, cwd: str, err: Any, timeout_s: float,
-                        pass_fds: tuple[int, ...] = (), network: int | None = None) -> tuple[int | None, bool]:
-        # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
-        with netns.entered(network):
-            proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, close_fds=True, pass_fds=pass_fds,
-                process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(uid),
-            )
-        # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
-        pidfd = os.pidfd_open(proc.pid)
-        try:
-            poller = select.poll()
-            poller.register(pidfd, select.POLLIN)
-            ready = poller.poll(timeout_s * 1000)
-        finally:
-            os.close(pidfd)
-        if ready:
-            return proc.wait(), False
-        self._kill(proc)
-        return proc.returncode, True
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen) -> None:
-        # Kill the sandbox's pid 1 first: the kernel then kills the rest of its pid namespace and
-        # bwrap reaps it, so no zombie is left for the machine's init to collect late (zombies
-        # count against the slot's process limit). Then the process group, for degraded mode and
-        # for a bwrap that has not started its child yet.
-        for child in _children(proc.pid):
-            try:
-                os.kill(child, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            proc.wait(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-
 
 def cold_from_environment() -> bool:
     """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value."""
@@ -472,14 +418,6 @@ def cold_from_environment() -> bool:
     if value in ("1", "true", "yes"):
         return True
     raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(p) for p in handle.read().split()]
-    except (OSError, ValueError):
-        return []
 
 
 class MissingVerifier(Exception):

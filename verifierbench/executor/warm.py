@@ -29,9 +29,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from verifierbench.executor import netns, seccomp
+from verifierbench.executor import netns, process, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import drop_to, slot_uid
+from verifierbench.executor.isolation import slot_uid
 from verifierbench.executor.runner import (LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome,
                                            _clear, _tail)
 from verifierbench.protocol import ENTRYPOINT
@@ -115,8 +115,7 @@ class WarmSandbox:
             with netns.entered(network):
                 self.proc = subprocess.Popen(
                     ["prlimit", *limits, "--", *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                    cwd=str(self.run_dir), close_fds=True, pass_fds=() if filter_fd is None else (filter_fd,),
-                    process_group=0, env={"PATH": "/usr/bin:/bin"}, **drop_to(self.uid),
+                    cwd=str(self.run_dir), **process.spawn_options(self.uid, () if filter_fd is None else (filter_fd,)),
                 )
         except BaseException:
             self.stderr.close()
@@ -201,7 +200,7 @@ class WarmSandbox:
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
-            self.executor._kill(self.proc)
+            process.kill(self.proc)
         if self.proc.stdout:
             self.proc.stdout.close()
         self.stderr.close()

@@ -20,7 +20,6 @@ import itertools
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -38,9 +37,9 @@ from inspect_ai.util import (
 from typing_extensions import override
 
 from verifierbench import safe_fs
-from verifierbench.executor import seccomp
-from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, drop_to, resolve_isolation, running_as_root
+from verifierbench.executor import process
+from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.runner import PUBLIC_DIR
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
@@ -176,44 +175,21 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             **(self._public_env(self.public) if self.public else {}),
             **(env or {}),
         }
-        filter_fd = seccomp.filter_fd() if self.level is IsolationLevel.bwrap else None
-        argv = self._argv(cmd, environment, str(inside_cwd), filter_fd)
-        time_limit = timeout or self.limits.timeout_s
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                cwd=str(self.root), process_group=0, env={"PATH": "/usr/bin:/bin"},
-                pass_fds=() if filter_fd is None else (filter_fd,),
-                **drop_to(self.uid),
-            )
-        finally:
-            if filter_fd is not None:
-                os.close(filter_fd)
         data = input.encode() if isinstance(input, str) else input
-        try:
-            stdout, stderr = await asyncio.wait_for(_communicate(process, data), timeout=time_limit)
-        except asyncio.TimeoutError:
-            _kill_group(process)
-            await process.wait()
-            raise TimeoutError(f"command timed out after {time_limit} s") from None
-        except BaseException:  # cancelled: never leave the sandbox running
-            _kill_group(process)
-            raise
-        return ExecResult(success=process.returncode == 0, returncode=process.returncode or 0,
+        returncode, stdout, stderr = await process.run_async(self._command(cmd, environment, str(inside_cwd)), self.level, self.uid,
+                                                             str(self.root), data, timeout or self.limits.timeout_s, OUTPUT_LIMIT)
+        return ExecResult(success=returncode == 0, returncode=returncode,
                           stdout=stdout.decode("utf-8", errors="replace"), stderr=stderr.decode("utf-8", errors="replace"))
 
-    def _argv(self, cmd: list[str], environment: dict[str, str], cwd: str, seccomp_fd: int | None = None) -> list[str]:
+    def _command(self, cmd: list[str], environment: dict[str, str], cwd: str) -> process.Command:
         if self.level is IsolationLevel.bwrap:
             binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
-            inner = sandbox_command(cmd, binds, environment, self.limits.scratch_bytes, chdir=cwd,
-                                    shm_bytes=self.limits.shm_bytes, seccomp_fd=seccomp_fd)
-        else:  # degraded mode, opted into by the user: real paths, rlimits only
-            environment = {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}
-            inner = ["env", "-i", *[f"{k}={v}" for k, v in environment.items()], *cmd]
-        return ["prlimit", *self.limits.prlimit_args(), "--", *inner]
+            return process.Command(cmd, environment, self.limits, binds, chdir=cwd)
+        # degraded mode, opted into by the user: real paths, rlimits only
+        return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}, self.limits)
 
     def _public_env(self, public: PublicService) -> dict[str, str]:
         inside = PUBLIC_DIR if self.level is IsolationLevel.bwrap else str(public.directory)
@@ -312,36 +288,3 @@ def sweep_stale_workspaces() -> list[str]:
             shutil.rmtree(root, ignore_errors=True)
             removed.append(str(root))
     return removed
-
-
-async def _communicate(process: asyncio.subprocess.Process, data: bytes | None) -> tuple[bytes, bytes]:
-    async def drain(stream: asyncio.StreamReader) -> bytes:
-        kept = bytearray()
-        while chunk := await stream.read(1 << 16):
-            kept += chunk
-            if len(kept) > OUTPUT_LIMIT:
-                del kept[: len(kept) - OUTPUT_LIMIT]
-        return bytes(kept)
-
-    async def feed() -> None:
-        assert process.stdin is not None
-        try:
-            if data:
-                process.stdin.write(data)
-                await process.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            process.stdin.close()
-
-    assert process.stdout is not None and process.stderr is not None
-    _, stdout, stderr = await asyncio.gather(feed(), drain(process.stdout), drain(process.stderr))
-    await process.wait()
-    return stdout, stderr
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
