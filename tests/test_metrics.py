@@ -6,7 +6,7 @@ import pytest
 
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute, display
 from verifierbench.protocol import Decision
-from verifierbench.schema import Category
+from verifierbench.schema import Category, TestCase
 
 P, F, U = Decision.P, Decision.F, Decision.U
 
@@ -131,3 +131,28 @@ def test_duplicate_case_is_rejected():
 @pytest.mark.parametrize("value,text", [(62.05, "62.1"), (-0.05, "-0.1"), (0.04999, "0.0"), (100.0, "100.0"), (None, "n/a"), (33.333333, "33.3")])
 def test_display_rounds_each_value_half_away_from_zero(value, text):
     assert display(value) == text
+
+
+def test_case_counts_by_label_and_the_rate_of_a_label_without_cases():
+    from verifierbench.metrics import CaseCounts
+    from verifierbench.schema import Label
+
+    counts = CaseCounts()
+    for decision in (Decision.P, Decision.P, Decision.U):
+        counts.add_labelled(Label.PASS, decision)
+    assert counts.r_pos() == pytest.approx(2 / 3)
+    assert (counts.r_neg(), counts.r_neg(none=1.0)) == (0.0, 1.0)  # no negative case: the caller says what that means
+    assert CaseCounts(submitted=False).r_neg(none=1.0) == 0.0  # no verifier: 0 whatever
+
+
+def test_the_audit_summary_rates_come_from_the_metrics_core(monkeypatch):
+    """audit/lightweight.summarize aggregates through metrics.task_weighted: no rate logic of its own."""
+    from verifierbench import metrics
+    from verifierbench.audit import lightweight
+
+    calls = []
+    monkeypatch.setattr(lightweight, "task_weighted", lambda tasks: calls.append(list(tasks)) or metrics.task_weighted(tasks))
+    case = TestCase.create(task_id="t1", category="gold", candidate={})
+    audit = lightweight.TaskAudit("t1", [lightweight.TrialAudit("A", "t1", "audited-clean", {case.id: Decision.P}, trial=object())], [])
+    row = lightweight.summarize([audit], {"t1": [case]})["configurations"][0]
+    assert len(calls) == 2 and (row["TPR"], row["TNR"], row["BA_norm"]) == (100.0, 100.0, 100.0)  # no negative case: all right

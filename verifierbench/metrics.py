@@ -75,21 +75,44 @@ class CaseCounts:
             category: the case's category (its label and whether it is an attack follow from it).
             decision: the verifier's P, F or U on the case.
         """
-        (self.positive if category.label is Label.PASS else self.negative)[decision] += 1
+        self.add_labelled(category.label, decision)
         if category.is_attack:
             self.attack[decision] += 1
+
+    def add_labelled(self, label: Label, decision: Decision) -> None:
+        """Counts one decision on a case known by its label only (an audit's witness).
+
+        Args:
+            label: the decision the case should get.
+            decision: the verifier's P, F or U on the case.
+        """
+        (self.positive if label is Label.PASS else self.negative)[decision] += 1
 
     @property
     def has_cases(self) -> bool:
         return bool(self.positive or self.negative)
 
-    def r_pos(self) -> float:
-        n = sum(self.positive.values())
-        return self.positive[Decision.P] / n if n and self.submitted else 0.0
+    def r_pos(self, none: float = 0.0) -> float:
+        """The share of positive cases given a valid PASS; 0 without a verifier.
 
-    def r_neg(self) -> float:
+        Args:
+            none: the rate when the task has no positive case (an audit counts that as all right: 1).
+        """
+        n = sum(self.positive.values())
+        if not self.submitted:
+            return 0.0
+        return self.positive[Decision.P] / n if n else none
+
+    def r_neg(self, none: float = 0.0) -> float:
+        """The share of negative cases given a valid FAIL; 0 without a verifier.
+
+        Args:
+            none: the rate when the task has no negative case.
+        """
         n = sum(self.negative.values())
-        return self.negative[Decision.F] / n if n and self.submitted else 0.0
+        if not self.submitted:
+            return 0.0
+        return self.negative[Decision.F] / n if n else none
 
     def attack_accept(self) -> float | None:
         n = sum(self.attack.values())

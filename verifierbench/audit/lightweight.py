@@ -12,8 +12,9 @@ from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.executor import Executor
+from verifierbench.metrics import CaseCounts, TaskRates, task_weighted
 from verifierbench.protocol import Decision
-from verifierbench.schema import Label, Task, TestCase
+from verifierbench.schema import Task, TestCase
 from verifierbench import verifier_files
 
 REFUTED, CLEAN, UNAUDITED, NOT_AUDITABLE, NO_VERIFIER = "refuted", "audited-clean", "unaudited", "not auditable", "no verifier"
@@ -28,16 +29,21 @@ class TrialAudit:
     on_witnesses: dict[str, Decision] = field(default_factory=dict)  # witness key -> decision
     trial: engine.Trial | None = None
 
-    def rates(self, hidden_cases: list[TestCase], witnesses: list[Witness]) -> tuple[float, float, float, float]:
-        """(r_pos, r_neg) on the hidden cases alone, then on hidden plus witnesses (a crash is a wrong decision)."""
-        def rate(items: list[tuple[Label, Decision]], label: Label) -> float:
-            chosen = [d for l, d in items if l is label]
-            want = Decision.P if label is Label.PASS else Decision.F
-            return sum(d is want for d in chosen) / len(chosen) if chosen else 1.0
+    def rates(self, hidden_cases: list[TestCase], witnesses: list[Witness]) -> tuple[TaskRates, TaskRates]:
+        """Its rates on the hidden cases alone, then on hidden plus witnesses (a crash is a wrong decision; a label
+        with no case counts as all right); all 0 without a verifier.
 
-        base = [(c.label, self.hidden.get(c.id, Decision.U)) for c in hidden_cases]
-        audited = base + [(w.label, self.on_witnesses.get(w.key, Decision.U)) for w in witnesses]
-        return rate(base, Label.PASS), rate(base, Label.FAIL), rate(audited, Label.PASS), rate(audited, Label.FAIL)
+        Args:
+            hidden_cases: the task's hidden cases (their decisions are the ones recorded in the log).
+            witnesses: the task's confirmed witnesses (their decisions are this audit's replays).
+        """
+        counts = CaseCounts(submitted=self.trial is not None)
+        for case in hidden_cases:
+            counts.add_labelled(case.label, self.hidden.get(case.id, Decision.U))
+        hidden = TaskRates(counts.r_pos(none=1.0), counts.r_neg(none=1.0), None, counts.submitted)
+        for witness in witnesses:
+            counts.add_labelled(witness.label, self.on_witnesses.get(witness.key, Decision.U))
+        return hidden, TaskRates(counts.r_pos(none=1.0), counts.r_neg(none=1.0), None, counts.submitted)
 
 
 @dataclass
@@ -107,31 +113,38 @@ def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Ex
 
 
 def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]) -> dict:
-    """Per configuration: refuted share and BA_norm before and after the audit (task-weighted, as the paper's)."""
+    """Per configuration: refuted share and BA_norm before and after the audit (task-weighted, as the paper's,
+    through the metrics core).
+
+    Args:
+        audits: every task's audit.
+        hidden_by_task: task id -> its hidden cases.
+    """
     per_config: dict[str, dict] = {}
+    rates_by_config: dict[str, list[tuple[TaskRates, TaskRates]]] = {}
     per_task: dict[str, dict[str, dict]] = {}  # task id -> configuration -> its rates (the leaderboard's --audit reads them)
     for task_audit in audits:
         for a in task_audit.trials:
             row = per_config.setdefault(a.configuration, {"configuration": a.configuration, "tasks": 0, "refuted": 0,
-                                                          "perfect_on_hidden": 0, "perfect_refuted": 0, "statuses": {}, "_rates": []})
-            rates = (0.0, 0.0, 0.0, 0.0) if a.trial is None else a.rates(hidden_by_task[task_audit.task_id], task_audit.witnesses)
-            perfect = rates[0] == rates[1] == 1.0  # judged correct by the hidden suite: TestJack's "passing trial"
+                                                          "perfect_on_hidden": 0, "perfect_refuted": 0, "statuses": {}})
+            hidden, audited = a.rates(hidden_by_task[task_audit.task_id], task_audit.witnesses)
+            perfect = hidden.r_pos == hidden.r_neg == 1.0  # judged correct by the hidden suite: TestJack's "passing trial"
             row["tasks"] += 1
             row["refuted"] += a.status == REFUTED
             row["perfect_on_hidden"] += perfect
             row["perfect_refuted"] += perfect and a.status == REFUTED
             row["statuses"][a.status] = row["statuses"].get(a.status, 0) + 1
-            row["_rates"].append(rates)
+            rates_by_config.setdefault(a.configuration, []).append((hidden, audited))
             per_task.setdefault(task_audit.task_id, {})[a.configuration] = {
-                "r_pos": rates[0], "r_neg": rates[1], "audited_r_pos": rates[2], "audited_r_neg": rates[3], "perfect_on_hidden": perfect}
+                "r_pos": hidden.r_pos, "r_neg": hidden.r_neg, "audited_r_pos": audited.r_pos, "audited_r_neg": audited.r_neg,
+                "perfect_on_hidden": perfect}
     rows = []
-    for row in per_config.values():
-        rates = row.pop("_rates")
-        n = len(rates)
-        mean = [100 * sum(r[i] for r in rates) / n for i in range(4)]
-        row.update({"TPR": mean[0], "TNR": mean[1], "BA_norm": mean[0] + mean[1] - 100,
-                    "audited_TPR": mean[2], "audited_TNR": mean[3], "audited_BA_norm": mean[2] + mean[3] - 100,
-                    "refuted_rate": 100 * row["refuted"] / n})
+    for configuration, row in per_config.items():
+        pairs = rates_by_config[configuration]
+        before, after = task_weighted([h for h, _ in pairs]), task_weighted([a for _, a in pairs])
+        row.update({"TPR": before["TPR"], "TNR": before["TNR"], "BA_norm": before["BA_norm"],
+                    "audited_TPR": after["TPR"], "audited_TNR": after["TNR"], "audited_BA_norm": after["BA_norm"],
+                    "refuted_rate": 100 * row["refuted"] / len(pairs)})
         rows.append(row)
     rows.sort(key=lambda r: (-r["audited_BA_norm"], r["configuration"]))
     return {
