@@ -1,13 +1,13 @@
 """The VerifierBench Inspect task by file path: `inspect eval tasks/verifierbench.py -T source=bfcl`.
 
-Same task and options as the registered `verifierbench/verifierbench` (see verifierbench/harness/task.py).
+Same task and options as the registered `verifierbench/verifierbench` (see verifierbench/task.py).
 """
 
 from functools import wraps
 
 from inspect_ai import Task, task
 
-from verifierbench.harness import task as registered
+from verifierbench import task as registered
 
 
 @task

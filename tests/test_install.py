@@ -63,7 +63,7 @@ def installed(traversable_tmp) -> Path:
 def test_the_wheel_finds_every_file_it_reads_through_the_installed_package(installed, traversable_tmp):
     probe = """
 import json, verifierbench
-from verifierbench.harness.task import sandbox_spec
+from verifierbench.task import sandbox_spec
 from verifierbench.sources.acebench.data import resolve_dir, source_commit
 from verifierbench.sources.swebench import envs, sandbox
 print(json.dumps({"package": verifierbench.__file__, "docker": sandbox_spec("docker")[1], "k8s": sandbox_spec("k8s")[1],

@@ -83,7 +83,7 @@ BY_NAME = {c.name: c for c in CONFIGURATIONS}
 
 def configuration_task(name: str, **options) -> Task:
     """The VerifierBench task of one configuration, its model bound (so `inspect eval-set` needs no --model)."""
-    from verifierbench.harness.task import as_harness, verifierbench
+    from verifierbench.task import as_harness, verifierbench
 
     config = BY_NAME[name]
     if config.harness is None:  # not runnable

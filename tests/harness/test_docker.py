@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import REPO_ROOT, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
-from verifierbench.harness.task import SANDBOX_IMAGE_LABEL, sandbox_spec
+from verifierbench.task import SANDBOX_IMAGE_LABEL, sandbox_spec
 
 ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]

@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
-from verifierbench.harness.task import sandbox_spec
+from verifierbench.task import sandbox_spec
 
 EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
 

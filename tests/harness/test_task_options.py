@@ -9,7 +9,7 @@ from typing import get_args
 import pytest
 
 from verifierbench.harness import suite_source
-from verifierbench.harness.task import SANDBOXES_DIR, sandbox_spec, verifierbench
+from verifierbench.task import SANDBOXES_DIR, sandbox_spec, verifierbench
 
 
 def test_container_sandboxes_use_the_shipped_configs():
@@ -61,7 +61,7 @@ def test_the_embedded_default_suite_is_built_on_first_use(monkeypatch, tmp_path)
 
 
 def test_message_limit_defaults_to_the_default_harness_only(bfcl_suite):
-    from verifierbench.harness.task import MESSAGE_LIMIT
+    from verifierbench.task import MESSAGE_LIMIT
 
     one = "bfcl/parallel_114"
     assert verifierbench(suite=str(bfcl_suite), task_ids=one).message_limit == MESSAGE_LIMIT
@@ -117,7 +117,7 @@ def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
 
 def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
     from verifierbench.harness.agents import HARNESSES
-    from verifierbench.harness.task import HarnessName, SandboxName, SourceName, TaskTypeName
+    from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName
     from verifierbench.schema import Source, TaskType
 
     assert set(get_args(SourceName)) == {s.value for s in Source}

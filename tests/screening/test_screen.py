@@ -126,7 +126,7 @@ def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
         return cases + [TestCase.create(task_id=task.id, category=Category.cosmetic, candidate={**wrong.candidate, "raw": wrong.candidate["raw"] + " "})]
 
     copy, task_id = copy_with(bfcl_suite, tmp_path, mislabel)
-    from verifierbench.harness.task import verifierbench
+    from verifierbench.task import verifierbench
 
     before = {s.id for s in verifierbench(suite=str(copy)).dataset}
     screened(copy, tmp_path / "out")

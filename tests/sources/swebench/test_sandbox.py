@@ -3,7 +3,7 @@ image of the instance (no network, vgb_env mounted, the repository seen as /repo
 
 from __future__ import annotations
 
-from verifierbench.harness.task import verifierbench
+from verifierbench.task import verifierbench
 
 
 def test_code_tasks_get_their_instance_image_under_docker(code_suite):

@@ -1,0 +1,61 @@
+"""The import graph between verifierbench's packages (every import, function-level ones included)."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.conftest import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "verifierbench"
+# The source registry's own loop: sources/registry.py names every source, whose modules use these, which reach a
+# task's source through the registry. Nothing else may import its way back.
+REGISTRY_PAIRS = {("references", "sources"), ("schema", "sources"), ("screening", "sources")}
+
+
+def _unit(module: str) -> str | None:
+    """verifierbench.X.Y -> X: the top-level package or module an import lands in."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "verifierbench" else None
+
+
+def package_imports() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        importer = _unit(".".join(path.relative_to(REPO_ROOT).with_suffix("").parts))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [f"{node.module}.{alias.name}" for alias in node.names] if node.module == "verifierbench" else [node.module]
+            else:
+                continue
+            for name in names:
+                imported = _unit(name)
+                if imported is not None and imported != importer:
+                    edges.setdefault(str(importer), set()).add(imported)
+    return edges
+
+
+def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo += edges.get(node, ())
+    return False
+
+
+def test_harness_and_scorers_form_no_cycle():
+    """The task (verifierbench/task.py) composes both; the scorers read the harness, never the other way."""
+    edges = package_imports()
+    assert "scorers" in edges["task"] and "harness" in edges["task"] and "harness" in edges["scorers"]
+    assert not _reaches(edges, "harness", "scorers")
+
+
+def test_no_two_packages_import_each_other_but_through_the_source_registry():
+    edges = package_imports()
+    mutual = {tuple(sorted((a, b))) for a in edges for b in edges[a] if a in edges.get(b, ())}
+    assert mutual <= REGISTRY_PAIRS, f"new mutual imports: {sorted(mutual - REGISTRY_PAIRS)}"
