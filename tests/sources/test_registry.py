@@ -20,7 +20,7 @@ from verifierbench.sources.base import Source
 
 PACKAGE = Path(registry.__file__).resolve().parent.parent
 HOOKS = ("select", "decide", "environment", "read_only_inputs", "answer_key", "check_calls", "expected_calls",
-         "mutation_operators", "audit_generators")
+         "mutation_operators", "audit_generators", "docker_compose")
 TOY = "toy"
 
 
@@ -43,6 +43,7 @@ def test_the_declared_parts_match_what_each_kind_of_task_needs():
     assert {n for n in registry.NAMES if registry.source(n).environment} == {"agentdojo", "tau2", "swebench"}
     assert {n for n in registry.NAMES if registry.source(n).audit_generators} == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
     assert registry.built_by_default() == ["bfcl", "acebench", "tau2", "agentdojo", "appworld"]
+    assert {n for n in registry.NAMES if registry.source(n).docker_compose} == {"swebench"}  # its instance's image
     assert registry.read_only_inputs({"checker": "bfcl"}) == () and not registry.has_environment({"checker": "bfcl"})
     assert not registry.has_environment({}) and registry.read_only_inputs({}) == ()
 
@@ -102,7 +103,7 @@ def test_the_cycles_through_source_dispatch_are_gone():
     toolcall = _package_imports("sources/toolcall")
     assert not {m for m in toolcall if m.startswith(("verifierbench.sources.bfcl", "verifierbench.sources.acebench"))}
     named = tuple(f"verifierbench.sources.{n}" for n in registry.NAMES)
-    for shared in ("references.py", "build.py", "public_env", "screening", "audit/deterministic.py"):
+    for shared in ("references.py", "build.py", "public_env", "screening", "audit/deterministic.py", "harness"):
         path = PACKAGE / shared
         found = _imports(path) if path.is_file() else _package_imports(shared)
         assert not {m for m in found if m.startswith(named)}, shared

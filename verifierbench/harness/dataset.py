@@ -7,7 +7,8 @@ from pathlib import Path
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from verifierbench.harness.prompt import build_prompt, task_files
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources import registry
 from verifierbench.suite import Suite
 
 
@@ -25,12 +26,10 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
 
 
 def _own_sandbox(task: Task, sandbox: str) -> tuple[str, str] | None:
-    """Code tasks under Docker get their instance's SWE-bench environment image (the task's default otherwise)."""
-    if sandbox == "docker" and task.type is TaskType.code and task.source.value == "swebench":
-        from verifierbench.sources.swebench.sandbox import compose_file
-
-        return ("docker", str(compose_file(task)))
-    return None
+    """Under Docker, a task whose source has its own compose file (SWE-bench: the instance's environment image)
+    gets it; the task's default sandbox otherwise."""
+    compose = registry.docker_compose(task) if sandbox == "docker" else None
+    return ("docker", str(compose)) if compose is not None else None
 
 
 def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool,

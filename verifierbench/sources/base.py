@@ -42,6 +42,8 @@ class Source:
         mutation_operators: the C6 operators screening applies to its reference (a tuple; its protocol is the
             task type's: screening/mutants.py, screening/state_mutants.py, sources/swebench/mutants.py).
         audit_generators: `(task, round, seed) -> [Proposal]`: the deterministic auditor's fresh candidates.
+        docker_compose: `(task) -> Path`: the task's own Docker compose file (its environment image), used in place
+            of the default sandbox under `-T sandbox=docker`.
         preload: modules the reference imports lazily (upstream packages, seconds to import): an exported
             reference's trusted warm sandbox imports them once before its cases (export.py, executor/warm.py).
         shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
@@ -59,6 +61,7 @@ class Source:
     expected_calls: str | None = None
     mutation_operators: str | None = None
     audit_generators: str | None = None
+    docker_compose: str | None = None
     preload: tuple[str, ...] = ()
     shares: str | None = None
     upstream: str | None = None

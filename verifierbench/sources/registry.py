@@ -18,6 +18,7 @@ from verifierbench.errors import UserError
 from verifierbench.sources.base import Source, SourcePaths
 
 if TYPE_CHECKING:
+    from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.sources.toolcall.select import Selection
     from verifierbench.sources.toolcall.spec import ToolCallSpec
@@ -139,6 +140,17 @@ def mutation_operators(reference: dict) -> tuple:
 def audit_generators(reference: dict) -> Callable[..., list] | None:
     """`(task, round, seed) -> [Proposal]`: the deterministic auditor's generators for this task, None if none."""
     return hook(of(reference), "audit_generators") if reference.get("checker") in REGISTRY else None
+
+
+
+def docker_compose(task: Task) -> Path | None:
+    """The task's own Docker compose file (`-T sandbox=docker`), None when its source uses the default sandbox.
+
+    Args:
+        task: a suite task.
+    """
+    function = hook(source(task.source.value), "docker_compose")
+    return function(task) if function else None
 
 
 @cache

@@ -11,5 +11,6 @@ SOURCE = Source(
     read_only_inputs="verifierbench.sources.swebench.environment:read_only_inputs",
     mutation_operators="verifierbench.sources.swebench.mutants:OPERATORS",
     audit_generators="verifierbench.audit.code:propose",
+    docker_compose="verifierbench.sources.swebench.sandbox:compose_file",
     upstream="swebench",
 )
