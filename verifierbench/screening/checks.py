@@ -21,7 +21,7 @@ from typing import Any, Callable
 from verifierbench.hashing import canonical_json
 from verifierbench.references import each
 from verifierbench.schema import Category, Label, ManifestCase, Task, TaskType, TestCase
-from verifierbench.screening.mutants import expected_calls, mutant_decision
+from verifierbench.screening.state_mutants import NoProbe
 from verifierbench.sources import registry
 
 Decide = Callable[[Task, dict], bool]
@@ -90,53 +90,26 @@ def c5_baselines(cases: list[TestCase]) -> Result:
 
 
 def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    """The source's mutation operators (its `mutation_operators`), each run the way its task type's operators run."""
-    if task.type is TaskType.state:
-        return _c6_state(task, cases, decisions)
-    if task.type is TaskType.code:
-        return _c6_code(task, cases, decisions)
-    if task.type is not TaskType.tool_call:
-        raise NotImplementedError(f"no mutation operators for {task.type.value} tasks yet")
-    expected = expected_calls(task)
+    """The source's mutation operators (its `mutation_operators`), whatever the task type: each operator says what it
+    is probed with (`probe(task, cases)`: tool calls' expected calls, a state task's gold record; NoProbe when the
+    task lacks it), whether it applies (`applicable(task, probe)`) and whether a case detects it (`detects(task,
+    case, reference decision, probe)`: the mutated verifier decides that case differently).
+
+    Args:
+        task: the task screened.
+        cases: its hidden cases.
+        decisions: case id -> the reference's decision (PASS?).
+    """
     applied, undetected, witnesses = [], [], {}
     for operator in registry.mutation_operators(task.reference):
-        if not operator.applies(task, expected):
+        try:
+            probe = operator.probe(task, cases)
+        except NoProbe as exc:
+            return False, {"operators": [], "undetected": [], "problem": str(exc)}
+        if not operator.applicable(task, probe):
             continue
         applied.append(operator.name)
-        witness = next((c.id for c in cases
-                        if mutant_decision(operator, task, c.candidate, expected, decisions[c.id]) != decisions[c.id]), None)
-        if witness is None:
-            undetected.append(operator.name)
-        else:
-            witnesses[operator.name] = witness
-    return not undetected, {"operators": applied, "undetected": undetected, "detected_by": witnesses}
-
-
-def _c6_code(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    applied, undetected, witnesses = [], [], {}
-    for operator in registry.mutation_operators(task.reference):
-        if not operator.applies(task):
-            continue
-        applied.append(operator.name)
-        witness = next((c.id for c in cases if not decisions[c.id] and operator.decide(task, c.candidate)), None)
-        if witness is None:
-            undetected.append(operator.name)
-        else:
-            witnesses[operator.name] = witness
-    return not undetected, {"operators": applied, "undetected": undetected, "detected_by": witnesses}
-
-
-def _c6_state(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
-    gold = next((c.candidate for c in cases if c.category is Category.gold), None)
-    if gold is None:
-        return False, {"operators": [], "undetected": [], "problem": "no gold case to probe the checks with"}
-    applied, undetected, witnesses = [], [], {}
-    for operator in registry.mutation_operators(task.reference):
-        if not operator.applies(task, gold):
-            continue
-        applied.append(operator.name)
-        # loosening: the mutant accepts what the reference accepts, plus what the removed check let through
-        witness = next((c.id for c in cases if not decisions[c.id] and operator.decide(task, c.candidate, gold)), None)
+        witness = next((c.id for c in cases if operator.detects(task, c, decisions[c.id], probe)), None)
         if witness is None:
             undetected.append(operator.name)
         else:

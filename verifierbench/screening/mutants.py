@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from verifierbench.schema import Task
+from verifierbench.schema import Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.toolcall.candidate import read_candidate
 
@@ -168,6 +168,18 @@ class Operator:
     decide: Callable[[Task, dict, Calls], bool]
     applies: Callable[[Task, Calls], bool]
     tightens: bool = False  # rejects more than the reference (else it accepts more)
+
+    # The C6 protocol every kind of operator follows (screening/checks.py: c6_mutants).
+    def probe(self, task: Task, cases: list[TestCase]) -> Calls:
+        """What `applicable` and `detects` read: the answer key's expected calls."""
+        return expected_calls(task)
+
+    def applicable(self, task: Task, expected: Calls) -> bool:
+        return self.applies(task, expected)
+
+    def detects(self, task: Task, case: TestCase, reference: bool, expected: Calls) -> bool:
+        """Whether the mutated verifier's decision on `case` differs from the reference's."""
+        return mutant_decision(self, task, case.candidate, expected, reference) != reference
 
 
 OPERATORS = (

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from verifierbench.references import decide as reference_decide
-from verifierbench.schema import Task
+from verifierbench.schema import Category, Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
 from verifierbench.sources.interaction.environment import PublicEnvironment, observed_result
@@ -35,6 +35,25 @@ class StateOperator:
     def decide(self, task: Task, candidate: dict, gold: dict) -> bool:
         reference, changed = self.transform(task, candidate, gold)
         return reference_decide(reference, changed)[0]
+
+    # The C6 protocol every kind of operator follows (screening/checks.py: c6_mutants).
+    def probe(self, task: Task, cases: list[TestCase]) -> dict:
+        """What `applicable` and `detects` read: the gold record; NoProbe without a gold case."""
+        gold = next((c.candidate for c in cases if c.category is Category.gold), None)
+        if gold is None:
+            raise NoProbe("no gold case to probe the checks with")
+        return gold
+
+    def applicable(self, task: Task, gold: dict) -> bool:
+        return self.applies(task, gold)
+
+    def detects(self, task: Task, case: TestCase, reference: bool, gold: dict) -> bool:
+        """Loosening: the mutant accepts what the reference accepts, plus what the removed check let through."""
+        return not reference and self.decide(task, case.candidate, gold)
+
+
+class NoProbe(Exception):
+    """A task lacks what its operators are probed with (C6 then fails with this reason)."""
 
 
 def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:

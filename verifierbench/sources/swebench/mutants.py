@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from verifierbench.schema import Task
+from verifierbench.schema import Task, TestCase
 from verifierbench.sources.swebench.reference import decide
 
 
@@ -25,6 +25,18 @@ class CodeOperator:
 
     def decide(self, task: Task, candidate: dict) -> bool:
         return decide(task.reference, candidate, disabled=self.disabled, cached=True)[0]
+
+    # The C6 protocol every kind of operator follows (screening/checks.py: c6_mutants).
+    def probe(self, task: Task, cases: list[TestCase]) -> None:
+        """Nothing to probe: the checks switched off are named."""
+        return None
+
+    def applicable(self, task: Task, probe: None) -> bool:
+        return self.applies(task)
+
+    def detects(self, task: Task, case: TestCase, reference: bool, probe: None) -> bool:
+        """Loosening: the mutant accepts a case the reference rejects."""
+        return not reference and self.decide(task, case.candidate)
 
 
 OPERATORS = (
