@@ -4,11 +4,19 @@ witness sharing, pool replay first), as users run it after their evals."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.cli.test_cli import cli
+from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
+from tests.cli.test_cli import BIN, cli
+from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import inspect
+from verifierbench.sources.toolcall.candidate import candidate, render_python
+from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 TASKS = "bfcl/parallel_114,bfcl/simple_python_10,bfcl/multiple_54"
@@ -78,3 +86,78 @@ def test_the_leaderboard_reads_the_audit_summary_beside_the_hidden_numbers(logs,
 
     bad = cli("leaderboard", str(logs), "--audit", str(tmp_path / "missing.json"), "--no-write")
     assert bad.returncode == 2 and "--audit" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def scripted_cli(replies: list[list[str]], tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """The CLI in its own process, with the test's scripted model provider (`scripted/...`) registered first."""
+    path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
+    path.write_text(json.dumps(replies))
+    program = "import sys, tests.audit.scripted_model; from verifierbench.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+                          env={**os.environ, SCRIPTED_REPLIES: str(path)})
+
+
+def test_task_analysis_witnesses_reach_every_configuration_through_the_cli(logs, bfcl_suite, tmp_path):
+    suite = load_suite(bfcl_suite)
+    tasks = [t for t in suite.tasks.values() if f"{t.source.value}/{t.source_id}" in TASKS.split(",")]
+    replies = [["You review one test candidate", "VALID: the reply format allows Python call syntax."]]
+    for task in tasks:
+        gold = spec_for_reference(task.reference).gold_calls()
+        wrong = json.loads(json.dumps(gold))
+        wrong[0]["name"] += "_v2"
+        proposal = {"requirements": [], "candidates": [
+            {"label": "PASS", "requirement": "Python call syntax", "candidate": candidate(gold, raw=render_python(gold)[1:-1] + "\n")},
+            {"label": "PASS", "requirement": "mislabeled", "candidate": candidate(wrong)}]}
+        replies.append([task.instruction, "```json\n" + json.dumps(proposal) + "\n```"])
+    args = ["audit", str(logs), "--suite", str(bfcl_suite), "--pool", str(tmp_path / "pool"), "--rounds", "0", "--json",
+            "--task-analysis", "scripted/analyst", "--reviewer-model", "scripted/reviewer"]
+    result = scripted_cli(replies, tmp_path, *args, "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads(result.stdout)
+    assert set(summary["task_analysis"]) == {t.id for t in tasks} and len(tasks) == 3
+    for analysed in summary["task_analysis"].values():
+        assert (analysed["model"], analysed["proposed"], analysed["certified"], analysed["valid"]) == ("scripted/analyst", 2, 1, 1)
+        assert [d["reason"] for d in analysed["dropped"]] == ["the reference verifier decides FAIL, not PASS"]
+    # no audit round was spent: the task witnesses alone refute the verifier that rejects everything, on every task
+    rows = {r["configuration"]: r for r in summary["configurations"]}
+    assert summary["audit_rounds"] == 0 and summary["witnesses"] == 3
+    assert rows["verifierbench/always_reject"]["refuted"] == 3
+    without = audit(logs, bfcl_suite, tmp_path / "pool-without", tmp_path / "out-without", "--rounds", "0")
+    assert without["witnesses"] == 0 and all(r["refuted"] == 0 for r in without["configurations"])
+
+    # cached per task and model: a second run whose analyst has no reply left reuses the first pass
+    again = scripted_cli([["You review one test candidate", "VALID"]], tmp_path, *args, "--out", str(tmp_path / "out2"))
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads(again.stdout)["task_analysis"] == summary["task_analysis"]
+
+
+STATE_TASKS = "tau2/retail/38,agentdojo/banking/user_task_7"
+
+
+@pytest.fixture(scope="module")
+def state_logs(tmp_path_factory, state_suite):
+    root = tmp_path_factory.mktemp("state-audit-logs")
+    for model in ("verifierbench/always_reject", "verifierbench/heuristic"):
+        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={state_suite}",
+                         "-T", f"task_ids={STATE_TASKS}", "--log-dir", str(root))
+        assert result.returncode == 0, result.stderr[-3000:]
+    return root
+
+
+@pytest.mark.timeout(1200)  # the state suite's build, two evals of two state tasks, and the audit (about a minute)
+def test_state_tasks_are_audited_with_refuted_shares_per_configuration(state_logs, state_suite, tmp_path):
+    result = subprocess.run([str(BIN), "audit", str(state_logs), "--suite", str(state_suite), "--pool", str(tmp_path / "pool"),
+                             "--out", str(tmp_path / "out"), "--rounds", "2"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "refuted %" in result.stdout and "verifierbench/always_reject" in result.stdout  # the printed table
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    sources = {f"{t.source.value}/{t.source_id}": t.id for t in load_suite(state_suite).tasks.values()}
+    assert {t["task_id"] for t in summary["tasks"]} == {sources[name] for name in STATE_TASKS.split(",")}
+    for task in summary["tasks"]:  # tau2 and AgentDojo are audited, not reported as "not auditable"
+        assert set(task["trials"].values()) <= {"refuted", "audited-clean"}, task
+    rows = {r["configuration"]: r for r in summary["configurations"]}
+    assert set(rows) == {"verifierbench/always_reject", "verifierbench/heuristic"}
+    assert all(r["tasks"] == 2 and 0 <= r["refuted_rate"] <= 100 for r in rows.values())
+    reject = rows["verifierbench/always_reject"]
+    assert reject["refuted"] == 2 and reject["refuted_rate"] == 100.0  # a certified valid record refutes it on each task
+    assert (reject["audited_TPR"], reject["audited_TNR"]) == (0.0, 100.0)

@@ -89,3 +89,42 @@ def test_audit_inside_an_eval_reuses_the_hidden_decisions(tmp_path, bfcl_suite):
         # the bound auditor role was asked; a reply without the JSON block yields no proposals, and says so
         assert audit.metadata["auditor_analyses"] == [{"round": 1, "error": "no JSON object in the auditor's reply"}]
     assert any((tmp_path / "pool").rglob("*.jsonl"))
+
+
+def test_inspect_score_runs_the_task_analysis_pass_with_its_model_option(heuristic_log, bfcl_suite, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
+    from tests.conftest import REPO_ROOT
+    from verifierbench.sources.toolcall.candidate import candidate, render_python
+    from verifierbench.sources.toolcall.spec import spec_for_reference
+
+    logs = tmp_path / "logs"
+    shutil.copytree(heuristic_log, logs)
+    path = eval_log(logs).location
+    suite = load_suite(bfcl_suite)
+    replies = [["You review one test candidate", "VALID: the reply format allows Python call syntax."]]
+    for sample in read_eval_log(str(path)).samples:
+        task = suite.tasks[str(sample.id)]
+        gold = spec_for_reference(task.reference).gold_calls()
+        proposal = {"requirements": [], "candidates": [
+            {"label": "PASS", "requirement": "Python call syntax", "candidate": candidate(gold, raw=render_python(gold)[1:-1] + "\n")},
+            {"label": "FAIL", "requirement": "mislabeled: the gold itself", "candidate": candidate(gold, raw=render_python(gold) + "\n")}]}
+        replies.append([task.instruction, "```json\n" + json.dumps(proposal) + "\n```"])
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    program = "import tests.audit.scripted_model; from inspect_ai._cli.main import main; main()"
+    result = subprocess.run([sys.executable, "-c", program, "score", "--scorer", "verifierbench/testjack_audit", "--action", "append",
+                             "--overwrite", "-S", f"pool={tmp_path / 'pool'}", "-S", "rounds=0", "-S", "task_analysis=scripted/analyst",
+                             "-S", "reviewer=scripted/reviewer", str(path)], capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
+                            env={**os.environ, "INSPECT_DISPLAY": "none", SCRIPTED_REPLIES: str(tmp_path / "replies.json")})
+    assert result.returncode == 0, result.stderr[-3000:]
+    for sample in read_eval_log(str(path)).samples:
+        audit = sample.scores["testjack_audit"]
+        analysed = audit.metadata["task_analysis"]
+        assert (analysed["model"], analysed["proposed"], analysed["certified"], analysed["valid"]) == ("scripted/analyst", 2, 1, 1)
+        assert [d["reason"] for d in analysed["dropped"]] == ["the reference verifier decides PASS, not FAIL"]
+        # no audit round: the task's own witness is replayed on the logged verifier, as pooled witnesses are
+        assert audit.value["audit_rounds"] == 0 and audit.value["pool_replayed"] == 1.0

@@ -13,7 +13,7 @@ from typing import Any
 
 from inspect_ai.model import Model
 
-from verifierbench.audit import deterministic, llm, reviewer
+from verifierbench.audit import analysis, deterministic, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import PENDING, Proposal, Review, Witness, candidate_key
 from verifierbench.executor import Executor
@@ -34,12 +34,14 @@ BATCH_PER_SLOT = 4
 
 @dataclass
 class Auditors:
-    """Who proposes and who reviews. `llm_auditor`/`reviewer_model` are None when no model is bound."""
+    """Who proposes and who reviews. `llm_auditor`/`reviewer_model` are None when no model is bound;
+    `task_analyst`, when set, runs the task analysis pass (audit/analysis.py) before any audit of a task."""
 
     deterministic: bool = True
     llm_auditor: Model | None = None
     reviewer_model: Model | None = None
     seed: int = 0
+    task_analyst: Model | None = None
 
 
 @dataclass
@@ -66,6 +68,7 @@ class AuditResult:
     proposed: int = 0
     certified: int = 0
     analyses: list[dict[str, Any]] = field(default_factory=list)
+    task_analysis: dict[str, Any] | None = None  # the task analysis pass's summary, when it ran
 
 
 def freeze(executor: Executor, files: dict[str, dict[str, str]]) -> Trial:
@@ -105,29 +108,46 @@ def disagrees(label: Label, decision: Decision) -> bool:
 
 def certify(task: Task, proposals: list[Proposal], known: set[str]) -> list[Witness]:
     """Proposals whose intended label the reference verifier confirms, new to `known` (hidden suite, pool, earlier rounds)."""
-    fresh = []
+    return screen(task, proposals, known)[0]
+
+
+def screen(task: Task, proposals: list[Proposal], known: set[str]) -> tuple[list[Witness], list[tuple[Proposal, str]]]:
+    """`certify`, also returning each proposal it drops with the reason (the task analysis reports them).
+
+    Args:
+        task: the task whose reference verifier certifies the labels.
+        proposals: candidates with their intended labels, in proposal order.
+        known: keys of candidates already judged (hidden suite, pool, earlier rounds); new certified keys are added.
+    """
+    fresh, dropped = [], []
     for proposal in proposals:
-        if proposal.key in known or not well_formed(task, proposal.candidate):
+        if not well_formed(task, proposal.candidate):
+            dropped.append((proposal, f"not in the {task.type.value} candidate format"))
+            continue
+        if proposal.key in known:
+            dropped.append((proposal, "already in the hidden suite or the witness pool"))
             continue
         known.add(proposal.key)
         fresh.append(proposal)
     out = []
-    for proposal, accepted in zip(fresh, _reference_decisions(task, fresh)):
+    for proposal, (accepted, error) in zip(fresh, _reference_decisions(task, fresh)):
         if accepted is None:  # no valid reference decision: the proposal cannot be certified
-            continue
-        if accepted == (proposal.label is Label.PASS):
+            dropped.append((proposal, f"the reference verifier gave no valid decision: {error}"))
+        elif accepted != (proposal.label is Label.PASS):
+            dropped.append((proposal, f"the reference verifier decides {'PASS' if accepted else 'FAIL'}, not {proposal.label.value}"))
+        else:
             out.append(Witness(task.id, task.content_hash, proposal.candidate, proposal.label, "P" if accepted else "F",
                                proposal.requirement, proposal.auditor, proposal.operator, Review(PENDING, ""),
                                category=proposal.category.value if proposal.category else None))
-    return out
+    return out, dropped
 
 
-def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[bool | None]:
-    def one(proposal: Proposal) -> bool | None:
+def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[tuple[bool | None, str]]:
+    def one(proposal: Proposal) -> tuple[bool | None, str]:
         try:
-            return reference.decide(task, proposal.candidate)
-        except Exception:  # noqa: BLE001
-            return None
+            return reference.decide(task, proposal.candidate), ""
+        except Exception as exc:  # noqa: BLE001
+            return None, f"{type(exc).__name__}: {str(exc)[:200]}"
 
     return each(task.type is TaskType.code, one, proposals)
 
@@ -158,7 +178,13 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
     """`first_round` offsets the round seeds, so repeated one-round audits of a task (lightweight mode) differ."""
     result = AuditResult()
     known = {candidate_key(c.candidate) for c in hidden}
+    analysed: list[Witness] = []
+    if auditors.task_analyst is not None:  # T1 = T0 ∪ T_task: the task's own witnesses are replayed like pooled ones
+        task_analysis = await analysis.run(task, hidden, auditors.task_analyst, auditors.reviewer_model, pool)
+        result.task_analysis = task_analysis.summary()
+        analysed = task_analysis.witnesses
     pooled = pool.load(task.id, task.content_hash) if pool else []
+    pooled += [w for w in analysed if w.key not in {p.key for p in pooled}]  # without a pool, the analysis still counts
     known |= {w.key for w in pooled}
     refuting_pool = [w for w in pooled if w.refutes]
     if refuting_pool:
@@ -175,9 +201,9 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         if auditors.deterministic and deterministic.supports(task):
             proposals += deterministic.propose(task, round_index, auditors.seed)
         if auditors.llm_auditor is not None:
-            suggested, analysis = await llm.propose(auditors.llm_auditor, task, files or {})
+            suggested, conditions = await llm.propose(auditors.llm_auditor, task, files or {})
             proposals += suggested
-            result.analyses.append({"round": round_index + 1, **analysis})
+            result.analyses.append({"round": round_index + 1, **conditions})
         result.proposed += len(proposals)
         certified = certify(task, proposals, known)
         result.certified += len(certified)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from verifierbench.audit import engine
+from verifierbench.audit import analysis, engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.executor import Executor
@@ -53,6 +53,7 @@ class TaskAudit:
     witnesses: list[Witness]
     rounds: int = 0
     executions: int = 0
+    task_analysis: dict | None = None  # the task analysis pass's summary, when it ran
 
 
 async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict], executor: Executor, pool: WitnessPool,
@@ -65,6 +66,8 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
         for a in runnable:
             a.status = NOT_AUDITABLE
         return result
+    if auditors.task_analyst is not None:  # before any trial: its witnesses go to the pool, shared by every verifier
+        result.task_analysis = (await analysis.run(task, hidden, auditors.task_analyst, auditors.reviewer_model, pool)).summary()
     witnesses = {w.key: w for w in pool.load(task.id, task.content_hash) if w.refutes}
     active = [a for a in runnable if not _share(task, a, list(witnesses.values()), executor, result)]
     spent = 0

@@ -88,16 +88,26 @@ async def propose(model: Model, task: Task, files: dict[str, dict[str, str]]) ->
     return completed(task, proposals), analysis
 
 
-def parse(text: str) -> tuple[list[Proposal], dict[str, Any]]:
+def parse(text: str, auditor: str = NAME, operator: str = "llm_auditor", listed: str = "conditions",
+          limit: int = MAX_CANDIDATES) -> tuple[list[Proposal], dict[str, Any]]:
+    """The proposals in a model's reply and the list it was asked for beside them.
+
+    Args:
+        text: the model's reply (the last ```json block that parses is read).
+        auditor: the auditor name the proposals carry (`llm`, or `task_analysis` for the task analysis pass).
+        operator: the operator name the proposals carry.
+        listed: the reply's analysis key kept for the metadata (`conditions`, or `requirements`).
+        limit: proposals kept at most, in reply order.
+    """
     data = last_json_object(text)
     if not isinstance(data, dict):
         return [], {"error": "no JSON object in the auditor's reply"}
     proposals = []
-    for item in (data.get("candidates") or [])[:MAX_CANDIDATES]:
+    for item in (data.get("candidates") or [])[:limit]:
         if not isinstance(item, dict) or item.get("label") not in ("PASS", "FAIL") or not isinstance(item.get("candidate"), dict):
             continue
-        proposals.append(Proposal(item["candidate"], Label(item["label"]), str(item.get("requirement") or "unstated"), NAME, "llm_auditor"))
-    return proposals, {"conditions": data.get("conditions") if isinstance(data.get("conditions"), list) else []}
+        proposals.append(Proposal(item["candidate"], Label(item["label"]), str(item.get("requirement") or "unstated"), auditor, operator))
+    return proposals, {listed: data.get(listed) if isinstance(data.get(listed), list) else []}
 
 
 def last_json_object(text: str) -> Any:

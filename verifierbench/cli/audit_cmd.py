@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rounds", type=int, default=3, metavar="N", help="audit rounds per task (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed for the auditor and for choosing which verifier to audit")
     p.add_argument("--auditor-model", default=None, metavar="MODEL", help="Inspect model for the LLM auditor (default: none, model-free)")
+    p.add_argument("--task-analysis", default=None, metavar="MODEL",
+                   help="Inspect model for the task analysis pass: once per task, before any audit, it proposes witnesses for "
+                   "requirements the hidden cases leave unchecked; certified ones are pooled for every configuration "
+                   "(cached per task and model; without --reviewer-model they stay questionable and do not refute)")
     p.add_argument("--reviewer-model", default=None, metavar="MODEL", help="Inspect model that re-judges witnesses (default: rule review)")
     p.add_argument("--out", default="results/audit", metavar="DIR", help="summary directory (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     missing = sorted(t for t in by_task if t not in suite.tasks)
     if missing:
         raise UserError(f"{len(missing)} task(s) in the logs are not in suite {suite.manifest.version} (e.g. {missing[0]}); pass --suite")
-    auditors = engine.Auditors(True, _model(args.auditor_model), _model(args.reviewer_model), args.seed)
+    auditors = engine.Auditors(True, _model(args.auditor_model), _model(args.reviewer_model), args.seed,
+                               task_analyst=_model(args.task_analysis))
     pool = WitnessPool(args.pool, suite.manifest.version)
     rng = random.Random(args.seed)
     executor = shared_executor()
@@ -75,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
             progress.advance(bar)
     summary = lightweight.summarize(audits, suite.cases_by_task)
     summary.update({"suite": suite.manifest.version, "pool": str(pool.directory), "rounds_per_task": args.rounds, "seed": args.seed})
+    if auditors.task_analyst is not None:
+        summary["task_analysis"] = {a.task_id: a.task_analysis for a in audits if a.task_analysis is not None}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
@@ -90,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
                       f"{row['perfect_refuted']}/{row['perfect_on_hidden']}", f"{row['BA_norm']:.1f}",
                       f"{row['audited_BA_norm']:.1f}", f"{row['audited_TPR']:.1f}", f"{row['audited_TNR']:.1f}")
     Console(width=None if sys.stdout.isatty() else 160).print(table)
+    if "task_analysis" in summary:
+        analysed = summary["task_analysis"].values()
+        print(f"task analysis ({args.task_analysis}): {len(analysed)} tasks, {sum(a['proposed'] for a in analysed)} proposed, "
+              f"{sum(a['certified'] for a in analysed)} certified, {sum(a['valid'] for a in analysed)} valid")
     print(f"summary: {out / 'summary.json'}; witness pool: {pool.directory}")
     return 0
 

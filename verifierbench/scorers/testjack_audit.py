@@ -2,8 +2,8 @@
 witnesses, i.e. new candidates whose label the reference verifier certifies and on which the verifier
 decides otherwise. Usable in an eval beside `hidden_cases`, or later on a log:
 
-    inspect score --scorer verifierbench/testjack_audit LOG [-S rounds=3] [-S pool=DIR]
-        [--model-role auditor=MODEL] [--model-role reviewer=MODEL]
+    inspect score --scorer verifierbench/testjack_audit LOG [-S rounds=3] [-S pool=DIR] [-S task_analysis=MODEL]
+        [--model-role auditor=MODEL] [--model-role reviewer=MODEL] [--model-role task_analyst=MODEL]
 
 The verifier is read from the log (sample store or the hidden_cases score), never regenerated. Witnesses
 go to a per-task pool on disk, replayed first by every later audit of the task (lightweight mode).
@@ -49,9 +49,10 @@ def audit_summary() -> Metric:
 @scorer(metrics=[verifierbench_metrics(), audit_summary()])
 def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS, pool: str | None = None,
                    seed: int = 0, deterministic: bool = True, auditor: str | Model | None = None,
-                   reviewer: str | Model | None = None) -> Scorer:
+                   reviewer: str | Model | None = None, task_analysis: str | Model | None = None) -> Scorer:
     """`auditor`/`reviewer` name models; without them the model roles `auditor`/`reviewer` are used when bound,
-    and with neither the audit is model-free (deterministic auditor, rule review)."""
+    and with neither the audit is model-free (deterministic auditor, rule review). `task_analysis` (else the role
+    `task_analyst`) names the model of the task analysis pass, run once per task and cached beside the pool."""
     if rounds < 0:
         raise ValueError("rounds must be at least 0")
 
@@ -68,7 +69,8 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
             result = engine.AuditResult(executions=runs)
             return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=False,
                           note=f"no auditor for {task.source.value} tasks yet")
-        auditors = engine.Auditors(deterministic, _model(auditor, "auditor"), _model(reviewer, "reviewer"), seed)
+        auditors = engine.Auditors(deterministic, _model(auditor, "auditor"), _model(reviewer, "reviewer"), seed,
+                                   task_analyst=_model(task_analysis, "task_analyst"))
         witness_pool = WitnessPool(pool, loaded.manifest.version)
         result = await engine.audit(task, hidden, trial, executor, witness_pool, auditors, rounds, files)
         result.executions += runs
@@ -146,5 +148,6 @@ def _score(task: Task, hidden: list[TestCase], hidden_decisions: dict[str, Decis
             "witnesses": [w.replay_record(g) for w, g in result.witnesses],
             "unconfirmed": [w.replay_record(g) for w, g in result.unconfirmed],
             "auditor_analyses": result.analyses,
+            "task_analysis": result.task_analysis,
         },
     )
