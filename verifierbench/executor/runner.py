@@ -39,7 +39,7 @@ PUBLIC_SOCKET = "public.sock"  # the service's socket in that directory (public_
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
-WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+WARM_MIN_CASES = 8  # a warm sandbox's fewest cases when a verifier's are split over several
 COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
 
 logger = logging.getLogger(__name__)
@@ -233,11 +233,7 @@ class Executor:
                 cold.append(job)  # run() turns it into U with the reason
                 continue
             groups.setdefault((frozen.directory, job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
-        chunks: list[list[Job]] = []
-        for group in groups.values():
-            # Enough cases for several sandboxes: spread them over the slots, one warm sandbox each.
-            count = max(1, min(self.slots, len(group) // WARM_MIN_CASES))
-            chunks += [group[i::count] for i in range(count)]
+        chunks = warm_chunks(list(groups.values()), self.slots)
         done: queue.Queue[Outcome | BaseException] = queue.Queue()
 
         def run_chunk(chunk: list[Job]) -> None:
@@ -462,6 +458,25 @@ class Executor:
         except ProcessLookupError:
             pass
         proc.wait()
+
+
+def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
+    """The batch's warm sandboxes: the cases each runs, from the cases of each verifier (and inputs).
+
+    A sandbox's start costs as much as several cases, so a verifier's cases are split over several
+    sandboxes (at most `slots`, at least WARM_MIN_CASES cases each) only when they are more than a
+    slot's share of the batch: a batch of few verifiers with many cases each.
+
+    Args:
+        groups: the cases of one frozen verifier with the same inputs, per group.
+        slots: the executor's slots.
+    """
+    share = max(WARM_MIN_CASES, -(-sum(map(len, groups)) // slots))
+    chunks: list[list[Job]] = []
+    for group in groups:
+        count = max(1, min(slots, -(-len(group) // share), len(group) // WARM_MIN_CASES))
+        chunks += [group[i::count] for i in range(count)]
+    return chunks
 
 
 def cold_from_environment() -> bool:
