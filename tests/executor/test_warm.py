@@ -338,14 +338,44 @@ def test_a_trusted_verifier_s_modules_are_imported_once_before_its_cases(bwrap_a
     assert [json.loads(o.reason) for o in outcomes] == [[trusted, []]] * 3
 
 
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_trusted_verifier_s_warm_up_loads_its_data_once_before_its_cases(bwrap_available, traversable_tmp, tmp_path, trusted):
+    library = traversable_tmp / f"lib-{trusted}" / "vgbdata"
+    library.mkdir(parents=True)
+    library.parent.chmod(0o755)
+    (library / "__init__.py").write_text("loaded = []\n\n\ndef warm_up(reference):\n    loaded.append(reference['task'])\n")
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        import vgbdata
+        seen = list(vgbdata.loaded)
+        vgbdata.loaded.append("by a case")  # a later case must not see it: each case is a fresh fork
+        json.dump({"decision": "PASS", "reason": json.dumps(seen)}, open(sys.argv[2], "w"))
+    """).parent
+    (verifier / "reference.json").write_text('{"task": "t-1"}')
+    (verifier / "preload.json").write_text('{"modules": ["vgbdata"], "warm_up": "vgbdata:warm_up", "argument": "reference.json"}')
+    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1, libraries=((str(library), "vgbdata"),),
+                  trusted_preload=trusted) as executor:
+        outcomes = run_warm(executor, verifier, [0, 1, 2])
+    assert all(o.decision is Decision.P and o.path == "warm" for o in outcomes), outcomes[0]
+    assert [json.loads(o.reason) for o in outcomes] == [["t-1"] if trusted else []] * 3
+
+
 def test_a_malformed_preload_list_preloads_nothing(tmp_path):
     verifier = write_verifier(tmp_path / "v", "pass\n").parent
     for number, text in enumerate(('["os; import evil"]', '{"a": 1}', "not json", '["../x"]')):
         (verifier / "preload.json").write_text(text)
         frozen = runner._stage(verifier, tmp_path / "staged" / str(number))
-        assert warm.trusted_preload(frozen) == []
+        assert warm.trusted_preload(frozen) == warm.Preload()
+    malformed_calls = ('{"modules": ["json"], "warm_up": "os:system; x"}', '{"warm_up": "m:f", "argument": "../reference.json"}',
+                       '{"argument": "reference.json"}', '{"modules": "json"}')
+    for number, text in enumerate(malformed_calls):
+        (verifier / "preload.json").write_text(text)
+        assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / f"call-{number}")) == warm.Preload()
     (verifier / "preload.json").write_text('["json", "verifierbench.references"]')
-    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == ["json", "verifierbench.references"]
+    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.references"))
+    (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "verifierbench.references:warm_up", "argument": "reference.json"}')
+    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "call")) == warm.Preload(
+        ("json",), "verifierbench.references:warm_up", "reference.json")
 
 
 def test_a_verifier_s_cases_share_one_sandbox_unless_they_are_more_than_a_slot_s_share():

@@ -158,7 +158,11 @@ def serve():
 
 
 def preload():
-    """A trusted verifier's modules (executor.warm.trusted_preload), imported once for all its cases."""
+    """A trusted verifier's modules and warm-up call (executor.warm.trusted_preload), once for all its cases.
+
+    The warm-up (an exported reference's: its source's hook) loads the task's data into the module's
+    caches; every case then starts from a copy of them (a fork), never from another case's.
+    """
     import importlib
 
     for name in filter(None, os.environ.pop("VGB_WARM_PRELOAD", "").split(",")):
@@ -166,6 +170,17 @@ def preload():
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - the case imports it again and reports its own failure
             os.write(2, f"vgb warm server: preloading {name} failed: {exc}\n".encode())
+    warm_up, argument = os.environ.pop("VGB_WARM_UP", ""), os.environ.pop("VGB_WARM_UP_ARGUMENT", "")
+    if warm_up:
+        try:
+            module, _, function = warm_up.partition(":")
+            args = []
+            if argument:
+                with open(argument, encoding="utf-8") as source:
+                    args.append(json.load(source))
+            getattr(importlib.import_module(module), function)(*args)
+        except Exception as exc:  # noqa: BLE001 - the case loads its data itself and reports its own failure
+            os.write(2, f"vgb warm server: warm-up {warm_up} failed: {exc}\n".encode())
 
 
 def exit_status(exc):
