@@ -123,6 +123,18 @@ def test_decisions_and_exit_statuses_match_the_cold_path(one_slot, tmp_path):
     assert "ValueError: boom" in warm_outcomes[3].stderr_tail
 
 
+def test_the_preloaded_interpreter_leaves_random_to_each_case(one_slot, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        loaded = [name in sys.modules for name in ("hashlib", "pathlib", "random", "tempfile", "secrets")]
+        import random
+        json.dump({"decision": "PASS", "reason": json.dumps([loaded, random.random()])}, open(sys.argv[2], "w"))
+    """)
+    reports = [json.loads(o.reason) for o in run_warm(one_slot, verifier, [0, 1, 2])]
+    assert [loaded for loaded, _ in reports] == [[True, True, False, False, False]] * 3
+    assert len({number for _, number in reports}) == 3  # each case seeds its own
+
+
 def test_what_the_interpreter_s_shutdown_does_a_warm_case_does_too(one_slot, tmp_path):
     """A warm case skips the interpreter's teardown (warm_server.finish): what a verifier can see of it stays."""
     verifier = write_verifier(tmp_path / "v", """
