@@ -16,7 +16,7 @@ from pathlib import Path
 from verifierbench.errors import UserError
 from verifierbench.executor.warm import PRELOAD_FILE
 from verifierbench.protocol import ENTRYPOINT
-from verifierbench.references import preload_modules
+from verifierbench.references import WARM_UP, preload_modules
 from verifierbench.schema import Category, Task
 from verifierbench.suite import Suite
 
@@ -63,8 +63,10 @@ def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
             if not task.reference:
                 raise UserError(f"task {task.source.value}/{task.source_id} has no reference record")
             (directory / "reference.json").write_text(json.dumps(task.reference), encoding="utf-8")
-            # What its warm sandbox imports once before forking the cases (executor.warm, trusted executors only).
-            (directory / PRELOAD_FILE).write_text(json.dumps(preload_modules(str(task.reference.get("checker")))), encoding="utf-8")
+            # What its warm sandbox loads once before forking the cases (executor.warm, trusted executors only):
+            # the modules, then the source's warm-up hook on this task's reference record (its data).
+            preload = {"modules": preload_modules(str(task.reference.get("checker"))), "warm_up": WARM_UP, "argument": "reference.json"}
+            (directory / PRELOAD_FILE).write_text(json.dumps(preload), encoding="utf-8")
         elif kind == "exact-match":
             gold = next((c for c in suite.cases_by_task.get(task.id, []) if c.category is Category.gold), None)
             if gold is None:

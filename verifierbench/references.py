@@ -22,10 +22,18 @@ def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return list(pool.map(fn, items))
 
 
+WARM_UP = "verifierbench.references:warm_up"  # what an exported reference's trusted warm sandbox calls (export.py)
+
+
 def preload_modules(checker: str) -> list[str]:
     """The modules a reference of this checker imports: the decision path first, then its source's lazy imports."""
     declared = registry.source(checker)
     return ["verifierbench.references", declared.decide.partition(":")[0], *declared.preload]
+
+
+def warm_up(reference: dict) -> None:
+    """Loads what deciding on this task reads into memory (its source's `warm_up` hook): once per warm sandbox."""
+    registry.warm_up(reference)
 
 
 def decide(reference: dict, candidate: Any) -> tuple[bool, str]:

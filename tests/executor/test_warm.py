@@ -123,6 +123,52 @@ def test_decisions_and_exit_statuses_match_the_cold_path(one_slot, tmp_path):
     assert "ValueError: boom" in warm_outcomes[3].stderr_tail
 
 
+def test_the_preloaded_interpreter_leaves_random_to_each_case(one_slot, tmp_path):
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        loaded = [name in sys.modules for name in ("hashlib", "pathlib", "random", "tempfile", "secrets")]
+        import random
+        json.dump({"decision": "PASS", "reason": json.dumps([loaded, random.random()])}, open(sys.argv[2], "w"))
+    """)
+    reports = [json.loads(o.reason) for o in run_warm(one_slot, verifier, [0, 1, 2])]
+    assert [loaded for loaded, _ in reports] == [[True, True, False, False, False]] * 3
+    assert len({number for _, number in reports}) == 3  # each case seeds its own
+
+
+def test_what_the_interpreter_s_shutdown_does_a_warm_case_does_too(one_slot, tmp_path):
+    """A warm case skips the interpreter's teardown (warm_server.finish): what a verifier can see of it stays."""
+    verifier = write_verifier(tmp_path / "v", """
+        import atexit, json, sys, threading, time
+        c = json.load(open(sys.argv[1]))
+        result = '{"decision": "PASS", "reason": "%s"}' % c["do"]
+        if c["do"] == "left open":  # buffered, never closed, kept by the module's own function: written out at shutdown
+            held = open(sys.argv[2], "w")
+            held.write(result)
+
+            def keep():
+                return held
+        elif c["do"] == "atexit":
+            atexit.register(lambda: open(sys.argv[2], "w").write(result))
+        elif c["do"] == "thread":  # a non-daemon thread: the interpreter waits for it
+            threading.Thread(target=lambda: (time.sleep(0.2), open(sys.argv[2], "w").write(result))).start()
+        elif c["do"] == "exit message":
+            sys.exit("no verdict")
+        elif c["do"] == "exit 300":
+            sys.exit(300)
+        elif c["do"] == "exit None":
+            open(sys.argv[2], "w").write(result)
+            sys.exit()
+    """)
+    candidates = [{"do": d} for d in ("left open", "atexit", "thread", "exit message", "exit 300", "exit None")]
+    warm_outcomes = run_warm(one_slot, verifier, candidates)
+    cold_outcomes = [one_slot.run(Job(verifier, c, key=str(i))) for i, c in enumerate(candidates)]
+    fields = lambda o: (o.decision, o.reason, o.problem, o.exit_status, o.timed_out)  # noqa: E731
+    assert [fields(o) for o in warm_outcomes] == [fields(o) for o in cold_outcomes]
+    assert [o.decision for o in warm_outcomes] == [Decision.P] * 3 + [Decision.U] * 2 + [Decision.P]
+    assert {o.path for o in warm_outcomes} == {"warm"}
+    assert "no verdict" in warm_outcomes[3].stderr_tail and warm_outcomes[4].exit_status == 300 % 256
+
+
 def test_a_timeout_a_fork_bomb_and_4_gib_stay_within_their_case(bwrap_available, tmp_path):
     verifier = write_verifier(tmp_path / "v", """
         import json, os, subprocess, sys
@@ -304,11 +350,53 @@ def test_a_trusted_verifier_s_modules_are_imported_once_before_its_cases(bwrap_a
     assert [json.loads(o.reason) for o in outcomes] == [[trusted, []]] * 3
 
 
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_trusted_verifier_s_warm_up_loads_its_data_once_before_its_cases(bwrap_available, traversable_tmp, tmp_path, trusted):
+    library = traversable_tmp / f"lib-{trusted}" / "vgbdata"
+    library.mkdir(parents=True)
+    library.parent.chmod(0o755)
+    (library / "__init__.py").write_text("loaded = []\n\n\ndef warm_up(reference):\n    loaded.append(reference['task'])\n")
+    verifier = write_verifier(tmp_path / "v", """
+        import json, sys
+        import vgbdata
+        seen = list(vgbdata.loaded)
+        vgbdata.loaded.append("by a case")  # a later case must not see it: each case is a fresh fork
+        json.dump({"decision": "PASS", "reason": json.dumps(seen)}, open(sys.argv[2], "w"))
+    """).parent
+    (verifier / "reference.json").write_text('{"task": "t-1"}')
+    (verifier / "preload.json").write_text('{"modules": ["vgbdata"], "warm_up": "vgbdata:warm_up", "argument": "reference.json"}')
+    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1, libraries=((str(library), "vgbdata"),),
+                  trusted_preload=trusted) as executor:
+        outcomes = run_warm(executor, verifier, [0, 1, 2])
+    assert all(o.decision is Decision.P and o.path == "warm" for o in outcomes), outcomes[0]
+    assert [json.loads(o.reason) for o in outcomes] == [["t-1"] if trusted else []] * 3
+
+
 def test_a_malformed_preload_list_preloads_nothing(tmp_path):
     verifier = write_verifier(tmp_path / "v", "pass\n").parent
     for number, text in enumerate(('["os; import evil"]', '{"a": 1}', "not json", '["../x"]')):
         (verifier / "preload.json").write_text(text)
         frozen = runner._stage(verifier, tmp_path / "staged" / str(number))
-        assert warm.trusted_preload(frozen) == []
+        assert warm.trusted_preload(frozen) == warm.Preload()
+    malformed_calls = ('{"modules": ["json"], "warm_up": "os:system; x"}', '{"warm_up": "m:f", "argument": "../reference.json"}',
+                       '{"argument": "reference.json"}', '{"modules": "json"}')
+    for number, text in enumerate(malformed_calls):
+        (verifier / "preload.json").write_text(text)
+        assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / f"call-{number}")) == warm.Preload()
     (verifier / "preload.json").write_text('["json", "verifierbench.references"]')
-    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == ["json", "verifierbench.references"]
+    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.references"))
+    (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "verifierbench.references:warm_up", "argument": "reference.json"}')
+    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "call")) == warm.Preload(
+        ("json",), "verifierbench.references:warm_up", "reference.json")
+
+
+def test_a_verifier_s_cases_share_one_sandbox_unless_they_are_more_than_a_slot_s_share():
+    def sizes(groups: list[int], slots: int) -> list[int]:
+        chunks = runner.warm_chunks([[Job("v", i) for i in range(size)] for size in groups], slots)
+        return [len(chunk) for chunk in chunks]
+
+    assert sizes([29] * 95, 2) == [29] * 95  # the tool-call suite: one sandbox a task, both slots busy
+    assert sizes([400], 2) == [200, 200]  # one verifier: both slots
+    assert sizes([15], 2) == [15]  # too few to pay for a second sandbox
+    assert sizes([1000, 10, 10], 4) == [250] * 4 + [10, 10]
+

@@ -20,7 +20,7 @@ from verifierbench.sources.base import Source
 
 PACKAGE = Path(registry.__file__).resolve().parent.parent
 HOOKS = ("select", "decide", "environment", "read_only_inputs", "answer_key", "check_calls", "expected_calls",
-         "mutation_operators", "audit_generators", "docker_compose")
+         "mutation_operators", "audit_generators", "docker_compose", "warm_up")
 TOY = "toy"
 
 
@@ -42,6 +42,8 @@ def test_the_declared_parts_match_what_each_kind_of_task_needs():
     assert tool_call == {"bfcl", "acebench"}
     assert {n for n in registry.NAMES if registry.source(n).environment} == {"agentdojo", "tau2", "swebench"}
     assert {n for n in registry.NAMES if registry.source(n).audit_generators} == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
+    assert {n for n in registry.NAMES if registry.source(n).warm_up} == {"tau2", "agentdojo"}
+    registry.warm_up({"checker": "bfcl"})  # a source without the hook: nothing to load
     assert registry.built_by_default() == ["bfcl", "acebench", "tau2", "agentdojo", "appworld"]
     assert {n for n in registry.NAMES if registry.source(n).docker_compose} == {"swebench"}  # its instance's image
     assert registry.read_only_inputs({"checker": "bfcl"}) == () and not registry.has_environment({"checker": "bfcl"})

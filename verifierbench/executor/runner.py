@@ -35,7 +35,7 @@ PUBLIC_DIR = "/run/vgb"  # where a run_public service's socket directory appears
 PUBLIC_SOCKET = "public.sock"  # the service's socket in that directory (public_env.service)
 ROOT_PREFIX = "verifierbench-exec-"  # then the harness's pid, so a later run can sweep a killed one's mounts
 OUTPUT_SOURCE = "vgb-output"  # the name of the slots' /output tmpfs mounts
-WARM_MIN_CASES = 8  # a verifier's cases per extra warm sandbox (below that, one sandbox runs them all)
+WARM_MIN_CASES = 8  # a warm sandbox's fewest cases when a verifier's are split over several
 COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
 
 logger = logging.getLogger(__name__)
@@ -229,11 +229,7 @@ class Executor:
                 cold.append(job)  # run() turns it into U with the reason
                 continue
             groups.setdefault((frozen.directory, job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
-        chunks: list[list[Job]] = []
-        for group in groups.values():
-            # Enough cases for several sandboxes: spread them over the slots, one warm sandbox each.
-            count = max(1, min(self.slots, len(group) // WARM_MIN_CASES))
-            chunks += [group[i::count] for i in range(count)]
+        chunks = warm_chunks(list(groups.values()), self.slots)
         done: queue.Queue[Outcome | BaseException] = queue.Queue()
 
         def run_chunk(chunk: list[Job]) -> None:
@@ -408,6 +404,25 @@ class Executor:
         if self.level is IsolationLevel.bwrap:
             return os.pathsep.join([LIBRARY_ROOT, *(f"{SITE_ROOT}/{i}" for i in range(len(self.site_packages)))])
         return os.pathsep.join([*sorted({str(Path(host).parent) for host, _ in self.libraries}), *self.site_packages])
+
+
+def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
+    """The batch's warm sandboxes: the cases each runs, from the cases of each verifier (and inputs).
+
+    A sandbox's start costs as much as several cases, so a verifier's cases are split over several
+    sandboxes (at most `slots`, at least WARM_MIN_CASES cases each) only when they are more than a
+    slot's share of the batch: a batch of few verifiers with many cases each.
+
+    Args:
+        groups: the cases of one frozen verifier with the same inputs, per group.
+        slots: the executor's slots.
+    """
+    share = max(WARM_MIN_CASES, -(-sum(map(len, groups)) // slots))
+    chunks: list[list[Job]] = []
+    for group in groups:
+        count = max(1, min(slots, -(-len(group) // share), len(group) // WARM_MIN_CASES))
+        chunks += [group[i::count] for i in range(count)]
+    return chunks
 
 
 def cold_from_environment() -> bool:

@@ -26,7 +26,7 @@ import secrets
 import select
 import subprocess
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from verifierbench.executor import netns, process, seccomp
@@ -36,9 +36,13 @@ from verifierbench.executor.runner import (LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCK
                                            _clear, _tail)
 from verifierbench.protocol import ENTRYPOINT
 
-PRELOAD_FILE = "preload.json"  # in a trusted verifier (an exported reference): modules its warm server imports once
+PRELOAD_FILE = "preload.json"  # in a trusted verifier (an exported reference): what its warm server loads once
 PRELOAD_ENV = "VGB_WARM_PRELOAD"  # the server's own environment: those modules, comma-separated
+WARM_UP_ENV = "VGB_WARM_UP"  # and its warm-up call: "module:function", with the path of its JSON argument
+WARM_UP_ARGUMENT_ENV = "VGB_WARM_UP_ARGUMENT"
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a file beside verify.py: no directory, no ".."
 SERVER_DIR = "/opt/vgb/warm"
 SERVER = Path(__file__).with_name("warm_server.py")
 SETUP_FAILED = b"vgb warm server: case setup failed"
@@ -48,21 +52,41 @@ START_TIMEOUT_S = 20.0
 logger = logging.getLogger(__name__)
 
 
-def trusted_preload(frozen: FrozenVerifier) -> list[str]:
-    """The module names a trusted verifier's preload.json lists (none when it has none or it is malformed).
+@dataclass(frozen=True)
+class Preload:
+    """What a trusted verifier's warm server loads once before forking its cases (its preload.json)."""
 
-    Only an executor made for trusted verifiers (`Executor(trusted_preload=True)`, `judge --reference-libs`)
-    asks: the server imports them with its capabilities still held, from the mounted libraries (the
-    verifier's own directory is not on its path), and a warm sandbox serves only its one verifier.
+    modules: tuple[str, ...] = ()  # imported
+    warm_up: str | None = None  # "module:function", then called with the JSON of `argument`
+    argument: str | None = None  # a file beside verify.py
+
+
+def trusted_preload(frozen: FrozenVerifier) -> Preload:
+    """What a trusted verifier's preload.json asks for (nothing when it has none or it is malformed).
+
+    preload.json is a list of module names, or {"modules": [...], "warm_up": "module:function",
+    "argument": "file.json"} (export.py writes the latter for references: the source's warm-up hook
+    loads the task's data). Only an executor made for trusted verifiers (`Executor(trusted_preload=True)`,
+    `judge --reference-libs`) asks: the server imports and calls them with its capabilities still held,
+    from the mounted libraries (the verifier's own directory is not on its path), and a warm sandbox
+    serves only its one verifier.
     """
     try:
-        names = json.loads((frozen.directory / PRELOAD_FILE).read_text(encoding="utf-8"))
+        declared = json.loads((frozen.directory / PRELOAD_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    if not isinstance(names, list) or not all(isinstance(n, str) and MODULE_NAME.fullmatch(n) for n in names):
-        logger.warning("%s: %s is not a list of module names; nothing preloaded", frozen.source, PRELOAD_FILE)
-        return []
-    return names
+        return Preload()
+    if isinstance(declared, list):
+        declared = {"modules": declared}
+    modules = declared.get("modules", []) if isinstance(declared, dict) else None
+    warm_up = declared.get("warm_up") if isinstance(declared, dict) else None
+    argument = declared.get("argument") if isinstance(declared, dict) else None
+    if (not isinstance(modules, list) or not all(isinstance(n, str) and MODULE_NAME.fullmatch(n) for n in modules)
+            or not (warm_up is None or isinstance(warm_up, str) and FUNCTION_NAME.fullmatch(warm_up))
+            or not (argument is None or warm_up is not None and isinstance(argument, str) and FILE_NAME.fullmatch(argument))):
+        logger.warning("%s: %s is not a list of module names (or those and a warm-up call); nothing preloaded",
+                       frozen.source, PRELOAD_FILE)
+        return Preload()
+    return Preload(tuple(modules), warm_up, argument)
 
 
 class WarmCrash(Exception):
@@ -100,9 +124,13 @@ class WarmSandbox:
         binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
         # The server's own environment; each case gets exactly the cold path's (executor._env).
         env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
-        preload = trusted_preload(frozen) if executor.trusted_preload else []
-        if preload:
-            env[PRELOAD_ENV] = ",".join(preload)
+        preload = trusted_preload(frozen) if executor.trusted_preload else Preload()
+        if preload.modules:
+            env[PRELOAD_ENV] = ",".join(preload.modules)
+        if preload.warm_up:
+            env[WARM_UP_ENV] = preload.warm_up
+            if preload.argument:
+                env[WARM_UP_ARGUMENT_ENV] = f"/verifier/{preload.argument}"
         network = executor._slot_network(slot)
         filter_fd = seccomp.filter_fd()
         argv = sandbox_command([executor.interpreter, f"{SERVER_DIR}/{SERVER.name}"], binds, env, executor.limits.scratch_bytes,

@@ -6,15 +6,26 @@ only to give each case fresh namespaces; the case's process drops every capabili
 verifier code runs.
 
 Requests arrive one JSON line at a time on fd 0: {"argv": [...], "env": {...}, "timeout_s": s}.
-For each, the server forks a child that unshares mount, IPC and pid namespaces and forks the case
-process: pid 1 of its own pid namespace (as with bwrap --as-pid-1 today), with a fresh tmpfs at
-/tmp and /dev/shm, its own /proc, a fresh IPC namespace, the request's environment, no capability,
-and the verifier run as `verify.py CANDIDATE RESULT`. When that process ends, the kernel kills
-everything it left in its pid namespace; the mounts and IPC objects go with the namespaces. The
-reply, one JSON line on fd 1: {"status": exit status as bwrap reports it, "timed_out": bool}.
+For each, the server forks a child that unshares a pid namespace and forks the case process: pid 1
+of its own pid namespace (as with bwrap --as-pid-1 today), which unshares its own mount and IPC
+namespaces and gets a fresh tmpfs at /tmp and /dev/shm, its own /proc, the request's environment,
+no capability, and the verifier run as `verify.py CANDIDATE RESULT`. When
+that process ends, the kernel kills everything it left in its pid namespace; the mounts and IPC
+objects go with the namespaces. The reply, one JSON line on fd 1: {"status": exit status as bwrap
+reports it, "timed_out": bool}.
+
+Where a case's time went (issue 22, profiled on a 2-core VM): a forked interpreter pays a page fault for
+every page of the server's heap it writes to, and the interpreter's own shutdown writes to nearly all
+of them (reference counts, the collector's headers): 30-70 ms a case against 4 ms for the fork itself.
+So the server freezes its objects out of the collector's reach (gc.freeze) and the case process ends
+the way the interpreter's shutdown does for everything a verifier can observe (`finish`), without
+tearing down the interpreter page by page.
 """
 
+import atexit
 import ctypes
+import gc
+import io
 import json
 import os
 import resource
@@ -22,8 +33,16 @@ import select
 import signal
 import sys
 
-# The preloaded interpreter: what most verifiers import, imported once (random is left out: each
-# case must seed its own).
+# The preloaded interpreter: what most verifiers import, imported once (random, and what imports it
+# such as tempfile and secrets, is left out: each case must seed its own). pkgutil is what
+# runpy.run_path imports on each call (with typing); hashlib's OpenSSL start alone cost a case 8 ms.
+import ast  # noqa: F401
+import collections  # noqa: F401
+import difflib  # noqa: F401
+import hashlib  # noqa: F401
+import math  # noqa: F401
+import pathlib  # noqa: F401
+import pkgutil  # noqa: F401
 import re  # noqa: F401
 import runpy
 
@@ -60,7 +79,9 @@ def mount_tmpfs(target, size, mode):
 
 
 def become_case(request):
-    """In the case process (pid 1 of its namespaces, capabilities still held): the case's world."""
+    """In the case process (pid 1 of its pid namespace, capabilities still held): the case's world."""
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare the case's mount and IPC namespaces")
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make the case's mounts private")
     mount_tmpfs("/tmp", request["scratch_bytes"], 0o755)  # as bwrap's --tmpfs /tmp: the sandbox uid's
     mount_tmpfs("/dev/shm", request["shm_bytes"], 0o1777)
     check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
@@ -82,9 +103,8 @@ def wait_status(pid):
 
 
 def run_case_child(request):
-    """In the forked child: new namespaces, then the case process. Returns the request only in it."""
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare the case's namespaces")
-    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make the case's mounts private")
+    """In the forked child: a new pid namespace, then the case process. Returns the request only in it."""
+    check(libc.unshare(CLONE_NEWPID), "unshare the case's pid namespace")
     pid = os.fork()
     if pid == 0:
         # If the server kills this child (a timeout), the case's pid 1 dies too, and with it its namespace
@@ -112,14 +132,16 @@ def reap_everything():
 def serve():
     """Handles requests until fd 0 ends. In the server returns None; in a case process, its request."""
     check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # no case may ptrace or read this process
-    requests = os.fdopen(os.dup(0), "rb", buffering=0)
+    requests = os.fdopen(os.dup(0), "rb")  # buffered: one read per request, not one per byte
     replies = os.dup(1)
     null = os.open("/dev/null", os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    lines = iter(requests.readline, b"")
-    for line in lines:
+    # Everything the server holds now stays out of every collection, in the server and in each case:
+    # a case's collector then never writes to (and so never copies) the server's pages.
+    gc.freeze()
+    for line in requests:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
@@ -143,7 +165,11 @@ def serve():
 
 
 def preload():
-    """A trusted verifier's modules (executor.warm.trusted_preload), imported once for all its cases."""
+    """A trusted verifier's modules and warm-up call (executor.warm.trusted_preload), once for all its cases.
+
+    The warm-up (an exported reference's: its source's hook) loads the task's data into the module's
+    caches; every case then starts from a copy of them (a fork), never from another case's.
+    """
     import importlib
 
     for name in filter(None, os.environ.pop("VGB_WARM_PRELOAD", "").split(",")):
@@ -151,6 +177,61 @@ def preload():
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - the case imports it again and reports its own failure
             os.write(2, f"vgb warm server: preloading {name} failed: {exc}\n".encode())
+    warm_up, argument = os.environ.pop("VGB_WARM_UP", ""), os.environ.pop("VGB_WARM_UP_ARGUMENT", "")
+    if warm_up:
+        try:
+            module, _, function = warm_up.partition(":")
+            args = []
+            if argument:
+                with open(argument, encoding="utf-8") as source:
+                    args.append(json.load(source))
+            getattr(importlib.import_module(module), function)(*args)
+        except Exception as exc:  # noqa: BLE001 - the case loads its data itself and reports its own failure
+            os.write(2, f"vgb warm server: warm-up {warm_up} failed: {exc}\n".encode())
+
+
+def exit_status(exc):
+    """The status the interpreter exits with when `exc` (None: none) ends the main module; prints as it does."""
+    if exc is None:
+        return 0
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code & 0xFF if -(1 << 31) <= code < (1 << 31) else 0xFF  # as the kernel truncates a C int
+        print(code, file=sys.stderr)
+        return 1
+    sys.excepthook(type(exc), exc, exc.__traceback__)
+    return 1
+
+
+def finish(status):
+    """Ends the case process as the interpreter's shutdown would for what a verifier can observe.
+
+    In the interpreter's order: wait for non-daemon threads, run atexit handlers, flush every file
+    object still open (a result written without close() is flushed at shutdown too: the collector,
+    frozen in the server, lists only the case's own objects), flush stdout and stderr, exit.
+    """
+    try:
+        if "threading" in sys.modules:
+            sys.modules["threading"]._shutdown()
+        atexit._run_exitfuncs()
+    except BaseException as exc:  # noqa: BLE001 - as at shutdown: reported, the status stays
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    for obj in gc.get_objects():
+        if isinstance(obj, io.IOBase):
+            try:
+                if not obj.closed:
+                    obj.flush()
+            except Exception:  # noqa: BLE001, S110 - as at shutdown: a failed flush does not change the status
+                pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S110
+            pass
+    os._exit(status)
 
 
 preload()
@@ -160,13 +241,17 @@ if case is None:
 sys.argv = list(case["argv"])
 sys.path[0] = os.path.dirname(case["argv"][0])
 del case
+ended = None
 try:
     runpy.run_path(sys.argv[0], run_name="__main__")
+except BaseException as exc:  # noqa: BLE001 - its status and message, as the interpreter gives them
+    ended = exc
 finally:
     # This process is pid 1 of the case's pid namespace: end whatever the verifier left running now,
-    # before the interpreter's own shutdown, which a fork bomb's spinning children would otherwise
-    # starve of CPU until the case timed out (the kernel would kill them only once this process ends).
+    # before the shutdown steps, which a fork bomb's spinning children would otherwise starve of CPU
+    # until the case timed out (the kernel would kill them only once this process ends).
     try:
         os.kill(-1, signal.SIGKILL)
     except ProcessLookupError:
         pass
+finish(exit_status(ended))

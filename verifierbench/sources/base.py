@@ -46,6 +46,8 @@ class Source:
             of the default sandbox under `-T sandbox=docker`.
         preload: modules the reference imports lazily (upstream packages, seconds to import): an exported
             reference's trusted warm sandbox imports them once before its cases (export.py, executor/warm.py).
+        warm_up: `(reference) -> None`: loads what deciding on that task reads (its data, environment, expected
+            state) into the reference's own caches; a trusted warm sandbox calls it once before forking its cases.
         shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference's version).
     """
@@ -63,5 +65,6 @@ class Source:
     audit_generators: str | None = None
     docker_compose: str | None = None
     preload: tuple[str, ...] = ()
+    warm_up: str | None = None
     shares: str | None = None
     upstream: str | None = None

@@ -105,6 +105,13 @@ def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
     return _required(reference, "decide")(reference, candidate)
 
 
+def warm_up(reference: dict) -> None:
+    """Loads a task's reference data into its source's caches (its `warm_up` hook); nothing when it has none."""
+    function = hook(of(reference), "warm_up")
+    if function is not None:
+        function(reference)
+
+
 def has_environment(reference: dict) -> bool:
     return reference.get("checker") in REGISTRY and of(reference).environment is not None
 

@@ -17,6 +17,14 @@ from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.interaction import record
 
 
+def warm_up(reference: dict) -> None:
+    """Loads what `decide` reads for this task into the caches: the suite, the task's pristine environment, its tasks."""
+    ref = data.TaskRef.from_reference(reference)
+    AgentDojoEnvironment(ref).run([])
+    data.user_task(ref)
+    data.injection_task(ref)
+
+
 def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
     try:
         calls = record.calls(candidate)

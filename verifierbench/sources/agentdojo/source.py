@@ -11,6 +11,7 @@ SOURCE = Source(
     audit_generators="verifierbench.audit.state:propose",
     preload=("yaml", "agentdojo.task_suite.load_suites", "agentdojo.agent_pipeline.tool_execution",
              "agentdojo.functions_runtime", "agentdojo.default_suites.v1.tools"),
+    warm_up="verifierbench.sources.agentdojo.reference:warm_up",
     shares="interaction",
     upstream="agentdojo",
 )

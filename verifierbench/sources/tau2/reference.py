@@ -72,6 +72,14 @@ def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
     return True, f"tau2 evaluation passed ({'+'.join(basis)})"
 
 
+def warm_up(reference: dict) -> None:
+    """Loads what `decide` reads for this task into the caches: the domain's DB and tools, the task, its expected state."""
+    domain, task_id = reference["domain"], reference["task_id"]
+    environment_for(reference).run([])
+    reward_basis(domain, task_id)
+    expected_state_hash(domain, task_id)
+
+
 def reward_basis(domain: str, task_id: str) -> tuple[str, ...]:
     if domain == "retail":
         return ("DB", "COMMUNICATE")  # retail_scorer: db_match and score_communicated_info, whatever the basis says

@@ -14,6 +14,7 @@ SOURCE = Source(
              "inspect_evals.tau2.retail.data_model", "inspect_evals.tau2.retail.RetailAgentTools",
              "inspect_evals.tau2.banking.BankingAgentTools", "inspect_evals.tau2.banking.BankingUserTools",
              "inspect_evals.tau2.banking.data_model", "inspect_evals.tau2.banking.environment"),
+    warm_up="verifierbench.sources.tau2.reference:warm_up",
     shares="interaction",
     upstream="inspect-evals",
 )

@@ -1,0 +1,82 @@
+"""`judge --reference-libs` on a sample of state tasks: exported references with and without the warm-up (issue 22).
+
+    .venv/bin/python benchmarks/reference_warm_up.py [--suite DIR] [--tasks 4] [--seed 0] [--cold]
+
+Exports the reference verifiers of a seeded sample of state tasks (half tau2, half AgentDojo), then
+judges them through the CLI as a user does, in one run: "modules" (each warm sandbox only imports the
+reference's modules: preload.json as a list, as before the warm-up hook), "warm-up" (it also calls the
+source's warm-up hook on the task's reference record: the export as it is) and, with --cold, a
+sandbox per case. Prints each one's wall time, its time per case, the ratio to "modules", and whether
+the decisions are identical case by case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from verifierbench.executor.warm import PRELOAD_FILE  # noqa: E402
+from verifierbench.suite import load_suite  # noqa: E402
+
+CLI = [sys.executable, "-m", "verifierbench"]
+
+
+def judge(suite: str, verifiers: Path, task_args: list[str], extra: list[str]) -> tuple[float, dict[str, str]]:
+    """Wall time and decisions by case id of one `judge` run."""
+    started = time.perf_counter()
+    done = subprocess.run([*CLI, "judge", "--suite", suite, "--verifiers", str(verifiers), *task_args, "--reference-libs",
+                           "--json", "--quiet", *extra], capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"judge failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return wall, {line["case_id"]: line["decision"] for line in lines}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", default=os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite"))
+    parser.add_argument("--tasks", type=int, default=4, help="state tasks drawn, half from each source")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cold", action="store_true", help="also judge with a sandbox per case (--cold)")
+    args = parser.parse_args()
+
+    suite = load_suite(args.suite)
+    rng = random.Random(args.seed)
+    chosen = []
+    for source in ("tau2", "agentdojo"):
+        pool = sorted((t for t in suite.tasks.values() if t.source.value == source), key=lambda t: t.id)
+        chosen += rng.sample(pool, min(len(pool), args.tasks // 2))
+    task_args = [arg for task in chosen for arg in ("--task", task.id)]
+    with tempfile.TemporaryDirectory(prefix="vgb-warm-up-") as tmp:
+        after, before = Path(tmp) / "warm-up", Path(tmp) / "modules"
+        subprocess.run([*CLI, "export-verifiers", "reference", "--suite", args.suite, "--out", str(after), *task_args],
+                       check=True, capture_output=True)
+        shutil.copytree(after, before)
+        for preload in before.glob(f"*/{PRELOAD_FILE}"):  # as before the hook: the modules only
+            preload.write_text(json.dumps(json.loads(preload.read_text())["modules"]))
+        runs = {"modules": (before, []), "warm-up": (after, [])}
+        if args.cold:
+            runs["cold"] = (after, ["--cold"])
+        results = {name: judge(args.suite, directory, task_args, extra) for name, (directory, extra) in runs.items()}
+    base_wall, base = results["modules"]
+    print(f"{len(chosen)} state tasks ({', '.join(t.source.value + '/' + t.source_id for t in chosen)}), {len(base)} cases, seed {args.seed}")
+    for name, (wall, decisions) in results.items():
+        same = "identical" if decisions == base else f"{sum(decisions.get(k) != v for k, v in base.items())} differ"
+        print(f"{name:8s} {wall:7.1f} s ({wall / max(1, len(decisions)) * 1000:.0f} ms a case), "
+              f"{base_wall / wall:.2f}x the modules-only run; decisions {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
