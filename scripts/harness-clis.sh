@@ -116,10 +116,12 @@ up_to_date() {
 
 # docker build (the classic builder: the engine has no buildx) that leaves nothing behind when it fails: the failed
 # step's container is removed (--force-rm) and the intermediate images of the steps before it, all labelled, pruned.
+# $1: the image's tag, then docker build's arguments.
 build_image() {
-  if ! docker build --quiet --force-rm --network none "$@" >/dev/null; then
+  local tag=$1; shift
+  if ! docker build --quiet --force-rm --network none -t "$tag" "$@" >/dev/null; then
     docker image prune --force --filter "label=$LABEL_KEY" >/dev/null
-    die "image build failed (docker build $*)"
+    die "image build failed: $tag"
   fi
 }
 
@@ -128,12 +130,14 @@ build() {
   if up_to_date; then
     say "$IMAGE is up to date ($PINS)"; return
   fi
+  local swe_dir  # first: a missing inspect-swe stops the build here
+  swe_dir=$(inspect_swe_dir)
   fetch "$CLAUDE_CODE" claude-code
   fetch "$CODEX" codex
   local context=$CACHE/context
   rm -rf "$context" && mkdir -p "$context/bin"
   # The default sandbox image first (the same Dockerfile and context compose uses), then the CLIs on top.
-  build_image --label "$LABEL" -t "$BASE_SANDBOX" --build-arg "BASE_IMAGE=$(base_image)" \
+  build_image "$BASE_SANDBOX" --label "$LABEL" --build-arg "BASE_IMAGE=$(base_image)" \
     -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench"
   fetch_curl
   cp -r "$CACHE/debs" "$context/debs"
@@ -151,9 +155,9 @@ build() {
   cp "$node" "$context/bin/node"
   chmod 755 "$context/bin/"*
   cp "$root/verifierbench/sandboxes/docker/gemini-system-settings.json" "$context/"
-  build_image --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
+  build_image "$IMAGE" --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
     --label "org.verifierbench.sandbox-source=$(source_digest)" --label "org.verifierbench.base-image=$(base_image)" \
-    --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" --build-arg "INSPECT_SWE_DIR=$(inspect_swe_dir)" -t "$IMAGE" \
+    --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" --build-arg "INSPECT_SWE_DIR=$swe_dir" \
     -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context"
   rm -rf "$context"
   docker image prune --force --filter "label=$LABEL" >/dev/null  # the images this build replaced

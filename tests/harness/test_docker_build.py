@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import uuid
 
 import pytest
@@ -51,7 +52,7 @@ def _built_from(image_id: str) -> tuple[set[str], set[str]]:
 @pytest.mark.timeout(600)
 def test_a_failing_harness_image_build_leaves_no_image_or_container(failing_base, tmp_path):
     name, image_id = failing_base
-    environment = {**os.environ, "VERIFIERBENCH_BASE_IMAGE": name}
+    environment = {**os.environ, "VERIFIERBENCH_BASE_IMAGE": name, "INSPECT_PYTHON": sys.executable}
     build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-clis.sh"), "build"], capture_output=True,
                            text=True, timeout=1800, env=environment)
     assert build.returncode != 0 and "image build failed" in build.stderr, build.stderr[-2000:]
