@@ -46,7 +46,7 @@ def run_eval(suite: str, sandbox: str, selection: list[str], log_dir: Path) -> f
 
 def timed_build() -> float:
     started = time.monotonic()
-    subprocess.run(["docker", "build", "--no-cache", "--network", "none", "-q", "-t", "verifierbench-sandbox:latest",
+    subprocess.run(["docker", "build", "--no-cache", "--force-rm", "--network", "none", "-q", "-t", "verifierbench-sandbox:latest",
                     "-f", str(PACKAGE / "sandboxes/docker/Dockerfile"), "--label", "org.verifierbench.sandbox=docker",
                     str(PACKAGE)], check=True, capture_output=True)
     return time.monotonic() - started

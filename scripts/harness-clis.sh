@@ -5,7 +5,7 @@
 # packages are reused, and an image already built from the same pins is kept. See docs/docker.md.
 #
 #   scripts/harness-clis.sh [build]   fetch what is missing, build the image
-#   scripts/harness-clis.sh status    exit 0 when the image exists and carries the current pins
+#   scripts/harness-clis.sh status    exit 0 when the image exists, built from the current pins, sources and base
 #
 # Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset), npm, node >= 20, pip and apt.
 # Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis), INSPECT_PYTHON (the Python
@@ -17,6 +17,9 @@ CACHE=${VERIFIERBENCH_HARNESS_CACHE:-$HOME/.cache/verifierbench/harness-clis}
 IMAGE=verifierbench-harness:latest
 BASE_SANDBOX=verifierbench-sandbox:harness-base
 LABEL=org.verifierbench.sandbox=harness
+# Every image the Dockerfiles make carries org.verifierbench.sandbox from their first step on (their LABEL line), so
+# the intermediate images a failed build leaves are found by it and pruned (build_image).
+LABEL_KEY=${LABEL%%=*}
 # Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
 # Gemini CLI is JavaScript (run by the host's node, >= 20, copied in); mini-swe-agent is a PyPI package (wheels for
 # the image's Python 3.11). GEMINI_CLI's version must match harness/agents.py GEMINI_CLI_VERSION.
@@ -101,21 +104,41 @@ inspect_swe_dir() {
     || die "inspect-swe is not importable by $python (pip install 'verifierbench[harnesses]', or set INSPECT_PYTHON)"
 }
 
-current_pins() { docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.harness-pins" }}' 2>/dev/null; }
+image_label() { docker image inspect "$IMAGE" --format "{{ index .Config.Labels \"$1\" }}" 2>/dev/null; }
+base_image() { echo "${VERIFIERBENCH_BASE_IMAGE:-verifierbench-base:bookworm}"; }
+
+# The image exists and was built from the current pins, sources and base image.
+up_to_date() {
+  [ "$(image_label org.verifierbench.harness-pins)" = "$PINS" ] \
+    && [ "$(image_label org.verifierbench.sandbox-source)" = "$(source_digest)" ] \
+    && [ "$(image_label org.verifierbench.base-image)" = "$(base_image)" ]
+}
+
+# docker build (the classic builder: the engine has no buildx) that leaves nothing behind when it fails: the failed
+# step's container is removed (--force-rm) and the intermediate images of the steps before it, all labelled, pruned.
+# $1: the image's tag, then docker build's arguments.
+build_image() {
+  local tag=$1; shift
+  if ! docker build --quiet --force-rm --network none -t "$tag" "$@" >/dev/null; then
+    docker image prune --force --filter "label=$LABEL_KEY" >/dev/null
+    die "image build failed: $tag"
+  fi
+}
 
 build() {
   use_engine
-  if [ "$(current_pins)" = "$PINS" ] && [ "$(docker image inspect "$IMAGE" --format '{{ index .Config.Labels "org.verifierbench.sandbox-source" }}')" = "$(source_digest)" ]; then
+  if up_to_date; then
     say "$IMAGE is up to date ($PINS)"; return
   fi
+  local swe_dir  # first: a missing inspect-swe stops the build here
+  swe_dir=$(inspect_swe_dir)
   fetch "$CLAUDE_CODE" claude-code
   fetch "$CODEX" codex
   local context=$CACHE/context
   rm -rf "$context" && mkdir -p "$context/bin"
   # The default sandbox image first (the same Dockerfile and context compose uses), then the CLIs on top.
-  docker build --quiet --network none --label "$LABEL" -t "$BASE_SANDBOX" \
-    --build-arg "BASE_IMAGE=${VERIFIERBENCH_BASE_IMAGE:-verifierbench-base:bookworm}" \
-    -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench" >/dev/null
+  build_image "$BASE_SANDBOX" --label "$LABEL" --build-arg "BASE_IMAGE=$(base_image)" \
+    -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench"
   fetch_curl
   cp -r "$CACHE/debs" "$context/debs"
   ln "$CACHE/packages/claude-code/package/claude" "$context/bin/claude" 2>/dev/null \
@@ -131,10 +154,11 @@ build() {
   [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "Gemini CLI needs node >= 20 (host: $(node --version))"
   cp "$node" "$context/bin/node"
   chmod 755 "$context/bin/"*
-  docker build --quiet --network none --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
-    --label "org.verifierbench.sandbox-source=$(source_digest)" --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" \
-    --build-arg "INSPECT_SWE_DIR=$(inspect_swe_dir)" -t "$IMAGE" \
-    -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context" >/dev/null
+  cp "$root/verifierbench/sandboxes/docker/gemini-system-settings.json" "$context/"
+  build_image "$IMAGE" --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \
+    --label "org.verifierbench.sandbox-source=$(source_digest)" --label "org.verifierbench.base-image=$(base_image)" \
+    --build-arg "SANDBOX_IMAGE=$BASE_SANDBOX" --build-arg "INSPECT_SWE_DIR=$swe_dir" \
+    -f "$root/verifierbench/sandboxes/docker/harness.Dockerfile" "$context"
   rm -rf "$context"
   docker image prune --force --filter "label=$LABEL" >/dev/null  # the images this build replaced
   say "built $IMAGE ($PINS)"
@@ -143,12 +167,13 @@ build() {
 # What the image is made of (this script, the Dockerfiles, vgb_env): a change rebuilds it.
 source_digest() {
   (cd "$root" && find scripts/harness-clis.sh verifierbench/sandboxes/docker/Dockerfile \
-     verifierbench/sandboxes/docker/harness.Dockerfile verifierbench/sandbox_lib/vgb_env \
+     verifierbench/sandboxes/docker/harness.Dockerfile verifierbench/sandboxes/docker/gemini-system-settings.json \
+     verifierbench/sandbox_lib/vgb_env \
      -type f ! -path '*__pycache__*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 
 case "${1:-build}" in
   build) build ;;
-  status) use_engine; [ "$(current_pins)" = "$PINS" ] ;;
+  status) use_engine; up_to_date ;;
   *) die "unknown command ${1} (build or status)" ;;
 esac

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -24,6 +25,8 @@ EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
 HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
 # The harnesses that deliver offline today, and the shell tool each CLI offers the model.
 OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash"}
+# The CLIs' web tools (Claude Code, Codex, Gemini CLI): never offered, the container has no network.
+WEB_TOOLS = {"WebSearch", "WebFetch", "web_search", "web_fetch", "google_web_search"}
 # One eval takes 2-14 min per harness on 2 cores, so CI runs Claude Code's and the rest only when asked.
 ALL_HARNESSES = os.environ.get("VERIFIERBENCH_ALL_HARNESSES") == "1"
 
@@ -49,8 +52,9 @@ def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():
 @pytest.fixture(scope="module")
 def harness_image(docker_engine):  # noqa: F811 - the imported fixture
     """Builds (or finds up to date) the image with the CLIs; the first build fetches them with npm."""
+    # INSPECT_PYTHON: the inspect-swe of this interpreter says where it looks for the CLIs.
     build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-clis.sh"), "build"], capture_output=True,
-                           text=True, timeout=1800)
+                           text=True, timeout=1800, env={**os.environ, "INSPECT_PYTHON": sys.executable})
     if build.returncode != 0:
         pytest.fail(f"scripts/harness-clis.sh build failed: {build.stderr.strip().splitlines()[-1:]}", pytrace=False)
 
@@ -68,7 +72,9 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
     assert not sample.error, sample.error
     # The CLI ran and offered its own tools; the policy used its shell.
     model_events = [event for event in sample.events if event.event == "model"]
-    assert model_events and shell_tool in {tool.name for tool in model_events[0].tools}
+    offered = {tool.name for tool in model_events[0].tools} if model_events else set()
+    assert shell_tool in offered, offered
+    assert not offered & WEB_TOOLS, offered
     assert any(call.function == shell_tool for message in sample.messages for call in getattr(message, "tool_calls", None) or [])
     score = sample.scores["hidden_cases"]
     assert score.value["submitted"] == 1, score.explanation

@@ -19,6 +19,9 @@ COPY gemini-cli/ /opt/gemini-cli/
 ARG INSPECT_SWE_DIR
 RUN test -n "$INSPECT_SWE_DIR" && mkdir -p "$INSPECT_SWE_DIR" && ln -s /opt/gemini-cli "$INSPECT_SWE_DIR/gemini-cli" && \
     chown agent "$INSPECT_SWE_DIR" && node --version && node /opt/gemini-cli/node_modules/.bin/gemini --version
+# Gemini CLI's system settings (they override the user settings inspect-swe writes): no web_fetch or
+# google_web_search tool, since the container has no network.
+COPY gemini-system-settings.json /etc/gemini-cli/settings.json
 # vgb_env also for Python processes whose PYTHONPATH a harness replaces (mini-swe-agent sets its own).
 RUN echo /opt/vgb/lib > "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/vgb_env.pth"
 USER agent
