@@ -8,7 +8,10 @@ environment is a venv of this machine's Python 3.11 holding the repository's tes
 dependencies, but not the repository itself: every test run puts its own scratch copy of the checkout
 first on the path, so one environment serves every instance with the same requirements.
 
-Why 3.11 and not the spec's Python (3.6-3.9 for most django versions): Debian's mirror serves nothing
+Repositories whose tests import extensions compiled inside the checkout (matplotlib, astropy) get a profile venv
+plus a per-instance overlay of the compiled files instead (`extensions`).
+
+Why 3.11 and not the spec's Python (3.6-3.9 for most django versions, 3.9 for astropy): Debian's mirror serves nothing
 older than 3.9 and the package index no relocatable CPython; whether a version runs on 3.11 is decided
 by evidence, the gold patch's run (an instance whose gold does not resolve is excluded with its log).
 
