@@ -67,15 +67,16 @@ pathlib.Path("build/temp.o").write_bytes(b"not part of the overlay")
 
 @pytest.fixture()
 def no_packages(monkeypatch, traversable_tmp):
-    """The profile without packages (no network): the venv is Python's own, the build a script."""
+    """The profile without packages (no network): the venv is Python's own, the build a script. (traversable_tmp is
+    shared by the session: names of our own.)"""
     monkeypatch.setitem(extensions.ASTROPY_PROFILES, "py311", ())
     monkeypatch.setitem(envs.specs()["specs"][ASTROPY]["5.1"], "pip_packages", [])
-    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "envs"))
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "astropy-envs"))
     return traversable_tmp
 
 
 def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(no_packages, monkeypatch):
-    checkout_dir = _checkout(no_packages / "broken")
+    checkout_dir = _checkout(no_packages / "astropy-broken")
     (checkout_dir / "setup.py").write_text(FAILING_SETUP)
     spec = envs.spec_for(ASTROPY, "5.1", checkout_dir)
     lines: list[str] = []
@@ -83,7 +84,7 @@ def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(
         envs.ensure(spec, checkout_dir, lines.append)
     message = str(failed.value)
     assert "\n" not in message and "build_ext --inplace" in message and "CompileError" in message
-    root = no_packages / "envs"
+    root = no_packages / "astropy-envs"
     assert envs.env_dir(spec.key) is None and not (root / spec.key).exists() and not list(root.glob(".staging-*"))
     assert envs.env_dir(spec.venv.key) is not None  # the complete profile venv stays, for the next instance
     assert lines[-1].startswith("build: swebench: making compiled extensions for astropy/astropy 5.1")
@@ -91,7 +92,7 @@ def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(
     monkeypatch.setattr(checkout, "require_complete", lambda clone, commit: None)
     monkeypatch.setattr(checkout, "materialize", lambda clone, commit, store=None: "digest")
     monkeypatch.setattr(checkout, "checkout_dir", lambda digest: checkout_dir)
-    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(no_packages / "envs"))
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(no_packages / "astropy-envs"))
     inst = instances.Instance(instance_id="astropy__astropy-1", repo=ASTROPY, base_commit="0" * 40, patch="", test_patch="",
                               fail_to_pass=["astropy/t.py::test_a"], pass_to_pass=[], version="5.1", problem_statement="p")
     excluded = build._construct_or_exclude(inst, None, 0, None, lambda line: None)
@@ -99,7 +100,7 @@ def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(
 
 
 def test_the_astropy_overlay_is_what_the_build_made_under_astropy_and_runs_load_the_venvs_plugins(no_packages):
-    checkout_dir = _checkout(no_packages / "working")
+    checkout_dir = _checkout(no_packages / "astropy-working")
     (checkout_dir / "setup.py").write_text(WORKING_SETUP)
     spec = envs.spec_for(ASTROPY, "5.1", checkout_dir)
     made = envs.ensure(spec, checkout_dir, lambda line: None)
