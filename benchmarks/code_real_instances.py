@@ -7,7 +7,11 @@
 3. with --suite-ids, `verifierbench build` + `verifierbench screen` of those instances (cold caches).
 
     .venv/bin/python benchmarks/code_real_instances.py [--instance django__django-11848] [--repeats 5]
-        [--suite-ids ID,ID,...]
+        [--suite-ids ID,ID,...] [--reuse-envs]
+
+--reuse-envs times the environment in the usual cache ($VERIFIERBENCH_ENVS or /var/tmp/verifierbench/envs) instead
+of an empty one: "cold" is then a lookup when it is already there (astropy's and matplotlib's cold builds compile
+for 8-15 minutes; the build's own log line gives that time).
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ def main() -> None:
     parser.add_argument("--instance", default="django__django-11848")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--suite-ids", help="also time build + screen of these instances")
+    parser.add_argument("--reuse-envs", action="store_true", help="use the usual environment cache, not an empty one")
     args = parser.parse_args()
     if instances.default_instances() is None:
         sys.exit("benchmark: the offline SWE-bench copy is not beside the project")
     root = Path(tempfile.mkdtemp(prefix="vgb-bench-", dir="/var/tmp"))
     root.chmod(0o755)
-    os.environ[envs.ROOT_ENV] = str(root / "envs")
+    if not args.reuse_envs:
+        os.environ[envs.ROOT_ENV] = str(root / "envs")
     (inst,) = [i for i in instances.load(None) if i.instance_id == args.instance]
     clone = instances.local_clone(instances.repos_dir(None), inst.repo)
     repo = checkout.checkout_dir(checkout.materialize(clone, inst.base_commit, root / "checkouts"))

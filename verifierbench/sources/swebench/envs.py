@@ -8,7 +8,10 @@ environment is a venv of this machine's Python 3.11 holding the repository's tes
 dependencies, but not the repository itself: every test run puts its own scratch copy of the checkout
 first on the path, so one environment serves every instance with the same requirements.
 
-Why 3.11 and not the spec's Python (3.6-3.9 for most django versions): Debian's mirror serves nothing
+Repositories whose tests import extensions compiled inside the checkout (matplotlib, astropy) get a profile venv
+plus a per-instance overlay of the compiled files instead (`extensions`).
+
+Why 3.11 and not the spec's Python (3.6-3.9 for most django versions, 3.9 for astropy): Debian's mirror serves nothing
 older than 3.9 and the package index no relocatable CPython; whether a version runs on 3.11 is decided
 by evidence, the gold patch's run (an instance whose gold does not resolve is excluded with its log).
 
@@ -75,13 +78,20 @@ class EnvSpec:
     @property
     def venv(self) -> "EnvSpec":
         """The plain venv an environment with extensions is made from (one per profile, shared by its instances)."""
-        return replace(self, version=f"profile-{extensions.profile(self.version)}", extensions="") if self.extensions else self
+        if not self.extensions:
+            return self
+        return replace(self, version=f"profile-{extensions.profile(self.repo, self.version)}", extensions="")
 
     def to_json(self) -> dict:
         return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
                 "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages),
-                **({"extensions": self.extensions, "overlay": "overlay", "pythonpath": list(extensions.PYTHONPATH)}
-                   if self.extensions else {})}
+                **(self._extensions_record() if self.extensions else {})}
+
+    def _extensions_record(self) -> dict:
+        """What a test run needs besides the venv (`sandbox_runner/run_tests.py` reads it)."""
+        recipe = extensions.recipe(self.repo)
+        return {"extensions": self.extensions, "overlay": "overlay", "pythonpath": list(recipe.pythonpath),
+                **({"pytest_autoload": True} if recipe.pytest_autoload else {})}
 
 
 @functools.lru_cache(maxsize=1)
@@ -129,16 +139,8 @@ def python_version() -> str:
     return done.stdout.strip() or "unknown"
 
 
-# Repositories whose tests import compiled extensions built inside the checkout, with no recipe here yet
-# (SWE-bench's image builds the repository in place in /testbed). matplotlib has one: `extensions`.
-NOT_SUPPORTED = {"astropy/astropy"}
-
-
 def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
     """The environment an instance needs, from SWE-bench's specification of its (repository, version)."""
-    if repo in NOT_SUPPORTED:
-        raise EnvironmentError_(f"{repo}'s tests need its compiled extensions built inside each instance's checkout; "
-                                "no recipe for them yet")
     if extensions.built_in_place(repo):
         return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
@@ -162,15 +164,16 @@ def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
 def _extensions_spec(repo: str, version: str, checkout: Path) -> EnvSpec:
     """A profile venv (SWE-bench's pip packages where its spec targets 3.11, else the measured adaptation) plus the
     instance's compiled extensions (`extensions`); the repository's requirements files are not read."""
-    profile = extensions.profile(version)
+    recipe = extensions.recipe(repo)
+    profile = recipe.profile_of_version.get(version)
     if profile is None:
         raise EnvironmentError_(f"{repo} {version or '(no version)'}: no environment profile measured for this version "
-                                "(docs/code-suite-matplotlib.md)")
-    packages = list(extensions.PROFILES[profile])
-    if profile == "new":
-        packages = [*specs()["specs"][repo][extensions.SPEC_PACKAGES_FROM]["pip_packages"], *packages]
+                                f"(docs/code-suite-{repo.split('/')[-1]}.md)")
+    packages = list(recipe.profiles[profile])
+    if profile in recipe.spec_packages_from:
+        packages = [*specs()["specs"][repo][recipe.spec_packages_from[profile]]["pip_packages"], *packages]
     return EnvSpec(repo, version, runner_for(repo), (), tuple(packages), python_version(),
-                   extensions.sources_digest(checkout, version))
+                   extensions.sources_digest(repo, checkout, version))
 
 
 def root() -> Path:
@@ -252,7 +255,7 @@ def _make_with_extensions(spec: EnvSpec, venv: Path, checkout: Path, staging: Pa
         run(["cp", "-al", str(venv), str(staging)])
         (staging / "verifierbench-env.json").unlink()
         try:
-            extensions.build_overlay(checkout, venv / "bin" / "python", spec.version, staging / "overlay", run)
+            extensions.build_overlay(spec.repo, checkout, venv / "bin" / "python", spec.version, staging / "overlay", run)
         except (RuntimeError, ValueError, OSError) as e:
             raise EnvironmentError_(f"making the environment {spec.key} failed: {e} (full log {log_path})") from e
         _publish(spec, staging)
@@ -286,9 +289,11 @@ def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
                 run([*pip, "-r", str(Path(work) / "requirements.txt")])
             if extensions.built_in_place(spec.repo):
                 # The profile venv: the packages above; each instance's environment adds its own extensions.
-                purelib = subprocess.run([str(staging / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                         capture_output=True, text=True, check=True).stdout.strip()
-                Path(purelib, extensions.PREIMPORT_PTH[0]).write_text(extensions.PREIMPORT_PTH[1])
+                start_up = extensions.recipe(spec.repo).preimport_pth
+                if start_up:
+                    purelib = subprocess.run([str(staging / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                             capture_output=True, text=True, check=True).stdout.strip()
+                    Path(purelib, start_up[0]).write_text(start_up[1])
             else:
                 # The repository's own dependencies (install_requires), without the repository: test runs put
                 # their scratch copy of the checkout first on the path.

@@ -1,15 +1,18 @@
-"""Compiled extensions of repositories whose tests import modules built inside the checkout (matplotlib).
+"""Compiled extensions of repositories whose tests import modules built inside the checkout (matplotlib, astropy).
 
 SWE-bench's image runs `pip install -e .` in /testbed, which compiles the extensions into the tree. Here the
 repository is never installed: an instance's extensions are built once with `setup.py build_ext --inplace`
-in a scratch copy of its checkout, using its profile's venv, and the files that build creates under `lib/`
-(the `.so` files, plus the generated `_version.py` or `matplotlibrc`) are kept as an *overlay*. Every test
-run copies the overlay over its scratch copy of the checkout (`sandbox_runner/run_tests.py`). The patches of
-all 34 matplotlib instances touch only `.py` files under `lib/`, so an overlay never goes stale under them.
+in a scratch copy of its checkout, using its profile's venv, and the files that build creates under the
+repository's package directory (the `.so` files, plus generated files such as `_version.py` or `matplotlibrc`)
+are kept as an *overlay*. Every test run copies the overlay over its scratch copy of the checkout
+(`sandbox_runner/run_tests.py`). The patches of all 34 matplotlib and all 22 astropy instances touch only `.py`
+files, so an overlay never goes stale under them.
 
-The overlay is keyed on the content of what the build reads (the C sources and the build scripts), not on the
-instance: instances with the same sources share it. The measured recipe and its pitfalls are in
-docs/code-suite-matplotlib.md; what a machine needs (Debian packages) is in docs/code-suite.md.
+Each repository has a `Recipe` (its profiles, what its build reads, where it writes, what its tests need). The
+overlay is keyed on the content of what the build reads (the C sources and the build scripts), not on the
+instance: instances with the same sources share it. The measured recipes and their pitfalls are in
+docs/code-suite-matplotlib.md and docs/code-suite-astropy.md; what a machine needs (Debian packages) is in
+docs/code-suite.md.
 """
 
 from __future__ import annotations
@@ -20,10 +23,35 @@ import os
 import shutil
 import tempfile
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 MATPLOTLIB = "matplotlib/matplotlib"
+ASTROPY = "astropy/astropy"
+BUILD_TIMEOUT_S = 3600
+
+Run = Callable[..., None]  # run(argv, cwd=, env=): runs a command or raises
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one repository's extensions are built in place, and what its test runs need besides the overlay."""
+
+    profiles: dict[str, tuple[str, ...]]  # profile -> packages of its venv (after SWE-bench's, see spec_packages_from)
+    profile_of_version: dict[str, str]
+    spec_packages_from: dict[str, str]  # profile -> the version whose SWE-bench pip_packages the venv starts from
+    build_inputs: tuple[str, ...]  # what the build reads: a change here changes the overlay
+    package_dirs: tuple[str, ...]  # where `build_ext --inplace` writes; the overlay is what it made there
+    pythonpath: tuple[str, ...]  # where the tree's packages are, relative to the checkout ("" : the root, always there)
+    build_env: Callable[[Path, str], dict[str, str]]  # (scratch dir, version) -> environment of the build
+    after_build: Callable[[Path, str, Path, Path, Run], None] | None = None  # (python, version, overlay, scratch, run)
+    preimport_pth: tuple[str, str] | None = None  # a venv start-up file (name, text)
+    pytest_autoload: bool = False  # load the venv's pytest plugins (the repository's config names their options)
+    ft2font: dict[str, str] = field(default_factory=dict)  # part of the digest (matplotlib only, see FT2FONT_WHEEL)
+
+
+# --- matplotlib ---------------------------------------------------------------------------------------------------
 
 # One venv per profile (docs/code-suite-matplotlib.md, "Recipe"). "old": 3.0/3.1, whose spec asks for Python 3.7/3.8
 # and unpinned requirements, adapted to 3.11 (numpy < 1.24 still has np.float, pillow < 10, pyparsing < 3). "new":
@@ -54,58 +82,20 @@ PREIMPORT_PTH = ("zz_vgb_mpl_preimport.pth",
                  'import sys; exec("try:\\n import pkg_resources, mpl_toolkits\\nexcept Exception:\\n pass")\n')
 
 BUILD_CFG = "[libs]\nsystem_freetype = True\nsystem_qhull = True\n"  # Debian's libfreetype-dev and libqhull-dev
-BUILD_TIMEOUT_S = 3600
-PYTHONPATH = ("lib",)  # where the tree's packages are, relative to the checkout
+PYTHONPATH = ("lib",)  # where matplotlib's packages are, relative to the checkout
 
 
-def built_in_place(repo: str) -> bool:
-    return repo == MATPLOTLIB
+def _matplotlib_build_env(work: Path, version: str) -> dict[str, str]:
+    (work / "mplsetup.cfg").write_text(BUILD_CFG)
+    # setuptools_scm (3.4+) cannot read a version from a tree without history
+    return {"MPLSETUPCFG": str(work / "mplsetup.cfg"), "SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0.dev0", "MAX_JOBS": "1"}
 
 
-def profile(version: str) -> str | None:
-    return PROFILE_OF_VERSION.get(version)
-
-
-@functools.lru_cache(maxsize=256)
-def sources_digest(checkout: Path, version: str) -> str:
-    """The overlay's content key: every file the build reads, and the version it stamps. Cached per path: checkouts
-    are content-addressed and never change (hashing one takes about 0.3 s, and every test run asks)."""
-    digest = hashlib.sha256(f"version:{version}\0ft2font:{FT2FONT_WHEEL.get(version, '')}\0".encode())
-    for name in BUILD_INPUTS:
-        top = checkout / name
-        paths = sorted(p for p in top.rglob("*") if p.is_file()) if top.is_dir() else [top] if top.is_file() else []
-        for path in paths:
-            digest.update(str(path.relative_to(checkout)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def build_overlay(checkout: Path, python: Path, version: str, overlay: Path, run: Callable[..., None]) -> None:
-    """Builds the extensions of `checkout` with `python` (a profile venv's) and writes the files the build made
-    under lib/ into `overlay` (same relative paths). `run(argv, cwd=, env=)` runs a command or raises."""
-    with tempfile.TemporaryDirectory(prefix="vgb-mpl-build-") as work:
-        tree = Path(work) / "tree"
-        shutil.copytree(checkout, tree, symlinks=True)
-        before = {p: p.stat().st_mtime_ns for p in (tree / "lib").rglob("*") if p.is_file()}
-        (Path(work) / "mplsetup.cfg").write_text(BUILD_CFG)
-        env = {**os.environ, "MPLSETUPCFG": str(Path(work) / "mplsetup.cfg"),
-               # setuptools_scm (3.4+) cannot read a version from a tree without history
-               "SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0.dev0", "MAX_JOBS": "1"}
-        run([str(python), "setup.py", "build_ext", "--inplace"], cwd=tree, env=env)
-        made = [p for p in (tree / "lib").rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                and before.get(p) != p.stat().st_mtime_ns]
-        if not any(p.suffix == ".so" for p in made):
-            raise RuntimeError("build_ext made no extension module")
-        for path in made:
-            target = overlay / path.relative_to(tree)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-        wheel = FT2FONT_WHEEL.get(version)
-        if wheel:
-            _wheel_ft2font(python, wheel, overlay, Path(work), run)
-
-
-def _wheel_ft2font(python: Path, requirement: str, overlay: Path, work: Path, run: Callable[..., None]) -> None:
+def _wheel_ft2font(python: Path, version: str, overlay: Path, work: Path, run: Run) -> None:
     """Replaces the locally built ft2font with the official wheel's (FreeType 2.6.1, as the labels were made with)."""
+    requirement = FT2FONT_WHEEL.get(version)
+    if not requirement:
+        return
     run([str(python), "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", "-d", str(work / "wheel"), requirement])
     (wheel,) = (work / "wheel").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -115,3 +105,89 @@ def _wheel_ft2font(python: Path, requirement: str, overlay: Path, work: Path, ru
         for old in (overlay / "lib" / "matplotlib").glob("ft2font.*.so"):
             old.unlink()
         (overlay / "lib" / names[0]).write_bytes(archive.read(names[0]))
+
+
+# --- astropy ------------------------------------------------------------------------------------------------------
+
+# SWE-bench gives 4.3-5.2 the same pip_packages (Python 3.9, numpy 1.25.2, pytest 7.4.0, setuptools 68.0.0), all of
+# which have Python 3.11 wheels; the venv adds what `pip install -e .` would have fetched for the build (pyproject's
+# build-system requires). Cython: the trees pin 0.29.22 (4.3) or 0.29.30 (5.x), whose generated C does not compile
+# against 3.11's frame API; 0.29.36 does, and generates the same module interfaces. 1.3 and 3.1 trees carry the
+# astropy_helpers submodule (code T before any environment is asked for): they get no profile.
+ASTROPY_PROFILES: dict[str, tuple[str, ...]] = {
+    "py311": ("cython==0.29.36", "extension-helpers==1.1.1", "setuptools_scm==7.1.0", "wheel==0.41.2"),
+}
+ASTROPY_PROFILE_OF_VERSION = {"4.3": "py311", "5.0": "py311", "5.1": "py311", "5.2": "py311"}
+ASTROPY_BUILD_INPUTS = ("cextern", "setup.py", "setup.cfg", "pyproject.toml", "astropy")  # astropy/: .pyx, .c, setup_package.py
+ASTROPY_BUILD_SUFFIXES = (".c", ".h", ".pyx", ".pxd", ".pxi", ".cpp")  # under astropy/, only these feed the compiler
+
+
+def _astropy_build_env(work: Path, version: str) -> dict[str, str]:
+    # setuptools_scm writes astropy/_version.py; the tree has no history to read a version from
+    return {"SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.dev0", "MAX_JOBS": "1"}
+
+
+RECIPES: dict[str, Recipe] = {
+    MATPLOTLIB: Recipe(PROFILES, PROFILE_OF_VERSION, {"new": SPEC_PACKAGES_FROM}, BUILD_INPUTS, ("lib",), PYTHONPATH,
+                       _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH, ft2font=FT2FONT_WHEEL),
+    ASTROPY: Recipe(ASTROPY_PROFILES, ASTROPY_PROFILE_OF_VERSION, {"py311": "5.1"}, ASTROPY_BUILD_INPUTS, ("astropy",), (),
+                    _astropy_build_env, pytest_autoload=True),
+}
+
+
+def built_in_place(repo: str) -> bool:
+    return repo in RECIPES
+
+
+def recipe(repo: str) -> Recipe:
+    return RECIPES[repo]
+
+
+def profile(repo: str, version: str) -> str | None:
+    return RECIPES[repo].profile_of_version.get(version)
+
+
+def _build_input_files(repo: str, checkout: Path, name: str) -> list[Path]:
+    top = checkout / name
+    if top.is_file():
+        return [top]
+    if not top.is_dir():
+        return []
+    paths = sorted(p for p in top.rglob("*") if p.is_file())
+    if repo == ASTROPY and name == "astropy":  # the package's Python files do not reach the compiler
+        paths = [p for p in paths if p.suffix in ASTROPY_BUILD_SUFFIXES or p.name == "setup_package.py"]
+    return paths
+
+
+@functools.lru_cache(maxsize=256)
+def sources_digest(repo: str, checkout: Path, version: str) -> str:
+    """The overlay's content key: every file the build reads, and the version it stamps. Cached per path: checkouts
+    are content-addressed and never change (hashing one takes about 0.3 s, and every test run asks)."""
+    digest = hashlib.sha256(f"version:{version}\0ft2font:{RECIPES[repo].ft2font.get(version, '')}\0".encode())
+    for name in RECIPES[repo].build_inputs:
+        for path in _build_input_files(repo, checkout, name):
+            digest.update(str(path.relative_to(checkout)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def build_overlay(repo: str, checkout: Path, python: Path, version: str, overlay: Path, run: Run) -> None:
+    """Builds the extensions of `checkout` with `python` (a profile venv's) and writes the files the build made
+    under the repository's package directories into `overlay` (same relative paths)."""
+    rules = RECIPES[repo]
+    with tempfile.TemporaryDirectory(prefix="vgb-ext-build-") as work:
+        tree = Path(work) / "tree"
+        shutil.copytree(checkout, tree, symlinks=True)
+        outputs = [p for d in rules.package_dirs for p in (tree / d).rglob("*") if p.is_file()]
+        before = {p: p.stat().st_mtime_ns for p in outputs}
+        env = {**os.environ, **rules.build_env(Path(work), version)}
+        run([str(python), "setup.py", "build_ext", "--inplace"], cwd=tree, env=env)
+        made = [p for d in rules.package_dirs for p in (tree / d).rglob("*") if p.is_file()
+                and "__pycache__" not in p.parts and before.get(p) != p.stat().st_mtime_ns]
+        if not any(p.suffix == ".so" for p in made):
+            raise RuntimeError("build_ext made no extension module")
+        for path in made:
+            target = overlay / path.relative_to(tree)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        if rules.after_build:
+            rules.after_build(python, version, overlay, Path(work), run)

@@ -104,10 +104,12 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
            "PYTHONIOENCODING": "utf8", "PYTHONDONTWRITEBYTECODE": "1",
            # An environment of the repository's own (`python`) brings its packages; else pytest is on our path.
            "PYTHONPATH": os.pathsep.join([HERE, *paths, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
-           "VGB_REPORT_PATH": report_path,
-           # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
-           # its conftest.py names. Also most of pytest's start-up time in a large environment.
-           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+           "VGB_REPORT_PATH": report_path}
+    if record.get("pytest_autoload") is not True:
+        # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
+        # its conftest.py names. Also most of pytest's start-up time in a large environment. An environment of the
+        # repository's own whose configuration names its plugins' options and markers (astropy's setup.cfg) says so.
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     argv = _command(runner, python or sys.executable, tests)
     try:
         done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
