@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 from tests.cli.test_cli import cli
+from verifierbench.harness.prompt import build_prompt
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.registry import environment_for
 from verifierbench.sources.swebench import budget
@@ -64,6 +65,12 @@ def test_the_build_records_the_budget_and_runs_use_it(fixture_task, tmp_path):
     old = fixture_task.model_copy(update={"reference": {k: v for k, v in fixture_task.reference.items() if k != "case_timeout_s"}})
     assert case_job(old, tmp_path / "verify.py", {}, "k").timeout_s == 300.0
     assert environment_for(old).timeout_s == 600.0
+
+
+def test_the_prompt_states_the_budget(fixture_task):
+    assert "up to 300 s of wall-clock time" in build_prompt(fixture_task, 20)
+    recorded = fixture_task.model_copy(update={"reference": {**fixture_task.reference, "case_timeout_s": 2400.0}})
+    assert "up to 2400 s of wall-clock time" in build_prompt(recorded, 20, has_tools=False)
 
 
 SLOW_TEST = """\
