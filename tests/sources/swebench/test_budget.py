@@ -11,6 +11,8 @@ import shutil
 import pytest
 
 from tests.cli.test_cli import cli
+from verifierbench.harness.agents import COMMAND_TIMEOUT_S, command_timeout
+from verifierbench.harness.dataset import task_sample
 from verifierbench.harness.prompt import build_prompt
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.registry import environment_for
@@ -71,6 +73,14 @@ def test_the_prompt_states_the_budget(fixture_task):
     assert "up to 300 s of wall-clock time" in build_prompt(fixture_task, 20)
     recorded = fixture_task.model_copy(update={"reference": {**fixture_task.reference, "case_timeout_s": 2400.0}})
     assert "up to 2400 s of wall-clock time" in build_prompt(recorded, 20, has_tools=False)
+
+
+def test_the_agents_commands_may_run_the_verifier_for_the_whole_budget(fixture_task):
+    assert task_sample(fixture_task, 20, True).metadata["case_timeout_s"] == 300.0
+    recorded = fixture_task.model_copy(update={"reference": {**fixture_task.reference, "case_timeout_s": 2400.0}})
+    assert command_timeout(task_sample(recorded, 20, True).metadata) == 2400
+    assert command_timeout({}) == command_timeout({"case_timeout_s": 60.0}) == COMMAND_TIMEOUT_S == 300
+    assert command_timeout({"case_timeout_s": "big"}) == 300
 
 
 SLOW_TEST = """\
