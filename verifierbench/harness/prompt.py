@@ -46,7 +46,8 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
     limit = case_timeout(task) if task.type is TaskType.code else None
     if limit is not None:  # a code task's verifier may run the tests: its budget is the task's own
         parts += [f"Each run of your verifier on one candidate may take up to {limit:g} s of wall-clock time "
-                  "(about three runs of this task's hidden tests), `run_public` calls included; past that it counts as wrong.",
+                  "(at least three times what the task's hidden tests took when the suite was built), `run_public` calls included; "
+                  "past that the run counts as wrong.",
                   ""]
     if has_tools:
         parts += [
