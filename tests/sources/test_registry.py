@@ -20,7 +20,7 @@ from verifierbench.sources.base import Source
 
 PACKAGE = Path(registry.__file__).resolve().parent.parent
 HOOKS = ("select", "decide", "environment", "read_only_inputs", "answer_key", "check_calls", "expected_calls",
-         "mutation_operators", "audit_generators", "docker_compose", "warm_up")
+         "mutation_operators", "audit_generators", "docker_compose", "warm_up", "case_timeout")
 TOY = "toy"
 
 
@@ -48,6 +48,11 @@ def test_the_declared_parts_match_what_each_kind_of_task_needs():
     assert {n for n in registry.NAMES if registry.source(n).docker_compose} == {"swebench"}  # its instance's image
     assert registry.read_only_inputs({"checker": "bfcl"}) == () and not registry.has_environment({"checker": "bfcl"})
     assert not registry.has_environment({}) and registry.read_only_inputs({}) == ()
+    # only code tasks run longer than the executor's per-case limit: their own budget, the old 300 s without one
+    assert {n for n in registry.NAMES if registry.source(n).case_timeout} == {"swebench"}
+    assert registry.case_timeout({"checker": "bfcl"}) is None and registry.case_timeout({}) is None
+    assert registry.case_timeout({"checker": "swebench"}) == 300.0
+    assert registry.case_timeout({"checker": "swebench", "case_timeout_s": 1200}) == 1200.0
 
 
 def test_unknown_names_are_one_line_errors():

@@ -30,7 +30,7 @@ from verifierbench.schema import TaskType
 
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")
 HARNESSES = ("default", "single_reply", *SWE_HARNESSES)
-COMMAND_TIMEOUT_S = 300  # per bash/python call; the task's time limit bounds the whole generation
+COMMAND_TIMEOUT_S = 300  # per bash/python call (a code task's budget when longer); the task's time limit bounds the whole generation
 GENERATION_END = "verifierbench:generation_end"  # store: why the harness ended without delivering, in one line
 REJECTED_REQUEST_STATUSES = (400, 413)  # a request the server refuses as sent (context overflow): no retry helps
 MAX_NOTE_CHARS = 300  # how much of a model's error text a recorded reason keeps
@@ -54,7 +54,8 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
 def default_harness(run_public_budget: int = 20) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         task_type = state.metadata.get("task_type", TaskType.tool_call.value)
-        tools = [bash(timeout=COMMAND_TIMEOUT_S), python(timeout=COMMAND_TIMEOUT_S), write_file(), replace_in_file()]
+        timeout = command_timeout(state.metadata)
+        tools = [bash(timeout=timeout), python(timeout=timeout), write_file(), replace_in_file()]
         if task_type != TaskType.tool_call.value:
             tools += [run_public(task_type, run_public_budget), reset(task_type)]
         agent = react(
@@ -74,6 +75,16 @@ def default_harness(run_public_budget: int = 20) -> Solver:
         return state
 
     return solve
+
+
+def command_timeout(metadata: dict) -> int:
+    """Seconds one bash/python call may take: enough to run the verifier once on a candidate, as the scorer will.
+
+    Args:
+        metadata: the sample's metadata (`case_timeout_s` on code tasks: the task's budget per verifier run).
+    """
+    budget = metadata.get("case_timeout_s")
+    return max(COMMAND_TIMEOUT_S, int(budget)) if isinstance(budget, (int, float)) and budget > 0 else COMMAND_TIMEOUT_S
 
 
 @solver

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from verifierbench.public_env.registry import case_timeout
 from verifierbench.schema import Task, TaskType
 
 VERIFIER_DIR = "/workspace/verifier"
@@ -42,6 +43,12 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
         "",
         CONTRACT,
     ]
+    limit = case_timeout(task) if task.type is TaskType.code else None
+    if limit is not None:  # a code task's verifier may run the tests: its budget is the task's own
+        parts += [f"Each run of your verifier on one candidate may take up to {limit:g} s of wall-clock time "
+                  "(at least three times what the task's hidden tests took when the suite was built), `run_public` calls included; "
+                  "past that the run counts as wrong.",
+                  ""]
     if has_tools:
         parts += [
             "## Your workspace",

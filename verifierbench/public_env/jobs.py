@@ -8,17 +8,23 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from verifierbench.executor import Job
-from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs
+from verifierbench.public_env.registry import case_timeout, environment_for, has_environment, read_only_inputs
 from verifierbench.public_env.service import PublicService
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
 
 EVALUATION_BUDGET = 20  # run_public calls per verifier run on one case (generation has its own budget)
-# A code task's verifier may run the repository's tests (django's runner alone starts in seconds), so its
-# runs get more than the executor's per-case limit; the tests' own run is capped at 600 s inside.
-CODE_CASE_TIMEOUT_S = 300.0
 
 
 def case_job(task: Task | None, verifier: Any, candidate: Any, key: str, budget: int = EVALUATION_BUDGET) -> Job:
+    """One verifier run on one case, with the task's public service and read-only inputs when it has them.
+
+    Args:
+        task: the case's task (None: a plain run under the executor's limits).
+        verifier: the frozen verifier.
+        candidate: the case's candidate.
+        key: the outcome's key.
+        budget: run_public calls this run may make.
+    """
     if task is None or not has_environment(task):
         return Job(verifier, candidate, key=key)
 
@@ -27,5 +33,5 @@ def case_job(task: Task | None, verifier: Any, candidate: Any, key: str, budget:
         with PublicService(environment_for(task), budget) as running:
             yield str(running.directory)
 
-    timeout = CODE_CASE_TIMEOUT_S if task.type is TaskType.code else None
-    return Job(verifier, candidate, key=key, public=service, extra_ro=read_only_inputs(task), timeout_s=timeout)
+    # A code task's verifier may run the repository's tests: its runs get the task's own budget (sources/swebench/budget.py).
+    return Job(verifier, candidate, key=key, public=service, extra_ro=read_only_inputs(task), timeout_s=case_timeout(task))

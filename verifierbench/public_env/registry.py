@@ -16,6 +16,11 @@ def read_only_inputs(task: Task) -> tuple[tuple[str, str], ...]:
     return registry.read_only_inputs(task.reference)
 
 
+def case_timeout(task: Task) -> float | None:
+    """Seconds one verifier run on a case of this task may take (a code task's budget); None: the executor's own."""
+    return registry.case_timeout(task.reference)
+
+
 def environment_for(task: Task) -> ServedEnvironment:
     if not registry.has_environment(task.reference):
         raise ValueError(f"task {task.source.value}/{task.source_id} has no public environment")

@@ -34,6 +34,8 @@ class Source:
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
         environment: `(reference) -> ServedEnvironment`: the public environment `run_public` serves.
         read_only_inputs: `(reference) -> ((host path, sandbox path), ...)`: mounted read-only in every run.
+        case_timeout: `(reference) -> seconds`: the wall-clock limit of one verifier run on a case of this task,
+            instead of the executor's (code tasks: the task's budget, from its gold test run).
         answer_key: `(reference) -> ToolCallSpec`: the answer key the tool-call case generators, the deterministic
             auditor's generators and the mutation operators read.
         check_calls: `(reference, calls) -> (PASS?, reason)`: the source's own checker on parsed tool calls
@@ -58,6 +60,7 @@ class Source:
     built_by_default: bool = True
     environment: str | None = None
     read_only_inputs: str | None = None
+    case_timeout: str | None = None
     answer_key: str | None = None
     check_calls: str | None = None
     expected_calls: str | None = None

@@ -126,6 +126,12 @@ def read_only_inputs(reference: dict) -> tuple[tuple[str, str], ...]:
     return function(reference) if function else ()
 
 
+def case_timeout(reference: dict) -> float | None:
+    """Seconds one verifier run on a case of this task may take; None: the executor's own limit."""
+    function = hook(of(reference), "case_timeout") if reference.get("checker") in REGISTRY else None
+    return float(function(reference)) if function else None
+
+
 def answer_key(reference: dict) -> ToolCallSpec:
     return _required(reference, "answer_key")(reference)
 

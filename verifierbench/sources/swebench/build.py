@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import random
+import time
 from importlib import metadata
 from typing import Callable
 
@@ -30,7 +31,7 @@ from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.swebench import cases, checkout, diffs, envs, grading, instances
+from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances
 from verifierbench.sources.swebench.reference import decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection
@@ -71,8 +72,20 @@ def unavailable_reason() -> str:
 
 
 def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold_outcomes: dict[str, str],
-              runner: str = "pytest", environment: dict | None = None, gold_exit_code: int | None = 0) -> Task:
-    """`environment`: the test environment's repository and version (None: the harness's own pytest, the fixture)."""
+              runner: str = "pytest", environment: dict | None = None, gold_exit_code: int | None = 0,
+              case_timeout_s: float = budget.FLOOR_S) -> Task:
+    """The code task of one instance.
+
+    Args:
+        inst: the SWE-bench instance.
+        digest: its checkout's digest.
+        test_files: the files the hidden test patch touches.
+        gold_outcomes: each FAIL_TO_PASS and PASS_TO_PASS test's outcome in the gold run.
+        runner: django or pytest.
+        environment: the test environment's repository and version (None: the harness's own pytest, the fixture).
+        gold_exit_code: the test runner's exit status in the gold run.
+        case_timeout_s: the limit of one run on a case (`budget.case_timeout_for` of the gold run's wall time).
+    """
     tests = "django test labels" if runner == "django" else "pytest node ids"
     return Task.create(
         source="swebench",
@@ -88,7 +101,7 @@ def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold
         reference={"checker": "swebench", "instance_id": inst.instance_id, "checkout": digest, "patch": inst.patch,
                    "test_patch": inst.test_patch,
                    "FAIL_TO_PASS": inst.fail_to_pass, "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files,
-                   "gold_outcomes": gold_outcomes, "swebench": _version(),
+                   "gold_outcomes": gold_outcomes, "swebench": _version(), "case_timeout_s": case_timeout_s,
                    **({"runner": runner, "environment": environment, "gold_exit_code": gold_exit_code} if environment else {})},
         metadata={"repo": inst.repo, "version": inst.version},
     )
@@ -111,14 +124,19 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     runner = envs.runner_for(inst.repo) if with_environment else "pytest"
     environment = {"repo": inst.repo, "version": inst.version} if with_environment else None
     test_files = [c.path for c in diffs.changes(inst.test_patch)]
+    # No budget is known before the gold's run: the build's runs get the build's own limit.
     draft_reference = {"checkout": digest, "test_patch": inst.test_patch, "FAIL_TO_PASS": inst.fail_to_pass,
-                       "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files,
+                       "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S,
                        **({"runner": runner, "environment": environment} if environment else {})}
     if environment:
         envs.ensure(envs.spec_for(inst.repo, inst.version, clone_checkout), clone_checkout, say)
+    started = time.monotonic()
     gold_run = hidden_run(draft_reference, inst.patch)
+    gold_seconds = time.monotonic() - started
+    case_timeout_s = budget.case_timeout_for(gold_seconds)
+    say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, case budget {case_timeout_s:g} s")
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
-    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code)
+    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, case_timeout_s)
     name = f"swebench/{inst.instance_id}"
 
     def exclude(code: str, reason: str, **evidence) -> Replayed:
@@ -127,6 +145,7 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     if not grading.upstream_resolved(gold_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         failing = {t: o for t, o in gold_outcomes.items() if o != "passed"}
         return exclude("S", "SWE-bench's own grading does not resolve the gold patch", not_passing=dict(list(failing.items())[:20]),
+                       gold_seconds=round(gold_seconds),
                        not_passing_count=len(failing), problem=gold_run.problem, apply_error=gold_run.apply_error,
                        log_tail=gold_run.log[-1500:])
     empty_run = hidden_run(draft_reference, "")

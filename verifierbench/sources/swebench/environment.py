@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifierbench.sources.interaction.environment import ServedEnvironment
+from verifierbench.sources.swebench.budget import run_timeout_s
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.envs import SANDBOX_ENV
 from verifierbench.sources.swebench.reference import environment_of
@@ -20,6 +21,7 @@ class CodeEnvironment(ServedEnvironment):
         self.checkout = checkout_dir(reference["checkout"])
         self.runner = reference.get("runner", "pytest")
         self.environment = environment_of(reference)
+        self.timeout_s = run_timeout_s(reference)  # the task's budget: a run_public cannot outlast the run that asked
 
     def run_request(self, request: dict) -> dict[str, Any]:
         diff, tests = request.get("diff", ""), request.get("tests", [])
@@ -30,7 +32,8 @@ class CodeEnvironment(ServedEnvironment):
                              + " (no options)")
         if len(tests) > MAX_TESTS:
             raise ValueError(f"at most {MAX_TESTS} tests per run")
-        return run_tests(self.checkout, [diff], tests, environment=self.environment, runner=self.runner).to_json()
+        return run_tests(self.checkout, [diff], tests, environment=self.environment, runner=self.runner,
+                         timeout_s=self.timeout_s).to_json()
 
     def reset_reply(self) -> dict[str, Any]:
         return {"checkout": "/repo", "note": "every run_public starts from a fresh copy of the checkout"}

@@ -10,7 +10,7 @@ from typing import Any
 
 from pathlib import Path
 
-from verifierbench.sources.swebench import envs, grading
+from verifierbench.sources.swebench import budget, envs, grading
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
 
@@ -27,11 +27,12 @@ def hidden_run(reference: dict, diff: str) -> TestRun:
         tests = envs.django_directives(reference["test_files"])
     else:
         tests = envs.pytest_selection(reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
+    timeout_s = budget.run_timeout_s(reference)
     if in_sandbox():
-        return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner)
+        return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s)
     checkout = checkout_dir(reference["checkout"])
     return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
-                     runner=runner)
+                     runner=runner, timeout_s=timeout_s)
 
 
 def environment_of(reference: dict) -> Path | None:

@@ -9,6 +9,7 @@ SOURCE = Source(
     built_by_default=False,
     environment="verifierbench.sources.swebench.environment:environment_for",
     read_only_inputs="verifierbench.sources.swebench.environment:read_only_inputs",
+    case_timeout="verifierbench.sources.swebench.budget:case_timeout_s",
     mutation_operators="verifierbench.sources.swebench.mutants:OPERATORS",
     audit_generators="verifierbench.audit.code:propose",
     docker_compose="verifierbench.sources.swebench.sandbox:compose_file",

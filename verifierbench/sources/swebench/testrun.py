@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifierbench.executor import Executor, Job, Limits
+from verifierbench.sources.swebench.budget import LEGACY_TEST_TIMEOUT_S, RUN_OVERHEAD_S
 from verifierbench.sources.swebench.envs import SANDBOX_ENV, SANDBOX_PYTHON
 
 RUNNER = Path(__file__).resolve().parent / "sandbox_runner"
 SANDBOX_REPO = "/repo"
-LIMITS = Limits(timeout_s=660, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
+# The time limit is each run's own (`run_tests(timeout_s=...)`); the executor's default is the old fixed one.
+LIMITS = Limits(timeout_s=LEGACY_TEST_TIMEOUT_S + RUN_OVERHEAD_S, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,22 @@ def in_sandbox() -> bool:
 
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
-              environment: Path | None = None, runner: str = "pytest") -> TestRun:
-    """`environment`: the task's test environment (`envs`), seen read-only at /env; `runner`: django or pytest."""
-    job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner}
+              environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S) -> TestRun:
+    """Runs `tests` on the checkout with `diffs` applied, sandboxed.
+
+    Args:
+        checkout: the checkout's host directory (None inside a sandbox, which has it at /repo).
+        diffs: applied in order to a scratch copy of the checkout.
+        tests: pytest node ids or django test labels.
+        test_patch: the hidden test patch, applied after the files named in `reset` are restored.
+        reset: test files restored to the checkout's version before `test_patch`.
+        environment: the task's test environment (`envs`), seen read-only at /env.
+        runner: django or pytest.
+        timeout_s: the tests' own wall-clock limit (`budget.run_timeout_s`); the sandboxed run gets
+            `budget.RUN_OVERHEAD_S` more for copying and applying.
+    """
+    job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
+           "timeout_s": timeout_s}
     if in_sandbox():
         python = SANDBOX_PYTHON if os.path.isfile(SANDBOX_PYTHON) else None
         return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python))
@@ -74,7 +89,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
     outcome = executor.run(Job(RUNNER, {**job, "repo": SANDBOX_REPO if bwrap else str(checkout)}, key="tests",
-                               extra_ro=extra_ro, keep_result=True))
+                               extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S))
     if outcome.result is None:
         return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail)
     return TestRun.from_json(outcome.result.get("result") or {})

@@ -19,7 +19,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOG_LIMIT = 200_000  # characters of test output kept (the end: pytest's summary is last)
-TEST_TIMEOUT_S = 600  # a few django test modules (admin_scripts) take minutes
+TEST_TIMEOUT_S = 600  # unless the job says (the task's budget): a few django test modules (admin_scripts) take minutes
 
 
 def _git_apply(work: str, diff: str) -> str | None:
@@ -71,16 +71,16 @@ def _environment_record(python: str | None) -> dict:
 
 
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
-        scratch: str | None = None, runner: str = "pytest", python: str | None = None) -> dict:
+        scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     try:
-        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python)
+        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s)
     finally:
         shutil.rmtree(base, ignore_errors=True)  # every way out, a diff that does not apply too
 
 
 def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
-            runner: str, python: str | None) -> dict:
+            runner: str, python: str | None, timeout_s: float) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -113,7 +113,7 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
     argv = _command(runner, python or sys.executable, tests)
     try:
         done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=TEST_TIMEOUT_S)
+                              stderr=subprocess.STDOUT, timeout=timeout_s)
         exit_code, output = done.returncode, done.stdout
     except subprocess.TimeoutExpired as e:
         exit_code, output = None, (e.stdout or b"") + b"\n[verifierbench: tests timed out]\n"
@@ -131,7 +131,7 @@ def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         job = json.load(handle)
     result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
-                 job.get("scratch"), job.get("runner", "pytest"), job.get("python"))
+                 job.get("scratch"), job.get("runner", "pytest"), job.get("python"), float(job.get("timeout_s", TEST_TIMEOUT_S)))
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump({"decision": "PASS", "result": result}, handle)
 

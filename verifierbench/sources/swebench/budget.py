@@ -1,0 +1,61 @@
+"""How long one run on a code case may take, per task: derived at build time from the wall time of the gold
+patch's hidden test run on that instance, and recorded in the task's reference record (`case_timeout_s`).
+
+The rule: three times the gold run's wall time, rounded up to the next step of 300 s doubled (300, 600,
+1200, 2400, 4800 s ...), never below 300 s. Why three: a verifier that runs the task's tests through
+`run_public` runs about what the gold run ran, once on the candidate and often once more on the base (to
+compare), and this machine's runs of the same tests spread up to twice their build-time wall time under load
+(matplotlib-24149's test_axes: 530-1,100 s). Why the doubling steps: the budget is part of the task's content
+hash, so it must not follow the measurement's noise from build to build. The floor is the fixed budget every
+code task had before budgets were recorded; a suite built then has no field and keeps it.
+
+Standard library only: an exported reference verifier reads its test run's limit from here in the sandbox.
+"""
+
+from __future__ import annotations
+
+import math
+
+FLOOR_S = 300.0  # also the verifier run's budget of a suite built before budgets were recorded
+FACTOR = 3.0
+LEGACY_TEST_TIMEOUT_S = 600.0  # one test run's cap in a suite built before budgets were recorded
+BUILD_TEST_TIMEOUT_S = 4800.0  # the gold's and the empty diff's runs at build time, before any budget exists
+RUN_OVERHEAD_S = 60.0  # around a test run's own limit: copying the checkout and overlay, applying diffs, the report
+
+
+def case_timeout_for(gold_seconds: float) -> float:
+    """The budget of a run on a case of a task whose gold hidden test run took `gold_seconds`.
+
+    Args:
+        gold_seconds: wall time of the gold patch's hidden test run at build time (0 or less: unmeasured).
+    """
+    needed = FACTOR * max(gold_seconds, 0.0)
+    if needed <= FLOOR_S:
+        return FLOOR_S
+    return FLOOR_S * 2 ** math.ceil(math.log2(needed / FLOOR_S))
+
+
+def _recorded(reference: dict) -> float | None:
+    value = reference.get("case_timeout_s")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return float(value)
+    return None
+
+
+def case_timeout_s(reference: dict) -> float:
+    """The wall-clock limit of one verifier run on a case of this task: recorded, else the old fixed 300 s.
+
+    Args:
+        reference: a code task's reference record.
+    """
+    return _recorded(reference) or FLOOR_S
+
+
+def run_timeout_s(reference: dict) -> float:
+    """The limit of one run of the task's tests (the reference's hidden run, a `run_public`): the task's budget,
+    else the old fixed 600 s.
+
+    Args:
+        reference: a code task's reference record (or the build's draft of one).
+    """
+    return _recorded(reference) or LEGACY_TEST_TIMEOUT_S
