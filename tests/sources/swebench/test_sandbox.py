@@ -3,6 +3,8 @@ image of the instance (no network, vgb_env mounted, the repository seen as /repo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from verifierbench.task import verifierbench
 
 
@@ -14,6 +16,23 @@ def test_code_tasks_get_their_instance_image_under_docker(code_suite):
     text = open(compose).read()
     assert "image: swebench/sweb.eval.x86_64.vgb-fixtures_1776_httpdate-1:latest" in text
     assert "network_mode: none" in text and "/opt/vgb/lib/vgb_env:ro" in text and "ln -sfn /testbed /repo" in text
+
+
+def test_vgb_env_is_mounted_from_a_copy_beside_the_compose_file(code_suite, tmp_path):
+    """Not from the installed package: an engine in its own root file system (scripts/docker-engine.sh) sees only
+    the temporary directories, and mounted an empty directory, so verifiers had no vgb_env.run_public."""
+    import yaml
+
+    from verifierbench.sources.swebench.sandbox import VGB_ENV, compose_file
+    from verifierbench.suite import load_suite
+
+    (task,) = load_suite(code_suite).tasks.values()
+    rendered = yaml.safe_load(compose_file(task, tmp_path).read_text())
+    (mount,) = [v for v in rendered["services"]["default"]["volumes"] if v.endswith(":/opt/vgb/lib/vgb_env:ro")]
+    copy = Path(mount.split(":")[0])
+    assert copy.parent == tmp_path and (copy / "__init__.py").read_bytes() == (VGB_ENV / "__init__.py").read_bytes()
+    assert compose_file(task, tmp_path) and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [copy.name, f"{task.source_id}.compose.yaml"])  # rendered again: the same copy, nothing left in staging
 
 
 def test_the_default_sandbox_is_unchanged(code_suite):

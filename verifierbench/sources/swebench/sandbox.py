@@ -3,6 +3,9 @@ published environment image (SWE-bench's own naming), rendered from verifierbenc
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import tempfile
 from importlib.resources import files
 from pathlib import Path
@@ -22,10 +25,46 @@ def image_for(instance_id: str) -> str:
 
 
 def compose_file(task: Task, directory: Path | None = None) -> Path:
+    """The instance's compose file, rendered into `directory` (default: the temporary directory).
+
+    Args:
+      task: A code task; its `source_id` is the SWE-bench instance id.
+      directory: Where the compose file and the copy of `vgb_env` it mounts go.
+    """
     directory = directory or Path(tempfile.gettempdir()) / "verifierbench-compose"
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{task.source_id}.compose.yaml"
-    text = Template(TEMPLATE.read_text()).render(image=image_for(task.source_id), vgb_env=str(VGB_ENV))
+    text = Template(TEMPLATE.read_text()).render(image=image_for(task.source_id), vgb_env=str(vgb_env_copy(directory)))
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     return path
+
+
+def vgb_env_copy(directory: Path) -> Path:
+    """A copy of `vgb_env` beside the compose file, named by its content, for the container to mount read-only.
+
+    The installed package's own path is not mounted: an engine may not see it (the engine of
+    scripts/docker-engine.sh runs in its own root file system and sees only the temporary directories), and
+    the container then gets an empty directory. The copy is made in staging and renamed, so a concurrent render
+    never mounts half a copy.
+
+    Args:
+      directory: The directory the compose file is rendered into.
+    """
+    sources = sorted(p for p in VGB_ENV.rglob("*.py") if p.is_file())
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(f"{source.relative_to(VGB_ENV)}\0".encode() + source.read_bytes() + b"\0")
+    target = directory / f"vgb_env-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".vgb_env-", dir=directory))
+    for source in sources:
+        (staging / source.relative_to(VGB_ENV)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, staging / source.relative_to(VGB_ENV))
+    staging.chmod(0o755)
+    try:
+        os.rename(staging, target)
+    except OSError:  # another render got there first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
