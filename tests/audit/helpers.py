@@ -8,9 +8,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+
 from verifierbench.export import TEMPLATES, reference_libraries
 from verifierbench.executor import Executor, Limits
 from verifierbench.schema import Task
+from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.suite import Suite, load_suite
 from verifierbench import verifier_files
 
 FLAWED_DIR = Path(__file__).resolve().parent / "flawed_verifiers"
@@ -45,3 +49,18 @@ def load_flaw(name: str) -> ModuleType:
     if str(FLAWED_DIR) not in sys.path:
         sys.path.insert(0, str(FLAWED_DIR))
     return importlib.import_module(name)
+
+
+def scripted(*replies: str) -> Model:
+    """Inspect's mock model answering with these replies in turn (the LLM auditor's and task analyst's tests)."""
+    outputs = [ModelOutput.from_content("mockllm/model", r) for r in replies]
+    for output in outputs:  # with usage set, Inspect downloads no tokenizer to count it (this machine is offline)
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+
+
+def single_call_task(suite_dir: Path) -> tuple[Suite, Task, list]:
+    """The suite, its first task (by id) whose gold is a single call, and that task's hidden cases."""
+    suite = load_suite(suite_dir)
+    task = next(t for t in sorted(suite.tasks.values(), key=lambda t: t.id) if len(spec_for_reference(t.reference).gold_calls()) == 1)
+    return suite, task, suite.cases_by_task[task.id]

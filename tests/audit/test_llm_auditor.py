@@ -7,29 +7,18 @@ import asyncio
 import json
 
 import pytest
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from tests.audit.helpers import flawed_files, trusted_executor
+from tests.audit.helpers import flawed_files, scripted, single_call_task, trusted_executor
 from verifierbench.audit import engine, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import INVALID, QUESTIONABLE, VALID
 from verifierbench.sources.toolcall.candidate import candidate, render_python
 from verifierbench.sources.toolcall.spec import spec_for_reference
-from verifierbench.suite import load_suite
-
-
-def scripted(*replies: str):
-    outputs = [ModelOutput.from_content("mockllm/model", r) for r in replies]
-    for output in outputs:  # with usage set, Inspect downloads no tokenizer to count it (this machine is offline)
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
-    return get_model("mockllm/model", custom_outputs=outputs, memoize=False)
 
 
 @pytest.fixture(scope="module")
 def task_and_hidden(bfcl_suite):
-    suite = load_suite(bfcl_suite)
-    task = next(t for t in sorted(suite.tasks.values(), key=lambda t: t.id) if len(spec_for_reference(t.reference).gold_calls()) == 1)
-    return suite, task, suite.cases_by_task[task.id]
+    return single_call_task(bfcl_suite)
 
 
 def auditor_reply(task) -> str:
