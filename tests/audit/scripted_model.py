@@ -12,6 +12,12 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput,
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 ENV = "VERIFIERBENCH_SCRIPTED_REPLIES"
+# A `python -c` prefix that registers this provider, loaded from its file: the subprocess must not run with the
+# repository on its path (cwd or PYTHONPATH), where the editable install's `verifierbench.egg-info` would be found
+# first and Inspect, seeing no editable install, would register verifierbench's objects without their
+# `verifierbench/` prefix (`--scorer verifierbench/testjack_audit` then "couldn't be loaded").
+REGISTER = ("import importlib.util; spec = importlib.util.spec_from_file_location('scripted_model', "
+            f"{__file__!r}); spec.loader.exec_module(importlib.util.module_from_spec(spec)); ")
 
 
 @modelapi(name="scripted")

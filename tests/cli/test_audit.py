@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
+from tests.audit.scripted_model import REGISTER
 from tests.cli.test_cli import BIN, cli
-from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import inspect
 from verifierbench.sources.toolcall.candidate import candidate, render_python
 from verifierbench.sources.toolcall.spec import spec_for_reference
@@ -92,8 +92,8 @@ def scripted_cli(replies: list[list[str]], tmp_path, *args: str) -> subprocess.C
     """The CLI in its own process, with the test's scripted model provider (`scripted/...`) registered first."""
     path = tmp_path / f"replies-{len(list(tmp_path.glob('replies-*')))}.json"
     path.write_text(json.dumps(replies))
-    program = "import sys, tests.audit.scripted_model; from verifierbench.cli.main import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=600, cwd=REPO_ROOT,
+    program = REGISTER + "import sys; from verifierbench.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=600, cwd=tmp_path,
                           env={**os.environ, SCRIPTED_REPLIES: str(path)})
 
 

@@ -98,7 +98,7 @@ def test_inspect_score_runs_the_task_analysis_pass_with_its_model_option(heurist
     import sys
 
     from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
-    from tests.conftest import REPO_ROOT
+    from tests.audit.scripted_model import REGISTER
     from verifierbench.sources.toolcall.candidate import candidate, render_python
     from verifierbench.sources.toolcall.spec import spec_for_reference
 
@@ -115,10 +115,10 @@ def test_inspect_score_runs_the_task_analysis_pass_with_its_model_option(heurist
             {"label": "FAIL", "requirement": "mislabeled: the gold itself", "candidate": candidate(gold, raw=render_python(gold) + "\n")}]}
         replies.append([task.instruction, "```json\n" + json.dumps(proposal) + "\n```"])
     (tmp_path / "replies.json").write_text(json.dumps(replies))
-    program = "import tests.audit.scripted_model; from inspect_ai._cli.main import main; main()"
+    program = REGISTER + "from inspect_ai._cli.main import main; main()"
     result = subprocess.run([sys.executable, "-c", program, "score", "--scorer", "verifierbench/testjack_audit", "--action", "append",
                              "--overwrite", "-S", f"pool={tmp_path / 'pool'}", "-S", "rounds=0", "-S", "task_analysis=scripted/analyst",
-                             "-S", "reviewer=scripted/reviewer", str(path)], capture_output=True, text=True, timeout=900, cwd=REPO_ROOT,
+                             "-S", "reviewer=scripted/reviewer", str(path)], capture_output=True, text=True, timeout=900, cwd=tmp_path,
                             env={**os.environ, "INSPECT_DISPLAY": "none", SCRIPTED_REPLIES: str(tmp_path / "replies.json")})
     assert result.returncode == 0, result.stderr[-3000:]
     for sample in read_eval_log(str(path)).samples:
