@@ -109,3 +109,17 @@ def test_a_fresh_clone_without_shared_builds_all_95_tool_call_tasks(traversable_
     assert "unavailable" not in built.stdout, built.stdout
     stats = run(sys.executable, "-m", "verifierbench", "suite", "stats", "tasks/suite", "--json", cwd=clone, env=env)
     assert json.loads(stats.stdout)["tasks"]["by_source"] == {"bfcl": 45, "acebench": 50}
+
+
+def test_the_install_is_seen_from_the_project_root():
+    """Started in the project root, Python must see the installed distribution (with its direct_url.json), not an
+    egg-info that setuptools left in the root: Inspect then takes verifierbench for not installed and registers its
+    objects without their "verifierbench/" prefix (`--scorer verifierbench/testjack_audit` couldn't be loaded).
+    setup.cfg sends the egg-info to build/."""
+    if not (Path(sys.prefix) / "pyvenv.cfg").is_file() or Path(sys.prefix).parent != REPO_ROOT:
+        pytest.skip("runs in the project's own .venv (scripts/bootstrap.sh)")
+    assert not list(REPO_ROOT.glob("*.egg-info")), "an egg-info in the project root shadows the install"
+    probe = ("import importlib.metadata as m, json; "
+             "print(json.loads(m.distribution('verifierbench').read_text('direct_url.json') or '{}').get('dir_info'))")
+    seen = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    assert "'editable': True" in seen.stdout, seen

@@ -38,3 +38,35 @@ def test_vgb_env_is_mounted_from_a_copy_beside_the_compose_file(code_suite, tmp_
 def test_the_default_sandbox_is_unchanged(code_suite):
     (sample,) = verifierbench(suite=str(code_suite)).dataset
     assert sample.sandbox is None  # the task's vgb sandbox, which mounts the checkout at /repo itself
+
+
+def test_compose_files_go_to_a_private_directory_of_the_user(code_suite, tmp_path, monkeypatch):
+    """Not a fixed shared name: another local user could create it first and plant the vgb_env copy the
+    container mounts. A directory that is not this user's own, or that others can write to, is refused."""
+    import os
+    import tempfile
+
+    import pytest
+
+    from verifierbench.errors import UserError
+    from verifierbench.sources.swebench.sandbox import compose_file
+    from verifierbench.suite import load_suite
+
+    (task,) = load_suite(code_suite).tasks.values()
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    path = compose_file(task)
+    private = tmp_path / f"verifierbench-compose-{os.getuid()}"
+    assert path.parent == private and (os.stat(private).st_mode & 0o777) == 0o700
+
+    for planted in ("link", "open"):
+        monkeypatch.setattr(tempfile, "gettempdir", lambda planted=planted: str(tmp_path / planted))
+        (tmp_path / planted).mkdir()
+        target = tmp_path / planted / f"verifierbench-compose-{os.getuid()}"
+        if planted == "link":
+            (tmp_path / "elsewhere").mkdir()
+            target.symlink_to(tmp_path / "elsewhere")
+        else:
+            target.mkdir()
+            target.chmod(0o777)
+        with pytest.raises(UserError, match="only it can write to"):
+            compose_file(task)

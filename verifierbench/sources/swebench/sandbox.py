@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from importlib.resources import files
 from pathlib import Path
 
 from jinja2 import Template
 
+from verifierbench.errors import UserError
 from verifierbench.schema import Task
 
 TEMPLATE = Path(str(files("verifierbench") / "sandboxes" / "swebench" / "compose.yaml.j2"))
@@ -29,15 +31,36 @@ def compose_file(task: Task, directory: Path | None = None) -> Path:
 
     Args:
       task: A code task; its `source_id` is the SWE-bench instance id.
-      directory: Where the compose file and the copy of `vgb_env` it mounts go.
+      directory: Where the compose file and the copy of `vgb_env` it mounts go (default: this user's own
+        directory in the temporary directory, see `private_directory`).
     """
-    directory = directory or Path(tempfile.gettempdir()) / "verifierbench-compose"
+    if directory is None:
+        directory = private_directory()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{task.source_id}.compose.yaml"
     text = Template(TEMPLATE.read_text()).render(image=image_for(task.source_id), vgb_env=str(vgb_env_copy(directory)))
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     return path
+
+
+def private_directory() -> Path:
+    """`verifierbench-compose-<uid>` in the temporary directory, made private (0700) to this user.
+
+    A name shared by every user would let another local user create it first and put their own compose file or
+    `vgb_env` copy where the container mounts it from, so the directory must be a real directory owned by this
+    user that no one else can write to; anything else is refused, not repaired.
+    """
+    directory = Path(tempfile.gettempdir()) / f"verifierbench-compose-{os.getuid()}"
+    try:
+        directory.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise UserError(f"{directory} is not a directory of this user's that only it can write to: remove it "
+                        "(docker compose files of code tasks are rendered there)")
+    return directory
 
 
 def vgb_env_copy(directory: Path) -> Path:
