@@ -35,10 +35,15 @@ def _policy_verifier(source_id: str, directory):
     built = construct(*source_id.split("/"), seed=0)
     (path, text), = [(p, t) for p, t in task_files(built.task).items() if p.endswith("task.json")]
     (directory / "task.json").write_text(text)
-    read = subprocess.run(["bash", "-c", READ_TASK.format(path=directory / "task.json").replace("python3", sys.executable, 1)],
-                          capture_output=True, text=True, check=True)
-    assert len(read.stdout.encode()) < 16 * 1024  # Inspect's default max_tool_output: past it the policy would see a cut-off task
-    seen = _task_from([ChatMessageTool(content=read.stdout, function="bash")])
+    results, offset = [], 0
+    while offset is not None:  # one chunk per call, as the policy reads it
+        command = READ_TASK.format(path=directory / "task.json", offset=offset).replace("python3", sys.executable, 1)
+        read = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
+        results.append(ChatMessageTool(content=read.stdout, function="bash"))
+        (header, chunk) = read.stdout.splitlines()
+        total = int(header.split()[2])
+        offset = offset + len(chunk) if offset + len(chunk) < total else None
+    seen = _task_from(results)
     assert seen["tools"] == built.task.environment["tools"]
     (directory / "verify.py").write_text(verifier_source("heuristic", seen))
     return built.task, built.cases, directory / "verify.py", seen

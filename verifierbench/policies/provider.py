@@ -14,8 +14,11 @@ tests use it to prove a resumed run does not redo finished samples.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
+import zlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -25,11 +28,13 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
 from verifierbench.harness.sample_store import current_sample_id, current_task_type
-from verifierbench.policies.verifiers import POLICIES, READ_TASK, verifier_source
+from verifierbench.policies.verifiers import POLICIES, READ_MARKER, READ_TASK, verifier_source
 
 TASK_FILE = f"{TASK_DIR}/task.json"
 EXAMPLE = f"{TASK_DIR}/example_candidate.json"
 TRACE_ENV = "VERIFIERBENCH_POLICY_TRACE"
+MAX_READS = 24  # chunks of task.json read at most (READ_CHUNK each); past it the policy goes on with what it has
+CHUNK_RESULT = re.compile(READ_MARKER + r" (\d+) (\d+)\s*\n\s*([A-Za-z0-9+/=]*)")
 
 
 @modelapi(name="verifierbench")
@@ -59,8 +64,11 @@ class PolicyModel(ModelAPI):
         words = vocabulary_of(names)
         if words is None:  # a tool set this policy cannot work with: say so in the transcript, deliver nothing
             return self._output(ModelOutput.from_content(self.model_name, f"No shell among the tools: {', '.join(sorted(names))}."))
-        if step == 0:
-            return self._call(words.shell, words.shell_arguments(READ_TASK.format(path=TASK_FILE)), "Reading the task.")
+        # First the task, read in chunks (one call each) until whole; then `step` counts the calls after the reads.
+        reads, offset = _reading(input)
+        if offset is not None and reads < MAX_READS:
+            return self._call(words.shell, words.shell_arguments(READ_TASK.format(path=TASK_FILE, offset=offset)), "Reading the task.")
+        step -= reads - 1
         if step == 1:
             source = verifier_source(self.policy, _task_from(input), self.seed)
             if words.write in names:
@@ -136,17 +144,55 @@ def vocabulary_of(names: set[str]) -> Vocabulary | None:
     return next((words for words in VOCABULARIES if words.shell in names), None)
 
 
-def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
-    """The task.json the policy read with bash (the latest tool result that parses)."""
-    for message in reversed(input):
+def _reading(input: list[ChatMessage]) -> tuple[int, int | None]:
+    """How many read calls the policy made, and the offset of the next chunk of the task to read (None: it is whole,
+    or the last read gave no chunk, e.g. an error, and reading stops there).
+
+    Args:
+      input: The conversation so far.
+    """
+    reads = sum(isinstance(m, ChatMessageAssistant) and any(READ_MARKER in json.dumps(c.arguments) for c in m.tool_calls or [])
+                for m in input)
+    if reads == 0:
+        return 0, 0
+    last = next((m for m in reversed(input) if isinstance(m, ChatMessageTool)), None)
+    if last is None or not CHUNK_RESULT.search(last.text):
+        return reads, None
+    chunks, total = _chunks(input)
+    have = _contiguous(chunks)
+    return reads, (len(have) if len(have) < total else None)
+
+
+def _chunks(input: list[ChatMessage]) -> tuple[dict[int, str], int]:
+    """The chunks of the encoded task read so far, by offset, and the encoded task's length."""
+    chunks: dict[int, str] = {}
+    total = 0
+    for message in input:
         if isinstance(message, ChatMessageTool):
-            text = message.text
-            try:
-                data, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
-            except ValueError:  # no object in it (stderr only, an error)
-                continue
-            if isinstance(data, dict) and "tools" in data and "instruction" in data:
-                return data
+            for match in CHUNK_RESULT.finditer(message.text):
+                chunks[int(match.group(1))] = match.group(3)
+                total = int(match.group(2))
+    return chunks, total
+
+
+def _contiguous(chunks: dict[int, str]) -> str:
+    text = ""
+    while chunks.get(len(text)):
+        text += chunks[len(text)]
+    return text
+
+
+def _task_from(input: list[ChatMessage]) -> dict[str, Any]:
+    """The task the policy read in the sandbox (its chunks put together), else what the prompt says."""
+    chunks, total = _chunks(input)
+    encoded = _contiguous(chunks)
+    if encoded and len(encoded) == total:
+        try:
+            data = json.loads(zlib.decompress(base64.b64decode(encoded)))
+        except (ValueError, zlib.error):
+            data = None
+        if isinstance(data, dict) and "tools" in data and "instruction" in data:
+            return data
     return _task_from_prompt(input)
 
 

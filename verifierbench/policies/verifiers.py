@@ -195,10 +195,16 @@ def user_request(instruction: str) -> str:
 REQUEST_MARKER = "User request:"
 TOOLS_MARKER = "Tools available to the assistant"
 # What the policy runs in the sandbox to read the task: the tools, the customer's tool names (tau2) and, on tool-call
-# tasks, the request, compactly, so the tool result stays under Inspect's output limit (16 KiB by default): a long
-# user profile would be truncated away, and so would a state task's domain policy (the heuristic does not use it; with
-# it, retail's task.json came back cut off and the policy saw no tools at all).
-READ_TASK = ("python3 -c 'import json; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
-             "e = i.find(\"" + TOOLS_MARKER + "\", s); print(json.dumps({{\"tools\": d.get(\"tools\", []), "
+# tasks, the request (a state task's domain policy is left out: the heuristic does not use it), compressed and read in
+# chunks of READ_CHUNK characters, one chunk per call (`{offset}`). Every harness caps a tool result: Inspect at 16 KiB
+# by default, and Codex CLI, Gemini CLI and mini-swe-agent shorten or wrap long shell output further; a task read in
+# one piece came back cut off under them and the policy wrote its verifier from the prompt alone. Each result is
+# `VGB-TASK <offset> <total>` and one line of base64 (zlib of the JSON), which no harness rewraps.
+READ_MARKER = "VGB-TASK"
+READ_CHUNK = 3000
+READ_TASK = ("python3 -c 'import base64, json, zlib; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
+             "e = i.find(\"" + TOOLS_MARKER + "\", s); t = json.dumps({{\"tools\": d.get(\"tools\", []), "
              "\"user_tools\": [t[\"name\"] for t in d.get(\"user_tools\", [])], "
-             "\"instruction\": i[s:e if e > s else len(i)] if d.get(\"task_type\") == \"tool-call\" else \"\"}}))'")
+             "\"instruction\": i[s:e if e > s else len(i)] if d.get(\"task_type\") == \"tool-call\" else \"\"}}); "
+             "b = base64.b64encode(zlib.compress(t.encode(), 9)).decode(); "
+             "print(\"" + READ_MARKER + "\", {offset}, len(b)); print(b[{offset}:{offset} + " + str(READ_CHUNK) + "])'")
