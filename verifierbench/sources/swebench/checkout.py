@@ -57,7 +57,8 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
     try:
         archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
         if archive.returncode:
-            raise UserError(f"{repo}: cannot export commit {commit}: {archive.stderr.decode(errors='replace').strip()}")
+            # An IncompleteTree: the build excludes the instance (T) and goes on, as for a damaged object found earlier.
+            raise IncompleteTree(f"{repo.name}: cannot export commit {commit[:12]}: {archive.stderr.decode(errors='replace').strip()[-300:]}")
         subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
         for dirpath, _, filenames in os.walk(staging):
             os.chmod(dirpath, 0o755)
