@@ -1,8 +1,8 @@
 """Bad input to `verifierbench build --source swebench`, through the CLI as users run it (issue #16's acceptance):
-a corrupted repository, a missing base commit, an instance row missing a field and an environment whose install
-fails, each beside a good instance. Each defect is one line naming the instance and what is wrong, the rest of the
-build goes on, and nothing half-built is kept: no task, checkout or environment of a failed instance, no staging
-directory."""
+a corrupted repository, a missing base commit, an instance row missing a field (and one with a malformed test
+list) and an environment whose install fails, each beside a good instance. Each defect is one line naming the
+instance and what is wrong, the rest of the build goes on, and nothing half-built is kept: no task, checkout or
+environment of a failed instance, no staging directory."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ BIN = Path(sys.executable).parent / "verifierbench"
 CORRUPT_ID = "vgb-fixtures__corrupt-1"
 NO_BASE_ID = "vgb-fixtures__httpdate-nobase"
 NO_FIELD_ID = "vgb-fixtures__httpdate-nofield"
+BAD_TESTS_ID = "vgb-fixtures__httpdate-badtests"
 ENV_ID = "django__django-99999"
 UNINSTALLABLE = "vgb-not-on-any-index==1.0"  # with pip's index off ($PIP_NO_INDEX), it cannot install
 
@@ -62,6 +63,7 @@ def bad_build(traversable_tmp):
     rows = [{**good, "instance_id": CORRUPT_ID, "repo": "vgb-fixtures/corrupt"},
             {**good, "instance_id": NO_BASE_ID, "base_commit": "0" * 40},
             {**no_field, "instance_id": NO_FIELD_ID},
+            {**good, "instance_id": BAD_TESTS_ID, "FAIL_TO_PASS": "not a JSON list"},
             {**good, "instance_id": ENV_ID, "repo": "django/django", "version": "3.0", "base_commit": django_base,
              "FAIL_TO_PASS": json.dumps(["test_x (utils_tests.test_http.Tests)"]), "PASS_TO_PASS": "[]"},
             good]
@@ -85,6 +87,7 @@ def test_each_defect_is_one_line_naming_the_instance_and_the_defect(bad_build):
     done, _, _ = bad_build
     assert done.returncode == 0, done.stderr[-3000:]
     expected = {NO_FIELD_ID: f"skipped a row: .* SWE-bench row {NO_FIELD_ID} lacks patch",
+                BAD_TESTS_ID: f"skipped a row: .* SWE-bench row {BAD_TESTS_ID}: FAIL_TO_PASS/PASS_TO_PASS must be a list",
                 NO_BASE_ID: f"{NO_BASE_ID} excluded \\(T\\): base commit 000000000000 is not in vgb-fixtures__httpdate",
                 CORRUPT_ID: f"{CORRUPT_ID} excluded \\(T\\): vgb-fixtures__corrupt is corrupt: .* httpdate/parse.py \\(error: inflate",
                 ENV_ID: f"{ENV_ID} excluded \\(V\\): making the environment django__django-3.0-.* failed: ERROR: .*{UNINSTALLABLE}.* \\(at `pip install -q -r requirements.txt`; full log "}
@@ -104,7 +107,9 @@ def test_the_good_instance_is_built_and_the_defects_recorded(bad_build):
     excluded = {e["task"]: e["code"] for e in json.loads((out / "screening.json").read_text())["excluded"]}
     assert excluded == {f"swebench/{CORRUPT_ID}": "T", f"swebench/{NO_BASE_ID}": "T", f"swebench/{ENV_ID}": "V"}
     record = json.loads((out / "manifest.json").read_text())["build"]["sources"]["swebench"]
-    assert [row.split(": ", 1)[1] for row in record["bad_rows"]] == [f"SWE-bench row {NO_FIELD_ID} lacks patch"]
+    assert [row.split(": ", 1)[1] for row in record["bad_rows"]] == [
+        f"SWE-bench row {NO_FIELD_ID} lacks patch",
+        f"SWE-bench row {BAD_TESTS_ID}: FAIL_TO_PASS/PASS_TO_PASS must be a list of test names, got not a JSON list"]
 
 
 def test_nothing_half_built_is_kept(bad_build):
