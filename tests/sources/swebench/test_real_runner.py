@@ -55,7 +55,7 @@ def _git(repo: Path, *args: str, **kw) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, **kw).stdout.strip()
 
 
-def test_incomplete_trees_are_named(tmp_path):
+def test_incomplete_trees_are_named(tmp_path, traversable_tmp):
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q")
@@ -77,6 +77,19 @@ def test_incomplete_trees_are_named(tmp_path):
     os.unlink(repo / ".git" / "objects" / blob[:2] / blob[2:])
     with pytest.raises(checkout.IncompleteTree, match="lacks 1 objects .* big.dat"):
         checkout.require_complete(repo, commit)
+    # A damaged object (git calls it missing too) and a directory that is not a repository are named as such.
+    damaged = repo / ".git" / "objects" / good[:2] / good[2:]
+    damaged.chmod(0o644)
+    damaged.write_bytes(b"not a zlib stream")
+    with pytest.raises(checkout.IncompleteTree, match=r"repo is corrupt: base commit \w{12} cannot be read \(error: inflate"):
+        checkout.require_complete(repo, good)
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(checkout.IncompleteTree, match="plain is not a readable git repository"):
+        checkout.require_complete(tmp_path / "plain", good)
+    # An export that fails after the checks is an incomplete tree too (the build excludes the instance and goes on).
+    with pytest.raises(checkout.IncompleteTree, match="repo: cannot export commit 0123456789ab"):
+        checkout.materialize(repo, "0123456789abcdef0123456789abcdef01234567", traversable_tmp / "export-store")
+    assert not list((traversable_tmp / "export-store").iterdir())  # no staging directory left
 
 
 def test_pinned_revision_and_bad_rows(tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import time
 from importlib import metadata
 from typing import Callable
@@ -189,6 +190,7 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         raise UserError(unavailable_reason())
     if not repos_dir.is_dir():
         raise UserError(f"--swebench-repos {repos_dir} is not a directory")
+    exported_before = _checkouts_in(store)
     chosen = instances.selected_ids(ids)
     ordered, paper_only = _ordered(rows, seed, chosen)
     quota = len(ordered) if chosen else QUOTA
@@ -221,16 +223,39 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         if exclusion:
             result.excluded.append(exclusion)
             say(f"build: swebench: {inst.instance_id} excluded ({exclusion['code']}): "
-                f"{exclusion['evidence']['reason'][:200]}")
+                f"{exclusion['evidence']['reason'][:600]}")
         elif not isinstance(replayed, dict):
             result.retained.append(replayed)
             say(f"build: swebench: {inst.instance_id} retained, {len(replayed.cases)} cases")
+    _drop_unused_checkouts(store, exported_before, {r.task.reference["checkout"] for r in result.retained})
     if not result.retained and not result.excluded:
         if result.record["not_pytest"]:
             raise UserError(f"{len(result.record['not_pytest'])} instances of repositories without a SWE-bench environment "
                             "specification name tests that are not pytest node ids, which the harness's own pytest cannot run")
         raise UserError(f"no instance has a local clone in {repos_dir} (looked for e.g. {ordered[0].repo.replace('/', '__') if ordered else '-'})")
     return result
+
+
+def _checkouts_in(store) -> set[str]:
+    """The checkouts already in a build's own store (None: the shared default store, never pruned)."""
+    if store is None or not store.is_dir():
+        return set()
+    return {p.name for p in store.iterdir() if not p.name.startswith(".")}
+
+
+def _drop_unused_checkouts(store, before: set[str], used: set[str]) -> None:
+    """A checkout this build exported for an instance it then excluded (an environment that cannot be made, a gold
+    that does not resolve) is no task's: it leaves the suite, which carries its tasks' checkouts only.
+
+    Args:
+        store: the build's own checkout store (`<suite>/checkouts`); None leaves the shared store alone.
+        before: the checkouts the store held before this build (kept: another build's).
+        used: the checkouts of the retained tasks.
+    """
+    if store is None:
+        return
+    for name in _checkouts_in(store) - before - used:
+        shutil.rmtree(store / name, ignore_errors=True)
 
 
 def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say) -> Replayed | dict:

@@ -57,7 +57,8 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
     try:
         archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", commit], capture_output=True)
         if archive.returncode:
-            raise UserError(f"{repo}: cannot export commit {commit}: {archive.stderr.decode(errors='replace').strip()}")
+            # An IncompleteTree: the build excludes the instance (T) and goes on, as for a damaged object found earlier.
+            raise IncompleteTree(f"{repo.name}: cannot export commit {commit[:12]}: {archive.stderr.decode(errors='replace').strip()[-300:]}")
         subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
         for dirpath, _, filenames in os.walk(staging):
             os.chmod(dirpath, 0o755)
@@ -85,7 +86,13 @@ def require_complete(repo: Path, commit: str) -> None:
     """Raises IncompleteTree when `commit` is absent, names a submodule (its content is another
     repository), or refers to an object the clone lacks."""
     git = ["git", "-C", str(repo)]
-    if subprocess.run([*git, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True).returncode:
+    if subprocess.run([*git, "rev-parse", "--git-dir"], capture_output=True).returncode:
+        raise IncompleteTree(f"{repo.name} is not a readable git repository")
+    found = subprocess.run([*git, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+    if found.returncode:
+        damage = _errors(found.stderr)
+        if damage:
+            raise IncompleteTree(f"{repo.name} is corrupt: base commit {commit[:12]} cannot be read ({damage[0][:200]})")
         raise IncompleteTree(f"base commit {commit[:12]} is not in {repo.name}")
     listing = subprocess.run([*git, "ls-tree", "-r", "-z", "--full-tree", commit], capture_output=True)
     if listing.returncode:
@@ -99,7 +106,18 @@ def require_complete(repo: Path, commit: str) -> None:
     lacking = [line.split(b" ")[0].decode() for line in check.stdout.splitlines() if line.endswith(b" missing")]
     if lacking:
         paths = {meta.split(b" ")[2].decode(): path.decode(errors="replace") for meta, path in entries}
-        raise IncompleteTree(f"the clone lacks {len(lacking)} objects of {commit[:12]}'s tree, e.g. {paths.get(lacking[0], lacking[0])}")
+        example = paths.get(lacking[0], lacking[0])
+        # git reports an unreadable object (a damaged file) as missing too, and says why on stderr.
+        damage = _errors(check.stderr)
+        if damage:
+            raise IncompleteTree(f"{repo.name} is corrupt: {len(lacking)} objects of {commit[:12]}'s tree cannot be read, "
+                                 f"e.g. {example} ({damage[0][:200]})")
+        raise IncompleteTree(f"the clone {repo.name} lacks {len(lacking)} objects of {commit[:12]}'s tree, e.g. {example}")
+
+
+def _errors(stderr: bytes) -> list[str]:
+    """git's complaints about objects it found but could not read (a damaged file; "missing" says nothing else)."""
+    return [line for line in stderr.decode(errors="replace").splitlines() if line.startswith("error:")]
 
 
 def checkout_dir(digest: str) -> Path:

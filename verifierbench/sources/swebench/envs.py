@@ -238,12 +238,27 @@ class _Logged:
             self.log.write(f"[timed out after {INSTALL_TIMEOUT_S} s]\n")
         if failed:
             self.log.flush()
-            tail = self.log_path.read_text(errors="replace").strip().splitlines()[-3:]
-            raise EnvironmentError_(f"making the environment {self.spec.key} failed at `{' '.join(argv[1:5])} ...`: "
-                                    f"{' | '.join(tail)[-400:]} (full log {self.log_path})")
+            raise EnvironmentError_(f"making the environment {self.spec.key} failed: {_cause(self.log_path)[-300:]} "
+                                    f"(at `{_shown(argv)}`; full log {self.log_path})")
 
     def close(self) -> None:
         self.log.close()
+
+
+def _cause(log_path: Path) -> str:
+    """What the failed command said last: pip's ERROR lines when it has them, else the last three lines."""
+    text = log_path.read_text(errors="replace").strip()
+    output = [line for line in text.rsplit("\n$ ", 1)[-1].splitlines()[1:] if line.strip()]  # after the command's own line
+    errors = [line.strip() for line in output if line.startswith("ERROR:")]
+    return " | ".join(errors[-2:] or output[-3:] or ["(no output)"])
+
+
+def _shown(argv: list[str]) -> str:
+    """The command without the environment's path: `pip install -q -r requirements.txt`."""
+    words = argv[1:]
+    if words[:2] == ["-m", "pip"]:
+        words = words[1:]
+    return " ".join(Path(w).name if os.path.isabs(w) else w for w in words)[:120]
 
 
 def _make_with_extensions(spec: EnvSpec, venv: Path, checkout: Path, staging: Path) -> None:

@@ -50,9 +50,12 @@ class Instance:
         missing = [k for k in REQUIRED if k not in row]
         if missing:
             raise UserError(f"{where}: SWE-bench row {row.get('instance_id', '?')} lacks {', '.join(missing)}")
+        try:
+            tests = _tests(row["FAIL_TO_PASS"]), _tests(row["PASS_TO_PASS"])
+        except UserError as e:  # named with its row, as a missing field is
+            raise UserError(f"{where}: SWE-bench row {row['instance_id']}: {e}") from None
         return cls(str(row["instance_id"]), str(row["repo"]), str(row["base_commit"]), str(row["patch"]), str(row["test_patch"]),
-                   str(row["problem_statement"]), _tests(row["FAIL_TO_PASS"]), _tests(row["PASS_TO_PASS"]),
-                   str(row.get("hints_text") or ""), str(row.get("version") or ""))
+                   str(row["problem_statement"]), *tests, str(row.get("hints_text") or ""), str(row.get("version") or ""))
 
 
 def _tests(value: object) -> list[str]:
