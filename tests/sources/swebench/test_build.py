@@ -200,3 +200,25 @@ def test_the_next_instances_environment_is_made_ahead(monkeypatch, traversable_t
     assert thread is not None
     thread.join(60)  # the failure stays in the thread: the instance's own build reports it with code V
     assert not thread.is_alive()
+
+
+def test_a_django_instance_whose_test_patch_touches_no_test_module_is_excluded_w(monkeypatch, traversable_tmp):
+    """django-10097's test patch edits only two url lists (.txt): SWE-bench's command then runs django's whole suite
+    for the gold and each case. It is excluded with code W and the reason, before any checkout, environment or run."""
+    import dataclasses
+
+    rows = swebench_instances.load(None) if swebench_instances.default_instances() else []
+    real = next((r for r in rows if r.instance_id == "django__django-10097"), None)
+    data_only = ("diff --git a/tests/validators/valid_urls.txt b/tests/validators/valid_urls.txt\n"
+                 "--- a/tests/validators/valid_urls.txt\n+++ b/tests/validators/valid_urls.txt\n@@ -1 +1,2 @@\n"
+                 " http://www.djangoproject.com/\n+http://example.com/\n")
+    inst = real or swebench_instances.Instance("django__django-10097", "django/django", "0" * 40, "", data_only, "",
+                                               ["test_validators (validators.tests.TestValidators)"], [])
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "w" / "envs"))
+    monkeypatch.setattr(swebench_build, "construct", lambda *a, **k: pytest.fail("built an instance of the whole suite"))
+    excluded = swebench_build._construct_or_exclude(inst, traversable_tmp, 0, None, say=lambda line: None)
+    assert excluded["code"] == "W" and "whole test suite" in excluded["evidence"]["reason"]
+    assert "valid_urls.txt" in excluded["evidence"]["reason"]
+    # A test patch that touches a test module is built as before.
+    touching = dataclasses.replace(inst, test_patch=data_only.replace("validators/valid_urls.txt", "validators/tests.py"))
+    assert swebench_build._whole_suite_reason(touching) is None

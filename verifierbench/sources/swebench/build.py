@@ -13,7 +13,8 @@ Exclusions: code T when the clone cannot give the instance's whole tree (base co
 submodule, a missing object); code V when its test environment cannot be made; code S when SWE-bench's
 own grading does not resolve the gold patch (an empty or unparsable report, or a version that does not
 run on this Python) or resolves an empty diff (a no-op passes); code G when the hardened reference
-rejects the gold patch that upstream resolves.
+rejects the gold patch that upstream resolves; code W when a django instance's test patch touches no test module
+(SWE-bench then runs the whole suite, for every case).
 """
 
 from __future__ import annotations
@@ -362,6 +363,9 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
     def excluded(code: str, reason: str) -> dict:
         return {"task": f"swebench/{inst.instance_id}", "task_id": None, "code": code, "evidence": {"reason": reason}}
     with_environment = envs.has_spec(inst.repo)
+    whole_suite = _whole_suite_reason(inst) if with_environment else None
+    if whole_suite:
+        return excluded("W", whole_suite)
     memo = _memo_path(inst, seed, with_environment)
     remembered = _recall(memo, inst, clone, store)
     if remembered is not None:
@@ -375,6 +379,25 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
         return excluded("V", str(e))
     _remember(memo, replayed)
     return replayed
+
+
+def _whole_suite_reason(inst: instances.Instance) -> str | None:
+    """Why an instance cannot be run per case here, or None. SWE-bench runs django's tests on the test modules its
+    test patch touches; a patch touching none (only data files, e.g. django-10097's url lists) runs the whole suite,
+    over a hundred modules and thousands of tests, for the gold and for every case: hours per run on 2 cores.
+
+    Args:
+        inst: the instance.
+    """
+    if envs.runner_for(inst.repo) != "django":
+        return None
+    test_files = [c.path for c in diffs.changes(inst.test_patch)]
+    if envs.django_directives(test_files):
+        return None
+    modules = {t.rsplit("(", 1)[-1].rstrip(")").rsplit(".", 1)[0] for t in inst.fail_to_pass + inst.pass_to_pass if t.endswith(")")}
+    return (f"the test patch touches no test module ({', '.join(test_files[:3]) or 'no file'}), so SWE-bench's command runs "
+            f"django's whole test suite: {len(inst.fail_to_pass)} FAIL_TO_PASS and {len(inst.pass_to_pass)} PASS_TO_PASS tests "
+            f"in {len(modules)}+ modules, for the gold and every case")
 
 
 def _memo_path(inst: instances.Instance, seed: int, with_environment: bool):
