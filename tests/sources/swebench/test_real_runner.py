@@ -244,3 +244,29 @@ def test_parameters_with_spaces_go_by_the_parsers_names(tmp_path):
     assert grading.log_status(run)[names[1]] == "FAILED"
     assert grading.grade(run, [names[0]], [names[2]], {}, disabled=frozenset({"exit_code"}))[0]
     assert grading.grade(run, [names[1]], [], {})[1] == f"FAIL_TO_PASS test {names[1]}: failed"
+
+
+def test_regression_breaks_rank_functions_reached_by_docstring_named_pass_to_pass_tests(tmp_path):
+    """django names a test with a docstring by the docstring's first line (django-16950: every named test). The regression
+    case must still find those tests' bodies: a function called only by a PASS_TO_PASS test ranks first (rank 0), so the
+    break fails a previously passing test while the fix holds (else C6's "PASS_TO_PASS unchecked" went undetected)."""
+    from verifierbench.sources.swebench import cases
+
+    tests = '''\
+class T:
+    def test_fixed(self):
+        """If form data is provided, a parent's key is
+        kept."""
+        fixed_thing()
+
+    def test_old(self):
+        """#24377 - Inlines with a default ignore it."""
+        old_helper()
+        shared()
+'''
+    inst = cases.CodeInstance("", "", ["If form data is provided, a parent's key is"], ["#24377 - Inlines with a default ignore it."],
+                              ["tests/m/tests.py"], tmp_path, "django")
+    inst.__dict__["hidden_test_texts"] = {"tests/m/tests.py": tests}  # what the test patch would give
+    rank = cases._reach_rank(inst)
+    assert rank("old_helper") == 0 and rank("shared") == 0
+    assert rank("fixed_thing") == 2 and rank("nowhere") == 3
