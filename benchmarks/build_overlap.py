@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifierbench.sources.swebench import build, envs, instances  # noqa: E402
+from verifierbench.sources.swebench import build, envs, instances, reference  # noqa: E402
 
 
 def one_build(ids: str, overlap: bool, root: Path) -> float:
@@ -37,6 +37,8 @@ def one_build(ids: str, overlap: bool, root: Path) -> float:
     """
     os.environ[envs.ROOT_ENV] = str(root / "envs")  # the build memo sits beside it (root/builds): cold too
     build.OVERLAP_RUNS = build.PREFETCH_ENVIRONMENTS = overlap
+    # The reference keeps its test runs in memory by (reference, diff): the second build would reuse the first's.
+    reference._cached_run.cache_clear()
     print(f"--- {'overlapped' if overlap else 'sequential'}: load {os.getloadavg()[0]:.1f}", flush=True)
     started = time.perf_counter()
     result = build.build(0, None, None, root / "checkouts", ids, say=lambda line: print("   ", line, flush=True))
