@@ -27,16 +27,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from verifierbench.sources.swebench import build, envs, instances, reference  # noqa: E402
 
 
-def one_build(ids: str, overlap: bool, root: Path) -> float:
-    """Wall seconds of `build.build` of `ids` with cold caches under `root`, overlapping or not.
+def one_build(ids: str, overlap: bool, root: Path, warm: bool = False) -> float:
+    """Wall seconds of `build.build` of `ids` with a cold build memo under `root`, overlapping or not.
 
     Args:
         ids: comma-separated instance ids.
-        overlap: both overlaps on (True) or both off.
+        overlap: the overlaps on (True) or off.
         root: a fresh directory for the environments, the build memo and the checkouts.
+        warm: link the usual cache's environments in (only the runs are compared; the prefetch stays off).
     """
+    os.environ.pop(envs.ROOT_ENV, None)
+    usual = envs.root()
     os.environ[envs.ROOT_ENV] = str(root / "envs")  # the build memo sits beside it (root/builds): cold too
-    build.OVERLAP_RUNS = build.PREFETCH_ENVIRONMENTS = overlap
+    if warm:
+        (root / "envs").mkdir()
+        for made in usual.iterdir():
+            if (made / "verifierbench-env.json").is_file():
+                (root / "envs" / made.name).symlink_to(made)
+    build.OVERLAP_RUNS = overlap
+    build.PREFETCH_ENVIRONMENTS = overlap and not warm
     # The reference keeps its test runs in memory by (reference, diff): the second build would reuse the first's.
     reference._cached_run.cache_clear()
     print(f"--- {'overlapped' if overlap else 'sequential'}: load {os.getloadavg()[0]:.1f}", flush=True)
@@ -51,6 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ids", default="django__django-15572,django__django-16136")
     parser.add_argument("--rounds", type=int, default=1, help="pairs of builds (sequential, then overlapped)")
+    parser.add_argument("--warm", action="store_true", help="environments from the usual cache: compare the runs' overlap only")
     args = parser.parse_args()
     if instances.default_instances() is None:
         sys.exit("benchmark: the offline SWE-bench copy is not beside the project")
@@ -60,7 +70,7 @@ def main() -> None:
             root = Path(tempfile.mkdtemp(prefix="vgb-overlap-", dir="/var/tmp"))
             root.chmod(0o755)
             try:
-                times[overlap].append(one_build(args.ids, overlap, root))
+                times[overlap].append(one_build(args.ids, overlap, root, args.warm))
             finally:
                 shutil.rmtree(root, ignore_errors=True)
     sequential, overlapped = sum(times[False]), sum(times[True])
