@@ -126,3 +126,99 @@ def test_an_interrupted_build_resumes_from_finished_instances(swebench_fixture, 
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "resume" / "envs"))
     rebuilt = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-3")
     assert [r.cases for r in rebuilt.retained] == [r.cases for r in first.retained]
+
+
+def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
+    """Wraps the build's hidden test runs: (which diff, start, end) of each, in the order they end."""
+    import threading
+    import time
+
+    real = swebench_build.hidden_run
+    runs: list[tuple[str, float, float]] = []
+    lock = threading.Lock()
+
+    def timed(reference, diff):
+        started = time.monotonic()
+        run = real(reference, diff)
+        time.sleep(0.5)  # long enough that two runs started together overlap whatever the load
+        with lock:
+            runs.append(("empty" if diff == "" else "other", started, time.monotonic()))
+        return run
+
+    monkeypatch.setattr(swebench_build, "hidden_run", timed)
+    return runs
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_the_empty_diffs_run_runs_beside_the_golds(swebench_fixture, traversable_tmp, monkeypatch, overlap):
+    """The empty diff's hidden run needs nothing from the gold's: with OVERLAP_RUNS the two run at once (the build's
+    cost on 2 cores), without it one after the other; the task and its cases are the same either way."""
+    instances, repos = swebench_fixture
+    inst = swebench_instances.load(str(instances))[0]
+    clone = swebench_instances.local_clone(repos, inst.repo)
+    monkeypatch.setattr(swebench_build, "OVERLAP_RUNS", overlap)
+    runs = _timed_runs(monkeypatch)
+    said: list[str] = []
+    replayed = swebench_build.construct(inst, clone, 0, traversable_tmp / f"overlap-{overlap}", with_environment=False,
+                                        say=said.append)
+    assert replayed.exclusion is None and replayed.cases
+    empty = next(r for r in runs if r[0] == "empty")
+    # The gold's run is the first other one to start (the cases' runs come after both).
+    gold = min((r for r in runs if r[0] == "other"), key=lambda r: r[1])
+    overlapped = empty[1] < gold[2] and gold[1] < empty[2]
+    assert overlapped is overlap
+    profile = next(line for line in said if ": profile " in line)
+    assert all(f"{stage} " in profile for stage in ("checkout", "gold", "empty", "case_runs", "C1")) and "case runs: sum" in profile
+
+
+def test_the_next_instances_environment_is_made_ahead(monkeypatch, traversable_tmp, swebench_fixture):
+    """While one instance builds, the next one with an environment specification has its environment made in the
+    background; one remembered from an earlier build, or none left, starts nothing; a failure is left to the instance."""
+    instances, repos = swebench_fixture
+    inst = swebench_instances.load(str(instances))[0]
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "ahead" / "envs"))
+    monkeypatch.setattr(swebench_build.envs, "has_spec", lambda repo: True)
+    monkeypatch.setattr(swebench_build.envs, "spec_for", lambda repo, version, directory: ("spec", repo, directory.name))
+    made: list[tuple] = []
+    monkeypatch.setattr(swebench_build.envs, "ensure", lambda spec, directory, say: made.append(spec))
+    thread = swebench_build._prepare_next([inst], repos, 0, say=lambda line: None)
+    assert thread is not None
+    thread.join(60)
+    assert [m[:2] for m in made] == [("spec", inst.repo)]
+    assert swebench_build._prepare_next([], repos, 0, say=lambda line: None) is None
+    memo = swebench_build._memo_path(inst, 0, True)
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text("{}")
+    assert swebench_build._prepare_next([inst], repos, 0, say=lambda line: None) is None
+    memo.unlink()
+
+    def failing(spec, directory, say):
+        raise swebench_build.envs.EnvironmentError_("pip failed")
+
+    monkeypatch.setattr(swebench_build.envs, "ensure", failing)
+    thread = swebench_build._prepare_next([inst], repos, 0, say=lambda line: None)
+    assert thread is not None
+    thread.join(60)  # the failure stays in the thread: the instance's own build reports it with code V
+    assert not thread.is_alive()
+
+
+def test_a_django_instance_whose_test_patch_touches_no_test_module_is_excluded_w(monkeypatch, traversable_tmp):
+    """django-10097's test patch edits only two url lists (.txt): SWE-bench's command then runs django's whole suite
+    for the gold and each case. It is excluded with code W and the reason, before any checkout, environment or run."""
+    import dataclasses
+
+    rows = swebench_instances.load(None) if swebench_instances.default_instances() else []
+    real = next((r for r in rows if r.instance_id == "django__django-10097"), None)
+    data_only = ("diff --git a/tests/validators/valid_urls.txt b/tests/validators/valid_urls.txt\n"
+                 "--- a/tests/validators/valid_urls.txt\n+++ b/tests/validators/valid_urls.txt\n@@ -1 +1,2 @@\n"
+                 " http://www.djangoproject.com/\n+http://example.com/\n")
+    inst = real or swebench_instances.Instance("django__django-10097", "django/django", "0" * 40, "", data_only, "",
+                                               ["test_validators (validators.tests.TestValidators)"], [])
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "w" / "envs"))
+    monkeypatch.setattr(swebench_build, "construct", lambda *a, **k: pytest.fail("built an instance of the whole suite"))
+    excluded = swebench_build._construct_or_exclude(inst, traversable_tmp, 0, None, say=lambda line: None)
+    assert excluded["code"] == "W" and "whole test suite" in excluded["evidence"]["reason"]
+    assert "valid_urls.txt" in excluded["evidence"]["reason"]
+    # A test patch that touches a test module is built as before.
+    touching = dataclasses.replace(inst, test_patch=data_only.replace("validators/valid_urls.txt", "validators/tests.py"))
+    assert swebench_build._whole_suite_reason(touching) is None

@@ -123,6 +123,36 @@ def test_django_log_is_normalised_to_the_datasets_names():
     assert "test_parsing_rfc850 (utils_tests.test_http.HttpDateProcessingTests)" not in parse_log_django(PY311_LOG, None)
 
 
+# django-13786's gold run, as Python 3.11 prints it: the runner's banner lands between the first test's docstring line
+# and its status.
+BANNER_LOG = """\
+test_add_field_alter_field (migrations.test_optimizer.OptimizerTests.test_add_field_alter_field)
+AlterField should optimize into AddField. ... Testing against Django installed in '/tmp/vgb-run-x/work/django'
+Importing application migrations
+Skipping setup of unused database(s): default, other.
+System check identified no issues (0 silenced).
+ok
+test_add_field_delete_field (migrations.test_optimizer.OptimizerTests.test_add_field_delete_field)
+RemoveField should cancel AddField ... ok
+test_alter_alter_index_model (migrations.test_optimizer.OptimizerTests.test_alter_alter_index_model) ... FAIL
+"""
+
+
+def test_a_status_after_the_runners_banner_goes_to_the_test_name():
+    """django-13786 was excluded (S) though its gold passed every named test: the status of its first test (a docstring,
+    then the runner's banner, then `ok`) reached only the docstring line, and the dataset names the test."""
+    status = grading.log_status(TestRun(True, log=BANNER_LOG), "django")
+    assert status["test_add_field_alter_field (migrations.test_optimizer.OptimizerTests)"] == "PASSED"
+    assert status["AlterField should optimize into AddField."] == "PASSED"
+    assert status["test_add_field_delete_field (migrations.test_optimizer.OptimizerTests)"] == "PASSED"
+    assert status["test_alter_alter_index_model (migrations.test_optimizer.OptimizerTests)"] == "FAILED"
+    failing = BANNER_LOG.replace("(0 silenced).\nok\n", "(0 silenced).\nFAIL\n")
+    status = grading.log_status(TestRun(True, log=failing), "django")
+    assert status.get("test_add_field_alter_field (migrations.test_optimizer.OptimizerTests)") != "PASSED"
+    # Statuses of other tests do not move: two named tests in a row keep their own.
+    assert grading.normalise_django_log(PY311_LOG).count(" ... ") == PY311_LOG.count(" ... ") + 1
+
+
 def test_startup_files_and_runner_references_are_rejected():
     for path in ("sitecustomize.py", "django/usercustomize.py", "x.pth"):
         diff = f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+import os\n"
@@ -227,3 +257,29 @@ def test_parameters_with_spaces_go_by_the_parsers_names(tmp_path):
     assert grading.log_status(run)[names[1]] == "FAILED"
     assert grading.grade(run, [names[0]], [names[2]], {}, disabled=frozenset({"exit_code"}))[0]
     assert grading.grade(run, [names[1]], [], {})[1] == f"FAIL_TO_PASS test {names[1]}: failed"
+
+
+def test_regression_breaks_rank_functions_reached_by_docstring_named_pass_to_pass_tests(tmp_path):
+    """django names a test with a docstring by the docstring's first line (django-16950: every named test). The regression
+    case must still find those tests' bodies: a function called only by a PASS_TO_PASS test ranks first (rank 0), so the
+    break fails a previously passing test while the fix holds (else C6's "PASS_TO_PASS unchecked" went undetected)."""
+    from verifierbench.sources.swebench import cases
+
+    tests = '''\
+class T:
+    def test_fixed(self):
+        """If form data is provided, a parent's key is
+        kept."""
+        fixed_thing()
+
+    def test_old(self):
+        """#24377 - Inlines with a default ignore it."""
+        old_helper()
+        shared()
+'''
+    inst = cases.CodeInstance("", "", ["If form data is provided, a parent's key is"], ["#24377 - Inlines with a default ignore it."],
+                              ["tests/m/tests.py"], tmp_path, "django")
+    inst.__dict__["hidden_test_texts"] = {"tests/m/tests.py": tests}  # what the test patch would give
+    rank = cases._reach_rank(inst)
+    assert rank("old_helper") == 0 and rank("shared") == 0
+    assert rank("fixed_thing") == 2 and rank("nowhere") == 3

@@ -13,19 +13,23 @@ Exclusions: code T when the clone cannot give the instance's whole tree (base co
 submodule, a missing object); code V when its test environment cannot be made; code S when SWE-bench's
 own grading does not resolve the gold patch (an empty or unparsable report, or a version that does not
 run on this Python) or resolves an empty diff (a no-op passes); code G when the hardened reference
-rejects the gold patch that upstream resolves.
+rejects the gold patch that upstream resolves; code W when a django instance's test patch touches no test module
+(SWE-bench then runs the whole suite, for every case).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import random
 import shutil
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 from verifierbench.errors import UserError
 from verifierbench.references import each
@@ -39,6 +43,12 @@ from verifierbench.sources.toolcall.select import Selection
 
 PAPER_REPOS = ("django/django", "astropy/astropy", "matplotlib/matplotlib")
 QUOTA = 47
+# Run the empty diff's hidden test run beside the gold's (False: one after the other; for measuring the difference).
+OVERLAP_RUNS = True
+# Make the next instance's test environment while the current one builds. Off: its one measurement (2026-12-02,
+# load 12-20) is void (see benchmarks/build_overlap.py), and two environments made at once took 1108 s and 1121 s
+# where the same two, one after the other, took 370 s and 293 s under a lighter load: not a clear win yet.
+PREFETCH_ENVIRONMENTS = False
 FORCED = ("django__django-11734", "django__django-11740", "django__django-11848", "django__django-12155",
           "matplotlib__matplotlib-14623")
 
@@ -119,8 +129,10 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
               say=lambda line: None) -> Replayed:
     """One instance: checkout, test environment, gold and empty runs, cases, C1 replay.
     `with_environment=False` runs the harness's own pytest (the offline fixture has no SWE-bench spec)."""
-    checkout.require_complete(clone, inst.base_commit)
-    digest = checkout.materialize(clone, inst.base_commit, store)
+    profile = _Profile()
+    with profile.stage("checkout"):
+        checkout.require_complete(clone, inst.base_commit)
+        digest = checkout.materialize(clone, inst.base_commit, store)
     clone_checkout = checkout.checkout_dir(digest)
     runner = envs.runner_for(inst.repo) if with_environment else "pytest"
     environment = {"repo": inst.repo, "version": inst.version} if with_environment else None
@@ -130,10 +142,38 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
                        "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S,
                        **({"runner": runner, "environment": environment} if environment else {})}
     if environment:
-        envs.ensure(envs.spec_for(inst.repo, inst.version, clone_checkout), clone_checkout, say)
-    started = time.monotonic()
-    gold_run = hidden_run(draft_reference, inst.patch)
-    gold_seconds = time.monotonic() - started
+        with profile.stage("environment"):
+            envs.ensure(envs.spec_for(inst.repo, inst.version, clone_checkout), clone_checkout, say)
+    # The empty diff's run needs nothing from the gold's: it runs beside it, on the core the gold's run (one
+    # test process) leaves idle, and is only waited for if the gold resolves.
+    pool = ThreadPoolExecutor(1, thread_name_prefix="vgb-empty-run") if OVERLAP_RUNS else None
+    empty_future = pool.submit(hidden_run, draft_reference, "") if pool else None
+    try:
+        return _after_environment(inst, task_parts=(digest, test_files, runner, environment), draft_reference=draft_reference,
+                                  empty_future=empty_future, clone_checkout=clone_checkout, seed=seed, profile=profile, say=say)
+    finally:
+        if pool:
+            pool.shutdown(wait=True)
+
+
+def _after_environment(inst: instances.Instance, task_parts: tuple, draft_reference: dict, empty_future: Future | None,
+                       clone_checkout, seed: int, profile: "_Profile", say) -> Replayed:
+    """The gold and empty runs, the task, its cases and their C1 replay (`construct` once the environment is ready).
+
+    Args:
+        inst: the instance.
+        task_parts: (checkout digest, test files, runner, environment) for `make_task`.
+        draft_reference: the reference record without the gold's outcomes and budget.
+        empty_future: the empty diff's run already started beside the gold's (None: run it here, after the gold's).
+        clone_checkout: the checkout's directory.
+        seed: the build's seed.
+        profile: where the stages' times go.
+        say: the build's progress lines.
+    """
+    digest, test_files, runner, environment = task_parts
+    with profile.stage("gold"):
+        gold_run = hidden_run(draft_reference, inst.patch)
+    gold_seconds = profile.seconds["gold"]
     case_timeout_s = budget.case_timeout_for(gold_seconds)
     say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, case budget {case_timeout_s:g} s")
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
@@ -149,17 +189,66 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
                        gold_seconds=round(gold_seconds),
                        not_passing_count=len(failing), problem=gold_run.problem, apply_error=gold_run.apply_error,
                        log_tail=gold_run.log[-1500:])
-    empty_run = hidden_run(draft_reference, "")
+    with profile.stage("empty"):
+        empty_run = empty_future.result() if empty_future else hidden_run(draft_reference, "")
     if grading.upstream_resolved(empty_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         return exclude("S", "SWE-bench's own grading resolves an empty diff (a no-op passes)")
     accepted, why = decide(task.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
-    drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
-                                               clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
+    with profile.stage("cases"):
+        drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
+                                                   clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, then replay decides from the cache.
-    each(True, lambda d: decide(task.reference, d.candidate, cached=True), drafts)
-    return replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
+    with profile.stage("case_runs"):
+        each(True, lambda d: profile.timed(decide, task.reference, d.candidate, cached=True), drafts)
+    with profile.stage("C1"):
+        replayed = replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
+    say(f"build: swebench: {inst.instance_id}: profile {profile.line()}")
+    return replayed
+
+
+class _Profile:
+    """Where one instance's build time goes (wall seconds per stage, and each case run's), said in one line."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.runs: list[float] = []
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Times the block under `name`.
+
+        Args:
+            name: the stage (checkout, environment, gold, empty, cases, case_runs, C1).
+        """
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - started
+
+    def timed(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args, **kwargs)`, its wall time kept as one case run (called from several threads).
+
+        Args:
+            fn: the call timed (a reference decision).
+        """
+        started = time.monotonic()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            with self._lock:
+                self.runs.append(time.monotonic() - started)
+
+    def line(self) -> str:
+        stages = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
+        runs = sorted(self.runs)
+        if not runs:
+            return stages
+        return (f"{stages}; {len(runs)} case runs: sum {sum(runs):.0f} s, median {runs[len(runs) // 2]:.1f} s, "
+                f"max {runs[-1]:.1f} s")
 
 
 def _ordered(rows: list[instances.Instance], seed: int, ids: list[str] | None) -> tuple[list[instances.Instance], bool]:
@@ -200,6 +289,7 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
                                "no_clone": [], "not_pytest": [], "bad_rows": bad_rows, "walked": []})
     if not (instances_path or instances.default_instances()):
         result.record["hub_commit"] = instances.hub_commit()
+    ahead: threading.Thread | None = None
     for number, inst in enumerate(ordered, 1):
         if len(result.retained) >= quota:
             break
@@ -213,6 +303,9 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
             continue
         result.record["walked"].append(inst.instance_id)
         say(f"build: swebench: {inst.instance_id} ({len(result.retained)}/{quota} retained, {number} walked) ...")
+        if ahead:
+            ahead.join()
+        ahead = _prepare_next(ordered[number:], repos_dir, seed, say) if PREFETCH_ENVIRONMENTS else None
         replayed = _construct_or_exclude(inst, clone, seed, store, say)
         exclusion: dict | None
         if isinstance(replayed, dict):  # excluded before a task was made
@@ -227,6 +320,8 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         elif not isinstance(replayed, dict):
             result.retained.append(replayed)
             say(f"build: swebench: {inst.instance_id} retained, {len(replayed.cases)} cases")
+    if ahead:
+        ahead.join()
     _drop_unused_checkouts(store, exported_before, {r.task.reference["checkout"] for r in result.retained})
     if not result.retained and not result.excluded:
         if result.record["not_pytest"]:
@@ -256,6 +351,35 @@ def _drop_unused_checkouts(store, before: set[str], used: set[str]) -> None:
         return
     for name in _checkouts_in(store) - before - used:
         shutil.rmtree(store / name, ignore_errors=True)
+def _prepare_next(following: list[instances.Instance], repos_dir, seed: int, say) -> threading.Thread | None:
+    """Starts making the test environment of the next instance to build while this one runs its tests: making one
+    (pip, or a compiler with one job) keeps one core busy, and an instance's gold and empty runs leave one idle.
+
+    Args:
+        following: the instances after the current one, in walking order.
+        repos_dir: the clones' directory.
+        seed: the build's seed (an instance remembered from an earlier build needs nothing).
+        say: the build's progress lines.
+    """
+    found = next(((inst, clone) for inst in following if envs.has_spec(inst.repo)
+                  for clone in [instances.local_clone(repos_dir, inst.repo)] if clone is not None), None)
+    if found is None or _memo_path(found[0], seed, True).is_file():
+        return None
+    inst, clone = found
+
+    def prepare() -> None:
+        try:
+            checkout.require_complete(clone, inst.base_commit)
+            # The shared store, not the suite's: an instance never reached (the quota met) leaves nothing in the suite.
+            digest = checkout.materialize(clone, inst.base_commit)
+            directory = checkout.checkout_dir(digest)
+            envs.ensure(envs.spec_for(inst.repo, inst.version, directory), directory, say)
+        except Exception:  # noqa: BLE001 - the instance's own build meets the same failure and reports it
+            pass
+
+    thread = threading.Thread(target=prepare, name=f"vgb-env-{inst.instance_id}", daemon=True)
+    thread.start()
+    return thread
 
 
 def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say) -> Replayed | dict:
@@ -264,6 +388,9 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
     def excluded(code: str, reason: str) -> dict:
         return {"task": f"swebench/{inst.instance_id}", "task_id": None, "code": code, "evidence": {"reason": reason}}
     with_environment = envs.has_spec(inst.repo)
+    whole_suite = _whole_suite_reason(inst) if with_environment else None
+    if whole_suite:
+        return excluded("W", whole_suite)
     memo = _memo_path(inst, seed, with_environment)
     remembered = _recall(memo, inst, clone, store)
     if remembered is not None:
@@ -277,6 +404,25 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
         return excluded("V", str(e))
     _remember(memo, replayed)
     return replayed
+
+
+def _whole_suite_reason(inst: instances.Instance) -> str | None:
+    """Why an instance cannot be run per case here, or None. SWE-bench runs django's tests on the test modules its
+    test patch touches; a patch touching none (only data files, e.g. django-10097's url lists) runs the whole suite,
+    over a hundred modules and thousands of tests, for the gold and for every case: hours per run on 2 cores.
+
+    Args:
+        inst: the instance.
+    """
+    if envs.runner_for(inst.repo) != "django":
+        return None
+    test_files = [c.path for c in diffs.changes(inst.test_patch)]
+    if envs.django_directives(test_files):
+        return None
+    modules = {t.rsplit("(", 1)[-1].rstrip(")").rsplit(".", 1)[0] for t in inst.fail_to_pass + inst.pass_to_pass if t.endswith(")")}
+    return (f"the test patch touches no test module ({', '.join(test_files[:3]) or 'no file'}), so SWE-bench's command runs "
+            f"django's whole test suite: {len(inst.fail_to_pass)} FAIL_TO_PASS and {len(inst.pass_to_pass)} PASS_TO_PASS tests "
+            f"in {len(modules)}+ modules, for the gold and every case")
 
 
 def _memo_path(inst: instances.Instance, seed: int, with_environment: bool):

@@ -261,7 +261,13 @@ def _reach_rank(inst: CodeInstance):
             continue
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                bodies.setdefault(node.name, []).append(ast.get_source_segment(text, node) or "")
+                body = ast.get_source_segment(text, node) or ""
+                bodies.setdefault(node.name, []).append(body)
+                # django's dataset names a test with a docstring by the docstring's first line (unittest's
+                # shortDescription), e.g. django-16950's "#24377 - Inlines with a model field default ...".
+                doc = ast.get_docstring(node)
+                if doc and doc.strip():
+                    bodies.setdefault(doc.strip().splitlines()[0].strip(), []).append(body)
     f2p = "\n".join(b for name in inst.test_function_names(inst.fail_to_pass) for b in bodies.get(name, []))
     p2p = "\n".join(b for name in inst.test_function_names(inst.pass_to_pass) for b in bodies.get(name, []))
     everything = "\n".join(whole)
