@@ -1,7 +1,7 @@
 """The fork server inside a warm sandbox (executor.warm): ours, run by the sandbox's interpreter.
 
 Standard library only: it runs as /opt/vgb/warm/warm_server.py under bubblewrap, started once per
-(verifier, task). It keeps CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's own user namespace (nothing on the host)
+(verifier, task), or for trusted references once per source and slot (a task server per reference, serve_cases). It keeps CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's own user namespace (nothing on the host)
 only to give each case fresh namespaces; the case's process drops every capability before any
 verifier code runs.
 
