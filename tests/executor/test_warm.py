@@ -372,6 +372,38 @@ def test_a_trusted_verifier_s_warm_up_loads_its_data_once_before_its_cases(bwrap
     assert [json.loads(o.reason) for o in outcomes] == [["t-1"] if trusted else []] * 3
 
 
+def test_trusted_verifiers_of_one_family_share_a_sandbox_that_imports_once_and_warms_up_each_task(
+        bwrap_available, traversable_tmp, tmp_path):
+    library = traversable_tmp / "lib-family" / "vgbfamily"
+    library.mkdir(parents=True)
+    library.parent.chmod(0o755)
+    # The import's token: equal in every case only if one process imported the module for all tasks.
+    (library / "__init__.py").write_text("import os\ntoken = os.urandom(8).hex()\nloaded = []\n\n\n"
+                                         "def warm_up(reference):\n    loaded.append(reference['task'])\n")
+    verifiers = []
+    for task in ("t-1", "t-2", "t-3"):
+        verifier = write_verifier(tmp_path / task, """
+            import json, os, sys
+            import vgbfamily
+            mine = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference.json")))["task"]
+            seen = list(vgbfamily.loaded)
+            vgbfamily.loaded.append("by a case")  # neither a later case nor another task may see it
+            json.dump({"decision": "PASS", "reason": json.dumps([mine, seen, vgbfamily.token])}, open(sys.argv[2], "w"))
+        """).parent
+        (verifier / "reference.json").write_text(json.dumps({"task": task}))
+        (verifier / "preload.json").write_text('{"modules": ["vgbfamily"], "warm_up": "vgbfamily:warm_up", "argument": "reference.json"}')
+        verifiers.append(verifier)
+    jobs = [Job(verifier, case, key=f"{number}-{case}") for number, verifier in enumerate(verifiers) for case in range(3)]
+    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1, libraries=((str(library), "vgbfamily"),),
+                  trusted_preload=True) as executor:
+        outcomes = {o.key: o for o in executor.run_warm(jobs)}
+    assert all(o.decision is Decision.P and o.path == "warm" for o in outcomes.values()), outcomes
+    reports = {key: json.loads(o.reason) for key, o in outcomes.items()}
+    assert {key: report[:2] for key, report in reports.items()} == {
+        f"{number}-{case}": [task, [task]] for number, task in enumerate(("t-1", "t-2", "t-3")) for case in range(3)}
+    assert len({report[2] for report in reports.values()}) == 1
+
+
 def test_a_malformed_preload_list_preloads_nothing(tmp_path):
     verifier = write_verifier(tmp_path / "v", "pass\n").parent
     for number, text in enumerate(('["os; import evil"]', '{"a": 1}', "not json", '["../x"]')):

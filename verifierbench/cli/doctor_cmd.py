@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from verifierbench.cli.options import add_executor_options, executor_from
-from verifierbench.executor import Job, probe_bwrap
+from verifierbench.executor import Job, probe_bwrap, uid_range
 from verifierbench.executor.isolation import running_as_root, slot_uid
 
 PROBE = 'import json, sys; json.dump({"decision": "PASS", "reason": "sandbox works"}, open(sys.argv[2], "w"))\n'
@@ -23,7 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     works, why = probe_bwrap()
     print(f"bubblewrap: {'works' if works else 'unavailable: ' + why}")
-    print(f"sandbox uid: {slot_uid(0)}{' (one per slot, dropped from root)' if running_as_root() else ' (the current user)'}")
+    if running_as_root():
+        how = f"pinned by {uid_range.BASE_ENV}" if uid_range.pinned_base() is not None else "this process's claimed range"
+        print(f"sandbox uid: {slot_uid(0)} (one per slot, dropped from root; {how})")
+    else:
+        print(f"sandbox uid: {slot_uid(0)} (the current user)")
     with executor_from(args) as executor, tempfile.TemporaryDirectory() as tmp:
         verifier = Path(tmp) / "verify.py"
         verifier.write_text(PROBE)

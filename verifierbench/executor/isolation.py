@@ -16,9 +16,9 @@ from enum import Enum
 from typing import TypedDict
 
 from verifierbench.errors import IsolationUnavailable
+from verifierbench.executor import uid_range
 
 ALLOW_ENV = "VERIFIERBENCH_ALLOW_UNSANDBOXED"
-SLOT_UID_BASE = int(os.environ.get("VERIFIERBENCH_SANDBOX_UID_BASE", "200000"))
 
 
 class IsolationLevel(str, Enum):
@@ -44,8 +44,9 @@ def drop_to(uid: int) -> DropPrivileges:
 
 
 def slot_uid(slot: int) -> int:
-    """One unprivileged uid per parallel slot (no passwd entry needed). Non-root harnesses use their own."""
-    return SLOT_UID_BASE + slot if running_as_root() else os.getuid()
+    """One unprivileged uid per parallel slot (no passwd entry needed), in this harness process's own range
+    (executor.uid_range). Non-root harnesses use their own."""
+    return uid_range.base() + slot if running_as_root() else os.getuid()
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,7 +58,10 @@ def probe_bwrap() -> tuple[bool, str]:
         return False, "bubblewrap (bwrap) is not installed; `apt-get install bubblewrap` or run scripts/bootstrap.sh as root"
     if shutil.which("prlimit") is None:
         return False, "prlimit (util-linux) is not installed"
-    uid = slot_uid(0)
+    try:
+        uid = slot_uid(0)
+    except IsolationUnavailable as exc:  # every uid range held by another harness
+        return False, str(exc)
     cmd = sandbox_command(["/usr/bin/true"], binds=[], env={})
     try:
         proc = subprocess.run(

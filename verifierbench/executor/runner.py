@@ -228,8 +228,10 @@ class Executor:
             except MissingVerifier:
                 cold.append(job)  # run() turns it into U with the reason
                 continue
-            groups.setdefault((frozen.directory, job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
-        chunks = warm_chunks(list(groups.values()), self.slots)
+            groups.setdefault((self._warm_family(frozen), job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
+        # A trusted family's cases verifier by verifier: a shared sandbox switches verifiers as rarely as it can.
+        chunks = warm_chunks([sorted(group, key=lambda job: str(job.verifier.directory))  # type: ignore[union-attr]
+                              for group in groups.values()], self.slots)
         done: queue.Queue[Outcome | BaseException] = queue.Queue()
 
         def run_chunk(chunk: list[Job]) -> None:
@@ -258,15 +260,28 @@ class Executor:
                     on_done(item)
                 yield item
 
+    def _warm_family(self, frozen: "FrozenVerifier") -> "Path | tuple[str, ...]":
+        """What a warm sandbox is shared by: the verifier itself, or for trusted verifiers with a warm-up call
+        (exported references), the modules they preload, so one sandbox imports them once for all (executor.warm)."""
+        if self.trusted_preload:
+            from verifierbench.executor.warm import trusted_preload  # warm builds on this module
+
+            preload = trusted_preload(frozen)
+            if preload.modules and preload.warm_up:
+                return preload.modules
+        return frozen.directory
+
     def _run_warm_chunk(self, jobs: list[Job], emit: Callable[[Outcome], None]) -> None:
-        """Runs `jobs` (one frozen verifier, the same inputs) on one slot through one warm sandbox."""
+        """Runs `jobs` (one frozen verifier, or a trusted family's verifiers, the same inputs) on one slot through one
+        warm sandbox."""
         from verifierbench.executor.warm import WarmCrash, WarmSandbox  # warm builds on this module
 
         slot = self._free_slots.get()
         sandbox = None
+        shared = len({job.verifier for job in jobs}) > 1
         try:
             try:
-                sandbox = WarmSandbox(self, jobs[0].verifier, jobs[0], slot)  # type: ignore[arg-type]
+                sandbox = WarmSandbox(self, jobs[0].verifier, jobs[0], slot, shared=shared)  # type: ignore[arg-type]
             except (OSError, WarmCrash) as exc:
                 logger.warning("warm sandbox did not start (%s); its %d cases run cold", exc, len(jobs))
             for job in jobs:
@@ -421,7 +436,10 @@ def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
     chunks: list[list[Job]] = []
     for group in groups:
         count = max(1, min(slots, -(-len(group) // share), len(group) // WARM_MIN_CASES))
-        chunks += [group[i::count] for i in range(count)]
+        if len({job.verifier for job in group}) > 1:  # a trusted family (sorted by verifier): contiguous runs
+            chunks += [group[len(group) * i // count:len(group) * (i + 1) // count] for i in range(count)]
+        else:
+            chunks += [group[i::count] for i in range(count)]
     return chunks
 
 

@@ -24,6 +24,7 @@ import os
 import re
 import secrets
 import select
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, replace
@@ -48,6 +49,7 @@ SERVER = Path(__file__).with_name("warm_server.py")
 SETUP_FAILED = b"vgb warm server: case setup failed"
 REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
 START_TIMEOUT_S = 20.0
+TASK_START_TIMEOUT_S = 120.0  # a shared sandbox's task server: its verifier's warm-up call (a task's data)
 
 logger = logging.getLogger(__name__)
 
@@ -96,16 +98,22 @@ class WarmCrash(Exception):
 class WarmSandbox:
     """One frozen verifier's sandbox on one slot, kept up while its cases run one after another."""
 
-    def __init__(self, executor: Executor, frozen: FrozenVerifier, template: Job, slot: int) -> None:
+    def __init__(self, executor: Executor, frozen: FrozenVerifier, template: Job, slot: int, shared: bool = False) -> None:
         """Starts the sandbox.
 
         Args:
             executor: owns the slot, its directories, limits and network namespace.
-            frozen: the verifier every case of this sandbox runs.
+            frozen: the verifier every case of this sandbox runs (shared: the first one).
             template: a job of the batch: its read-only inputs (extra_ro) are those of every case.
             slot: held by the caller for the sandbox's whole life.
+            shared: trusted verifiers only (executor.trusted_preload), all with `frozen`'s preloaded modules: the
+                server imports those once, and each verifier in turn is copied into the slot's verifier/ (seen at
+                /verifier) and served by a task server forked for it, which runs its warm-up call (warm_server).
         """
-        self.executor, self.frozen, self.slot = executor, frozen, slot
+        if shared and not executor.trusted_preload:
+            raise ValueError("only trusted verifiers share a warm sandbox")
+        self.executor, self.slot, self.shared = executor, slot, shared
+        self.frozen: FrozenVerifier | None = None if shared else frozen  # the verifier /verifier holds now
         self.uid = slot_uid(slot)
         self.run_dir = executor._slot_dir(slot)
         self.stderr_path = self.run_dir / "stderr"
@@ -113,7 +121,11 @@ class WarmSandbox:
         # Whether its cases have a run_public service: those of one sandbox all have one or none.
         self.public = template.public is not None or template.public_socket_dir is not None
         self.public_dir = self.run_dir / "public"
-        binds = [Bind(str(frozen.directory), "/verifier"), Bind(str(self.run_dir / "in"), "/input"),
+        self.verifier_dir = self.run_dir / "verifier"
+        if shared:
+            self.verifier_dir.mkdir(mode=0o755, exist_ok=True)
+            _clear(self.verifier_dir)
+        binds = [Bind(str(self.verifier_dir if shared else frozen.directory), "/verifier"), Bind(str(self.run_dir / "in"), "/input"),
                  Bind(str(self.run_dir / "out"), "/output", writable=True), Bind(str(SERVER.parent), SERVER_DIR)]
         binds += [Bind(host, inside) for host, inside in template.extra_ro]
         if self.public:
@@ -127,7 +139,7 @@ class WarmSandbox:
         preload = trusted_preload(frozen) if executor.trusted_preload else Preload()
         if preload.modules:
             env[PRELOAD_ENV] = ",".join(preload.modules)
-        if preload.warm_up:
+        if preload.warm_up and not shared:  # shared: each task server makes its verifier's call (switch)
             env[WARM_UP_ENV] = preload.warm_up
             if preload.argument:
                 env[WARM_UP_ARGUMENT_ENV] = f"/verifier/{preload.argument}"
@@ -160,6 +172,8 @@ class WarmSandbox:
                 (`public_socket_dir`, as the executor hands it to a cold run), and only then.
         """
         executor = self.executor
+        if self.shared and job.verifier != self.frozen:
+            self._switch(job.verifier)  # type: ignore[arg-type]
         if job.extra_ro != self.extra_ro or job.public is not None or (job.public_socket_dir is not None) != self.public:
             raise ValueError("a warm sandbox runs only cases with its own inputs and its kind of run_public service, started")
         limits = executor.limits if job.timeout_s is None else replace(executor.limits, timeout_s=job.timeout_s)
@@ -193,6 +207,21 @@ class WarmSandbox:
             _clear(out_dir)
             if self.public:
                 _clear(self.public_dir)
+
+    def _switch(self, frozen: FrozenVerifier) -> None:
+        """Shared sandbox: ends the current verifier's task server, puts `frozen` at /verifier and starts its task
+        server (its warm-up call); WarmCrash if the server does not confirm both."""
+        if self.frozen is not None:
+            if "ended" not in self._exchange({"end_task": True}, REPLY_GRACE_S):
+                raise WarmCrash("the warm sandbox's server did not end its task")
+            self.frozen = None
+        _clear(self.verifier_dir)
+        shutil.copytree(frozen.directory, self.verifier_dir, symlinks=True, dirs_exist_ok=True)
+        preload = trusted_preload(frozen)
+        task = {"warm_up": preload.warm_up, "argument": f"/verifier/{preload.argument}" if preload.argument else None}
+        if not self._exchange({"task": task}, TASK_START_TIMEOUT_S).get("ready"):
+            raise WarmCrash("the warm sandbox's server did not start a task")
+        self.frozen = frozen
 
     def _link_service(self, socket_path: Path) -> None:
         """This case's run_public socket at /run/vgb/public.sock; WarmCrash (cold from here on) if it cannot be linked."""
@@ -234,5 +263,7 @@ class WarmSandbox:
         self.stderr.close()
         _clear(self.run_dir / "out")
         _clear(self.run_dir / "scratch")
+        if self.shared:
+            _clear(self.verifier_dir)
         if self.public:
             _clear(self.public_dir)

@@ -1,7 +1,7 @@
 """The fork server inside a warm sandbox (executor.warm): ours, run by the sandbox's interpreter.
 
 Standard library only: it runs as /opt/vgb/warm/warm_server.py under bubblewrap, started once per
-(verifier, task). It keeps CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's own user namespace (nothing on the host)
+(verifier, task), or for trusted references once per source and slot (a task server per reference, serve_cases). It keeps CAP_SYS_ADMIN (and CAP_SETPCAP) in the sandbox's own user namespace (nothing on the host)
 only to give each case fresh namespaces; the case's process drops every capability before any
 verifier code runs.
 
@@ -141,8 +141,29 @@ def serve():
     # Everything the server holds now stays out of every collection, in the server and in each case:
     # a case's collector then never writes to (and so never copies) the server's pages.
     gc.freeze()
+    return serve_cases(requests, replies)
+
+
+def serve_cases(requests, replies, task_server=False):
+    """The request loop: a case per request, forked. A trusted sandbox serving several verifiers (executor.warm)
+    also sends {"task": {...}}: a task server is forked for it, loads that task's data (`start_task`) and serves its
+    cases until {"end_task": true}, while this process waits, then answers {"ended": status}. Each task's data thus
+    lives in a child of the server that never had another task's: no task sees another's, no case another case's.
+    Returns None in a server; in a case process, its request."""
     for line in requests:
         request = json.loads(line)
+        if "end_task" in request:
+            if task_server:
+                os._exit(0)
+            os.write(replies, b'{"ended": null}\n')
+            continue
+        if "task" in request:
+            pid = os.fork()
+            if pid == 0:
+                start_task(request["task"], replies)
+                return serve_cases(requests, replies, task_server=True)
+            os.write(replies, (json.dumps({"ended": wait_status(pid)}) + "\n").encode())
+            continue
         pid = os.fork()
         if pid == 0:
             try:
@@ -177,17 +198,31 @@ def preload():
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - the case imports it again and reports its own failure
             os.write(2, f"vgb warm server: preloading {name} failed: {exc}\n".encode())
-    warm_up, argument = os.environ.pop("VGB_WARM_UP", ""), os.environ.pop("VGB_WARM_UP_ARGUMENT", "")
-    if warm_up:
+    warm_up(os.environ.pop("VGB_WARM_UP", ""), os.environ.pop("VGB_WARM_UP_ARGUMENT", ""))
+
+
+def start_task(task, replies):
+    """In a task server: the task's warm-up call, its objects frozen out of the collector's reach as the server's
+    are, then {"ready": true}."""
+    warm_up(task.get("warm_up") or "", task.get("argument") or "")
+    gc.freeze()
+    os.write(replies, b'{"ready": true}\n')
+
+
+def warm_up(call, argument):
+    """Calls `call` ("module:function") with the JSON of the file `argument` (if any); a failure is only reported."""
+    import importlib
+
+    if call:
         try:
-            module, _, function = warm_up.partition(":")
+            module, _, function = call.partition(":")
             args = []
             if argument:
                 with open(argument, encoding="utf-8") as source:
                     args.append(json.load(source))
             getattr(importlib.import_module(module), function)(*args)
         except Exception as exc:  # noqa: BLE001 - the case loads its data itself and reports its own failure
-            os.write(2, f"vgb warm server: warm-up {warm_up} failed: {exc}\n".encode())
+            os.write(2, f"vgb warm server: warm-up {call} failed: {exc}\n".encode())
 
 
 def exit_status(exc):

@@ -37,9 +37,9 @@ from inspect_ai.util import (
 from typing_extensions import override
 
 from verifierbench import safe_fs
-from verifierbench.executor import process
+from verifierbench.executor import process, uid_range
 from verifierbench.executor.bwrap import Bind
-from verifierbench.executor.isolation import SLOT_UID_BASE, IsolationLevel, resolve_isolation, running_as_root
+from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.runner import PUBLIC_DIR
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
@@ -49,7 +49,6 @@ VGB_LIB = "/opt/vgb/lib"
 SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
 OUTPUT_LIMIT = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE  # per stream, the end kept (Inspect's documented behaviour)
 READ_LIMIT = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE  # read_file: then OutputLimitExceededError
-GENERATION_UID_BASE = SLOT_UID_BASE + 10_000  # apart from the executor's slot uids
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
 GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024,
                            shm_bytes=64 << 20)
@@ -67,7 +66,8 @@ def _next_uid() -> int:
     if not running_as_root():
         return os.getuid()
     with _uid_lock:
-        return GENERATION_UID_BASE + next(_uids) % 10_000
+        # In this harness process's own uid range (executor.uid_range), apart from the executor's slot uids.
+        return uid_range.base() + uid_range.GENERATION_OFFSET + next(_uids) % (uid_range.RANGE_SIZE - uid_range.GENERATION_OFFSET)
 
 
 @sandboxenv(name="vgb")
