@@ -84,7 +84,7 @@ def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold
         runner: django or pytest.
         environment: the test environment's repository and version (None: the harness's own pytest, the fixture).
         gold_exit_code: the test runner's exit status in the gold run.
-        case_timeout_s: the limit of one run on a case (`budget.case_timeout_for` of the gold run's wall time).
+        case_timeout_s: the limit of one run on a case (`budget.case_timeout_for` of the slowest build-time test run).
     """
     tests = "django test labels" if runner == "django" else "pytest node ids"
     return Task.create(
@@ -124,7 +124,8 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     runner = envs.runner_for(inst.repo) if with_environment else "pytest"
     environment = {"repo": inst.repo, "version": inst.version} if with_environment else None
     test_files = [c.path for c in diffs.changes(inst.test_patch)]
-    # No budget is known before the gold's run: the build's runs get the build's own limit.
+    # No budget is known before the task's test runs: every build-time run gets the build's own limit, and their wall
+    # times are the budget's evidence (`budget`).
     draft_reference = {"checkout": digest, "test_patch": inst.test_patch, "FAIL_TO_PASS": inst.fail_to_pass,
                        "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S,
                        **({"runner": runner, "environment": environment} if environment else {})}
@@ -133,14 +134,12 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     started = time.monotonic()
     gold_run = hidden_run(draft_reference, inst.patch)
     gold_seconds = time.monotonic() - started
-    case_timeout_s = budget.case_timeout_for(gold_seconds)
-    say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, case budget {case_timeout_s:g} s")
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
-    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, case_timeout_s)
+    draft = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, budget.BUILD_TEST_TIMEOUT_S)
     name = f"swebench/{inst.instance_id}"
 
     def exclude(code: str, reason: str, **evidence) -> Replayed:
-        return Replayed(task, exclusion={"task": name, "task_id": task.id, "code": code, "evidence": {"reason": reason, **evidence}})
+        return Replayed(draft, exclusion={"task": name, "task_id": draft.id, "code": code, "evidence": {"reason": reason, **evidence}})
 
     if not grading.upstream_resolved(gold_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         failing = {t: o for t, o in gold_outcomes.items() if o != "passed"}
@@ -151,14 +150,30 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     empty_run = hidden_run(draft_reference, "")
     if grading.upstream_resolved(empty_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         return exclude("S", "SWE-bench's own grading resolves an empty diff (a no-op passes)")
-    accepted, why = decide(task.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
+    accepted, why = decide(draft.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
     drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
                                                clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
-    # The test runs are the cost: run them in parallel once, then replay decides from the cache.
-    each(True, lambda d: decide(task.reference, d.candidate, cached=True), drafts)
-    return replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
+    # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
+    seconds = each(True, lambda d: _timed_decision(draft.reference, d.candidate), drafts)
+    slowest, category = max([(gold_seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
+    case_timeout_s = budget.case_timeout_for(slowest)
+    say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, slowest case run {slowest:.0f} s "
+        f"({category}), case budget {case_timeout_s:g} s")
+    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, case_timeout_s)
+    # Every run above finished within the build's limit and under the budget (the budget is at least their slowest):
+    # the same run decides under the task's own budget, so replay reads it from the cache.
+    return replay(task, drafts, decide=lambda reference, cand: decide({**reference, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S},
+                                                                       cand, cached=True))
+
+
+def _timed_decision(reference: dict, candidate) -> float:
+    """The wall time of the reference's decision on a candidate at build time: its hidden test run (about 0 when a
+    static check decides without running tests)."""
+    started = time.monotonic()
+    decide(reference, candidate, cached=True)
+    return time.monotonic() - started
 
 
 def _ordered(rows: list[instances.Instance], seed: int, ids: list[str] | None) -> tuple[list[instances.Instance], bool]:
@@ -242,7 +257,8 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
     memo = _memo_path(inst, seed, with_environment)
     remembered = _recall(memo, inst, clone, store)
     if remembered is not None:
-        say(f"build: swebench: {inst.instance_id}: reusing the finished build of an earlier run")
+        say(f"build: swebench: {inst.instance_id}: reusing the finished build of an earlier run "
+            f"(case budget {remembered.task.reference.get('case_timeout_s')} s)")
         return remembered
     try:
         replayed = construct(inst, clone, seed, store, with_environment=with_environment, say=say)
