@@ -12,7 +12,7 @@
   non-empty diff that leaves test code alone and does not consult the test runner, applies to the
   checkout, and keeps the repository's existing tests of the touched modules passing (`run_public`), run in
   proportion to the task's budget: at most 5 django test modules, or on pytest repositories at most 3 test
-  files (about 60 KB), those named after a touched module when there are any, smallest first.
+  files and about 60 KB of test code (but always one), those named after a touched module first, smallest first.
 """
 
 from __future__ import annotations
@@ -99,12 +99,11 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
     if os.path.isfile("/repo/tests/runtests.py"):  # django's runner takes labels (tests/a/b.py -> a.b), and is slower
         tests = [p[len("tests/"):-len(".py")].replace("/", ".") for _, _, p in tests[:20] if p.startswith("tests/")][:5]
     else:
-        # pytest runs whole modules, and a repository's biggest (matplotlib's test_axes) take many minutes: only the
-        # files named after a touched module when there are any, smallest first, at most MAX_FILES and MAX_BYTES of
-        # test code but always one, so the run fits the task's budget (set by its own hidden tests' runs).
-        closest = [t for t in tests if not t[0]] or tests
+        # pytest runs whole modules, and a repository's biggest (matplotlib's test_axes) take many minutes: the
+        # closest first (named after a touched module, then the other related ones), smallest first, at most MAX_FILES
+        # and MAX_BYTES of test code but always one, so the run fits the task's budget (set by its own hidden tests).
         chosen, size = [], 0
-        for _, length, path in closest[:MAX_FILES]:
+        for _, length, path in tests[:MAX_FILES]:
             if chosen and size + length > MAX_BYTES:
                 break
             chosen.append(path)
