@@ -58,12 +58,12 @@ def test_a_recorded_budget_is_the_limit_of_every_run():
 @pytest.mark.usefixtures("bwrap_available")
 def test_the_build_bases_the_budget_on_its_slowest_case_run_not_the_gold(swebench_fixture, traversable_tmp, monkeypatch):
     """The fixture's runs take seconds; with every case's build-time run made to take 200 s longer (its measured wall
-    time), the task's budget is 1200 s where the gold's own run gives the 300 s floor; C1's replay then decides from
+    time, from its sandbox slot on), the task's budget is 1200 s where the gold's own run gives the 300 s floor; C1's replay then decides from
     those runs without running the tests again."""
     instances, repos = swebench_fixture
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "slow-case" / "envs"))  # no remembered build
-    timed = swebench_build._timed_decision
-    monkeypatch.setattr(swebench_build, "_timed_decision", lambda reference, candidate: timed(reference, candidate) + 200.0)
+    timed = swebench_build._run_seconds
+    monkeypatch.setattr(swebench_build, "_run_seconds", lambda reference, candidate: timed(reference, candidate) + 200.0)
     runs: list[str] = []
     run = swebench_reference.hidden_run
     monkeypatch.setattr(swebench_reference, "hidden_run", lambda reference, diff: runs.append(diff) or run(reference, diff))
@@ -135,6 +135,14 @@ SLOW_TEST = """\
 def test_a_test_run_stops_at_its_own_limit(fixture_task):
     run = run_tests(checkout_dir(fixture_task.reference["checkout"]), [SLOW_TEST], ["tests/test_slow.py"], timeout_s=3)
     assert run.applied and run.exit_code is None and "tests timed out" in run.log, run
+
+
+@pytest.mark.usefixtures("bwrap_available")
+def test_a_test_run_reports_its_own_wall_time(fixture_task):
+    """The budget's evidence: each build-time run's wall time in its sandbox (0 before runs were timed)."""
+    sleepy = SLOW_TEST.replace("time.sleep(30)", "time.sleep(2)")
+    run = run_tests(checkout_dir(fixture_task.reference["checkout"]), [sleepy], ["tests/test_slow.py"], timeout_s=60)
+    assert run.exit_code == 0 and 2.0 <= run.seconds < 60, run
 
 
 SLEEPS = """

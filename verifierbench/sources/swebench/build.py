@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import random
-import time
 from importlib import metadata
 from typing import Callable
 
@@ -32,7 +31,7 @@ from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances
-from verifierbench.sources.swebench.reference import decide, hidden_run
+from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection
 
@@ -131,9 +130,8 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
                        **({"runner": runner, "environment": environment} if environment else {})}
     if environment:
         envs.ensure(envs.spec_for(inst.repo, inst.version, clone_checkout), clone_checkout, say)
-    started = time.monotonic()
     gold_run = hidden_run(draft_reference, inst.patch)
-    gold_seconds = time.monotonic() - started
+    gold_seconds = gold_run.seconds
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
     draft = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, budget.BUILD_TEST_TIMEOUT_S)
     name = f"swebench/{inst.instance_id}"
@@ -156,7 +154,7 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
                                                clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
-    seconds = each(True, lambda d: _timed_decision(draft.reference, d.candidate), drafts)
+    seconds = each(True, lambda d: _run_seconds(draft.reference, d.candidate), drafts)
     slowest, category = max([(gold_seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
     case_timeout_s = budget.case_timeout_for(slowest)
     say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, slowest case run {slowest:.0f} s "
@@ -168,12 +166,14 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
                                                                        cand, cached=True))
 
 
-def _timed_decision(reference: dict, candidate) -> float:
-    """The wall time of the reference's decision on a candidate at build time: its hidden test run (about 0 when a
-    static check decides without running tests)."""
-    started = time.monotonic()
-    decide(reference, candidate, cached=True)
-    return time.monotonic() - started
+def _run_seconds(reference: dict, candidate) -> float:
+    """The wall time of the hidden test run the reference decides a candidate by, at build time, from the run's
+    sandbox slot on (the build runs several at once on fewer slots: the wait for one is not the run's cost); 0 when a
+    static check decides without running tests."""
+    diff = candidate_diff(candidate)
+    if diff is None or grading.static_problem(diff, reference["test_files"]):
+        return 0.0
+    return cached_run(reference, diff).seconds
 
 
 def _ordered(rows: list[instances.Instance], seed: int, ids: list[str] | None) -> tuple[list[instances.Instance], bool]:
