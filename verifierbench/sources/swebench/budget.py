@@ -3,7 +3,8 @@ task's own hidden test runs, and recorded in the task's reference record (`case_
 
 The evidence: C1 already runs every hidden case (gold, base, regressions, near-misses, hacks ...) through
 the reference at build time, each one a test run of the task's hidden tests; the build times every one of
-them and takes the slowest (`slowest_seconds`). The gold alone is not enough: a failing candidate's run can
+them in its sandbox (from its slot on: the build runs several at once on fewer slots, and the wait for one is
+not the run's cost) and takes the slowest, the gold's included (`slowest_seconds`). The gold alone is not enough: a failing candidate's run can
 cost several times the gold's (matplotlib-22719: gold 25 s, near-miss and regression candidates 140-174 s
 under `judge`, because failing image comparisons write diff images and tracebacks).
 
