@@ -83,3 +83,28 @@ def test_django_keeps_five_labels_named_first(tmp_path):
 @pytest.mark.parametrize("touched", ["lib/matplotlib/__init__.py", "README.rst"])
 def test_no_module_no_tests(tmp_path, touched):
     assert _selected(tmp_path, MATPLOTLIB, touched) == []
+
+
+COMPARING = '''def run_public(diff, tests):
+    if not diff:  # the base: one test already fails in this environment
+        return {"applied": True, "exit_code": 1, "outcomes": {"t::ok": "passed", "t::env": "failed"}}
+    return {"applied": True, "exit_code": 1, "outcomes": {"t::ok": "__OK__", "t::env": "failed"}}
+'''
+
+
+@pytest.mark.parametrize(("outcome", "decision"), [("passed", "PASS"), ("failed", "FAIL"), ("missing", "FAIL")])
+def test_failures_the_base_has_too_are_not_the_candidates(tmp_path, outcome, decision):
+    """matplotlib-22719: test_units and test_text have image tests failing on the base here (Debian's FreeType), and
+    the heuristic rejected every candidate, the gold included."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    stub = COMPARING.replace('"t::ok": "__OK__", ', "") if outcome == "missing" else COMPARING.replace("__OK__", outcome)
+    (lib / "vgb_env.py").write_text(stub)
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_category.py").write_text("import category\n")
+    (tmp_path / "verify.py").write_text(verifier_source("heuristic", {}).replace('"/repo', json.dumps(str(repo))[:-1]))
+    (tmp_path / "candidate.json").write_text(json.dumps({"diff": _diff("lib/category.py")}))
+    subprocess.run([sys.executable, str(tmp_path / "verify.py"), str(tmp_path / "candidate.json"), str(tmp_path / "out.json")],
+                   check=True, env={"PYTHONPATH": str(lib)}, cwd=tmp_path)
+    assert json.loads((tmp_path / "out.json").read_text())["decision"] == decision

@@ -10,7 +10,8 @@
   observations match the recorded results (errors shown as "Error: ..."), no failure as the last call, and a final
   answer. Code tasks: a
   non-empty diff that leaves test code alone and does not consult the test runner, applies to the
-  checkout, and keeps the repository's existing tests of the touched modules passing (`run_public`), run in
+  checkout, and keeps the repository's existing tests of the touched modules that pass on the base passing
+  (`run_public`; the base is run only when the candidate's run fails), run in
   proportion to the task's budget: at most 5 django test modules, or on pytest repositories at most 3 test
   files and about 60 KB of test code (but always one), those named after a touched module first, smallest first.
 """
@@ -116,7 +117,16 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
     if not run.get("applied"):
         decide("FAIL", "the diff does not apply")
     if tests and run.get("exit_code") != 0:
-        decide("FAIL", "existing tests fail")
+        # Only tests that pass on the unchanged checkout count (a second run, which the task's budget allows for): an
+        # environment's own failures, such as matplotlib's image comparisons under Debian's FreeType, are not the diff's.
+        try:
+            base = vgb_env.run_public(diff="", tests=tests)
+        except Exception as error:
+            decide("FAIL", "existing tests fail, and the base cannot run: " + str(error))
+        now = run.get("outcomes") or {}
+        if base.get("exit_code") == 0 or not now or any(
+                outcome == "passed" and now.get(test) != "passed" for test, outcome in (base.get("outcomes") or {}).items()):
+            decide("FAIL", "existing tests fail")
     decide("PASS", "applies and keeps the existing tests passing")
 if isinstance(candidate, dict) and "messages" in candidate:  # a state task: an interaction record
     import vgb_env
