@@ -37,7 +37,7 @@ from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances
-from verifierbench.sources.swebench.reference import decide, hidden_run
+from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection
 
@@ -95,7 +95,7 @@ def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold
         runner: django or pytest.
         environment: the test environment's repository and version (None: the harness's own pytest, the fixture).
         gold_exit_code: the test runner's exit status in the gold run.
-        case_timeout_s: the limit of one run on a case (`budget.case_timeout_for` of the gold run's wall time).
+        case_timeout_s: the limit of one run on a case (`budget.case_timeout_for` of the slowest build-time test run).
     """
     tests = "django test labels" if runner == "django" else "pytest node ids"
     return Task.create(
@@ -137,7 +137,8 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     runner = envs.runner_for(inst.repo) if with_environment else "pytest"
     environment = {"repo": inst.repo, "version": inst.version} if with_environment else None
     test_files = [c.path for c in diffs.changes(inst.test_patch)]
-    # No budget is known before the gold's run: the build's runs get the build's own limit.
+    # No budget is known before the task's test runs: every build-time run gets the build's own limit, and their wall
+    # times are the budget's evidence (`budget`).
     draft_reference = {"checkout": digest, "test_patch": inst.test_patch, "FAIL_TO_PASS": inst.fail_to_pass,
                        "PASS_TO_PASS": inst.pass_to_pass, "test_files": test_files, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S,
                        **({"runner": runner, "environment": environment} if environment else {})}
@@ -173,15 +174,13 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
     digest, test_files, runner, environment = task_parts
     with profile.stage("gold"):
         gold_run = hidden_run(draft_reference, inst.patch)
-    gold_seconds = profile.seconds["gold"]
-    case_timeout_s = budget.case_timeout_for(gold_seconds)
-    say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, case budget {case_timeout_s:g} s")
+    gold_seconds = gold_run.seconds
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
-    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, case_timeout_s)
+    draft = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, budget.BUILD_TEST_TIMEOUT_S)
     name = f"swebench/{inst.instance_id}"
 
     def exclude(code: str, reason: str, **evidence) -> Replayed:
-        return Replayed(task, exclusion={"task": name, "task_id": task.id, "code": code, "evidence": {"reason": reason, **evidence}})
+        return Replayed(draft, exclusion={"task": name, "task_id": draft.id, "code": code, "evidence": {"reason": reason, **evidence}})
 
     if not grading.upstream_resolved(gold_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         failing = {t: o for t, o in gold_outcomes.items() if o != "passed"}
@@ -193,17 +192,25 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
         empty_run = empty_future.result() if empty_future else hidden_run(draft_reference, "")
     if grading.upstream_resolved(empty_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         return exclude("S", "SWE-bench's own grading resolves an empty diff (a no-op passes)")
-    accepted, why = decide(task.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
+    accepted, why = decide(draft.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
     with profile.stage("cases"):
         drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
                                                    clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
-    # The test runs are the cost: run them in parallel once, then replay decides from the cache.
+    # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
     with profile.stage("case_runs"):
-        each(True, lambda d: profile.timed(decide, task.reference, d.candidate, cached=True), drafts)
+        seconds = each(True, lambda d: profile.timed(_run_seconds, draft.reference, d.candidate), drafts)
+    slowest, category = max([(gold_seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
+    case_timeout_s = budget.case_timeout_for(slowest)
+    say(f"build: swebench: {inst.instance_id}: gold test run {gold_seconds:.0f} s, slowest case run {slowest:.0f} s "
+        f"({category}), case budget {case_timeout_s:g} s")
+    task = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, case_timeout_s)
+    # Every run above finished within the build's limit and under the budget (the budget is at least their slowest):
+    # the same run decides under the task's own budget, so replay reads it from the cache.
     with profile.stage("C1"):
-        replayed = replay(task, drafts, decide=lambda reference, cand: decide(reference, cand, cached=True))
+        replayed = replay(task, drafts, decide=lambda reference, cand: decide({**reference, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S},
+                                                                              cand, cached=True))
     say(f"build: swebench: {inst.instance_id}: profile {profile.line()}")
     return replayed
 
@@ -249,6 +256,16 @@ class _Profile:
             return stages
         return (f"{stages}; {len(runs)} case runs: sum {sum(runs):.0f} s, median {runs[len(runs) // 2]:.1f} s, "
                 f"max {runs[-1]:.1f} s")
+
+
+def _run_seconds(reference: dict, candidate) -> float:
+    """The wall time of the hidden test run the reference decides a candidate by, at build time, from the run's
+    sandbox slot on (the build runs several at once on fewer slots: the wait for one is not the run's cost); 0 when a
+    static check decides without running tests."""
+    diff = candidate_diff(candidate)
+    if diff is None or grading.static_problem(diff, reference["test_files"]):
+        return 0.0
+    return cached_run(reference, diff).seconds
 
 
 def _ordered(rows: list[instances.Instance], seed: int, ids: list[str] | None) -> tuple[list[instances.Instance], bool]:
@@ -394,7 +411,8 @@ def _construct_or_exclude(inst: instances.Instance, clone, seed: int, store, say
     memo = _memo_path(inst, seed, with_environment)
     remembered = _recall(memo, inst, clone, store)
     if remembered is not None:
-        say(f"build: swebench: {inst.instance_id}: reusing the finished build of an earlier run")
+        say(f"build: swebench: {inst.instance_id}: reusing the finished build of an earlier run "
+            f"(case budget {remembered.task.reference.get('case_timeout_s')} s)")
         return remembered
     try:
         replayed = construct(inst, clone, seed, store, with_environment=with_environment, say=say)

@@ -48,6 +48,16 @@ def _cached_run(reference_json: str, diff: str) -> TestRun:
     return hidden_run(json.loads(reference_json), diff)
 
 
+def cached_run(reference: dict, diff: str) -> TestRun:
+    """The hidden run of `diff`, made once per (reference, diff) in this process (`decide(..., cached=True)` reads it).
+
+    Args:
+        reference: a code task's reference record.
+        diff: the candidate's diff.
+    """
+    return _cached_run(json.dumps(reference, sort_keys=True), diff)
+
+
 def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
     """(PASS?, reason). `disabled` switches off named checks (screening's mutants); `cached` reuses the
     test run of an identical (reference, diff) in this process, for decisions that differ only in grading."""
@@ -59,7 +69,7 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
         if problem:
             return False, problem
     if cached:
-        run = _cached_run(json.dumps(reference, sort_keys=True), diff)
+        run = cached_run(reference, diff)
     else:
         run = hidden_run(reference, diff)
     return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled,

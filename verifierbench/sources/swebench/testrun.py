@@ -12,7 +12,7 @@ import importlib.util
 import os
 import sysconfig
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from verifierbench.executor import Executor, Job, Limits
@@ -35,6 +35,7 @@ class TestRun:
     log: str = ""
     outcomes: dict[str, str] = field(default_factory=dict)  # node id -> passed/failed/error/skipped/xfailed/xpassed
     problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
+    seconds: float = 0.0  # the sandboxed run's wall time, from its slot on (not the wait for one); 0: not measured
 
     @classmethod
     def from_json(cls, data: dict) -> "TestRun":
@@ -91,8 +92,9 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     outcome = executor.run(Job(RUNNER, {**job, "repo": SANDBOX_REPO if bwrap else str(checkout)}, key="tests",
                                extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S))
     if outcome.result is None:
-        return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail)
-    return TestRun.from_json(outcome.result.get("result") or {})
+        return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail,
+                       seconds=outcome.wall_time_s)
+    return replace(TestRun.from_json(outcome.result.get("result") or {}), seconds=outcome.wall_time_s)
 
 
 @functools.lru_cache(maxsize=1)
