@@ -85,10 +85,10 @@ def test_every_range_busy_is_refused_with_the_way_out(tmp_path, monkeypatch):
             stop(proc)
 
 
-def test_the_environment_pins_the_base_without_claiming(tmp_path, monkeypatch):
-    monkeypatch.setenv(uid_range.BASE_ENV, "450000")
+def test_the_environment_pins_a_base_outside_the_pool_without_claiming(tmp_path, monkeypatch):
+    monkeypatch.setenv(uid_range.BASE_ENV, "3000000")
     monkeypatch.setenv(uid_range.CLAIM_DIR_ENV, str(tmp_path / "claims"))
-    assert uid_range.base() == 450000
+    assert uid_range.base() == 3000000  # outside the pool: nothing to reserve
     assert not (tmp_path / "claims").exists()
     monkeypatch.setenv(uid_range.BASE_ENV, "0")
     with pytest.raises(IsolationUnavailable, match="system uids"):
@@ -112,3 +112,48 @@ def test_slot_and_generation_uids_come_from_the_claimed_range(tmp_path):
     base, slot, generation = map(int, subprocess.run([sys.executable, "-c", script], env=env, check=True,
                                                      capture_output=True, text=True).stdout.split())
     assert (slot, generation) == (base + 1, base + uid_range.GENERATION_OFFSET)
+
+
+PINNED_HOLDER = textwrap.dedent("""
+    import os, sys
+    from verifierbench.executor import uid_range
+    print(uid_range.base(), flush=True)
+    sys.stdin.read()
+""")
+
+
+def start_pinned(claims: Path, pinned: int) -> tuple[subprocess.Popen[str], str]:
+    """A process pinned to `pinned`; (the process, its first line: the base, or the error's last line)."""
+    env = {**os.environ, uid_range.BASE_ENV: str(pinned), uid_range.CLAIM_DIR_ENV: str(claims)}
+    proc = subprocess.Popen([sys.executable, "-c", PINNED_HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    line = proc.stdout.readline().strip()
+    return proc, line or proc.stderr.read().strip().splitlines()[-1]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root harness claims uid ranges")
+def test_a_pinned_base_inside_the_pool_keeps_claiming_harnesses_off_its_uids(tmp_path):
+    """Pinned harnesses used to claim nothing, so a claiming harness could take the range a pinned one runs under."""
+    claims = tmp_path / "claims"
+    pinned_base = POOL_BASE + RANGE_SIZE // 2  # overlaps the first two ranges
+    pinned, line = start_pinned(claims, pinned_base)
+    same, same_line = start_pinned(claims, pinned_base)  # e.g. the inspect eval a pinned test run starts
+    try:
+        assert line == same_line == str(pinned_base)
+        claimer, claimed = start_holder(claims, "idle")
+        try:
+            assert claimed >= POOL_BASE + 2 * RANGE_SIZE  # both overlapped ranges skipped
+        finally:
+            stop(claimer)
+    finally:
+        stop(pinned)
+        stop(same)
+    # The other way round: a range a claiming harness holds refuses a pinned base over it.
+    claimer, claimed = start_holder(claims, "idle")
+    try:
+        refused, error = start_pinned(claims, claimed + 5)
+        refused.wait()
+        assert refused.returncode != 0 and "which a running harness has claimed" in error
+    finally:
+        stop(claimer)

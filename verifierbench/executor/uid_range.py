@@ -8,8 +8,11 @@ of RANGES, starting at POOL_BASE, with an exclusive flock on the range's claim f
 directory; the kernel drops the lock when the process dies, however it dies, so a crashed holder's range is
 free again. A range whose uids still own a process (a sandbox a dead holder left behind) is skipped.
 
-`VERIFIERBENCH_SANDBOX_UID_BASE` pins the base instead (no claim): the operator then promises that no other
-harness uses those uids. A harness that is not root runs sandboxes as itself and claims nothing.
+`VERIFIERBENCH_SANDBOX_UID_BASE` pins the base instead: the operator then promises that no other pinned harness
+uses those uids. A pinned base inside the pool holds a shared lock on the claim files of the ranges it overlaps, so
+no claiming harness takes them while it runs (processes pinned to the same base, such as a test run and the
+`inspect eval` it starts, share them), and it is refused while a claiming harness holds one. A harness that is not
+root runs sandboxes as itself and claims nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ RANGES = 100  # uids 200000 to 2199999
 
 _lock = threading.Lock()
 _claimed: tuple[int, int] | None = None  # (base, the claim file's descriptor, kept open for the process's life)
+_reserved: int | None = None  # the pinned base whose overlapped ranges this process holds shared locks on
 
 
 def pinned_base() -> int | None:
@@ -53,9 +57,13 @@ def base() -> int:
 
     Raises IsolationUnavailable when every range is held by a live harness.
     """
-    global _claimed
+    global _claimed, _reserved
     pinned = pinned_base()
     if pinned is not None:
+        with _lock:
+            if _reserved != pinned and os.geteuid() == 0:
+                reserve(Path(os.environ.get(CLAIM_DIR_ENV) or DEFAULT_CLAIM_DIR), pinned)
+                _reserved = pinned
         return pinned
     with _lock:
         # A forked child (multiprocessing) shares the parent's lock and is part of the same harness.
@@ -89,6 +97,36 @@ def claim(directory: Path, busy_uids: set[int] | None = None) -> tuple[int, int]
         return start, fd
     raise IsolationUnavailable(f"all {RANGES} sandbox uid ranges under {directory} are held by running harnesses; "
                                f"wait for one to end or pin a free base with {BASE_ENV}")
+
+
+def reserve(directory: Path, pinned: int) -> list[int]:
+    """Takes a shared lock on the claim file of every pool range that `pinned`'s range overlaps, held (the
+    descriptors open) for the process's life; returns the descriptors.
+
+    Args:
+        directory: the claim files' directory.
+        pinned: the pinned base; its range is `pinned` to `pinned + RANGE_SIZE`.
+    """
+    first = max(0, (pinned - POOL_BASE) // RANGE_SIZE)
+    last = min(RANGES - 1, (pinned + RANGE_SIZE - 1 - POOL_BASE) // RANGE_SIZE)
+    if pinned + RANGE_SIZE <= POOL_BASE or first > last:
+        return []
+    _claim_directory(directory)
+    held = []
+    for index in range(first, last + 1):
+        start = POOL_BASE + index * RANGE_SIZE
+        fd = os.open(directory / f"{start}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            for other in held:
+                os.close(other)
+            raise IsolationUnavailable(f"{BASE_ENV}={pinned} overlaps uids {start}-{start + RANGE_SIZE - 1}, which a running "
+                                       f"harness has claimed; pin a base outside {POOL_BASE}-{POOL_BASE + RANGES * RANGE_SIZE - 1} "
+                                       "or unset it") from None
+        held.append(fd)
+    return held
 
 
 def running_uids() -> set[int]:
