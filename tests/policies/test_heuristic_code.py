@@ -27,15 +27,15 @@ def _diff(path: str) -> str:
     return f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
 
 
-def _selected(tmp_path, files: dict[str, int], touched: str) -> list[str]:
-    """The tests the verifier runs on a diff to `touched`, in a repository of test files of the given sizes (each
-    mentions `category`, `_axes` and `widgets`, so every one is related to any touched module)."""
+def _selected(tmp_path, files: dict[str, int], touched: str, header: str = "import category, _axes, widgets\n") -> list[str]:
+    """The tests the verifier runs on a diff to `touched`, in a repository of test files of the given sizes, each
+    starting with `header` (by default it mentions `category`, `_axes` and `widgets`, so every one is related to any
+    touched module)."""
     repo = tmp_path / "repo"
     for path, size in files.items():
         target = repo / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = "import category, _axes, widgets\n"
-        target.write_text(text + "#" * max(0, size - len(text)) + "\n")
+        target.write_text(header + "#" * max(0, size - len(header)) + "\n")
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "vgb_env.py").write_text(STUB)
@@ -108,3 +108,12 @@ def test_failures_the_base_has_too_are_not_the_candidates(tmp_path, outcome, dec
     subprocess.run([sys.executable, str(tmp_path / "verify.py"), str(tmp_path / "candidate.json"), str(tmp_path / "out.json")],
                    check=True, env={"PYTHONPATH": str(lib)}, cwd=tmp_path)
     assert json.loads((tmp_path / "out.json").read_text())["decision"] == decision
+
+
+def test_a_private_module_finds_the_tests_of_its_public_name(tmp_path):
+    """A fix to _axes.py in a repository whose tests say `axes`, never `_axes`: test_axes.py first (exactly named),
+    not test_axisartist (only containing the name) or nothing at all."""
+    repo = {"lib/matplotlib/tests/test_axes.py": 280_000, "lib/matplotlib/tests/test_axisartist_axes.py": 5_000}
+    chosen = _selected(tmp_path, repo, "lib/matplotlib/axes/_axes.py", header="import matplotlib.axes\n")
+    assert chosen == ["lib/matplotlib/tests/test_axes.py"]
+

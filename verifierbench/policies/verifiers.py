@@ -84,6 +84,7 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
     if any("pytest" in line for line in added):
         decide("FAIL", "production code refers to the test runner")
     modules = {os.path.splitext(os.path.basename(p))[0] for p in touched if p.endswith(".py")} - {"__init__"}
+    modules |= {m.lstrip("_") for m in modules if m.lstrip("_")}  # a private module (_axes) is tested as its public name
     tests = []
     for root, dirs, files in os.walk("/repo"):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
@@ -93,9 +94,11 @@ if isinstance(candidate, dict) and "diff" in candidate:  # a code task: a diff a
                 with open(path, errors="replace") as handle:
                     text = handle.read()
                 if any(re.search(r"\\b" + re.escape(m) + r"\\b", text) for m in modules):
-                    # Test files named after a touched module first, then the smallest: the closest and cheapest.
-                    named = any(m in name for m in modules)
-                    tests.append((not named, len(text), os.path.relpath(path, "/repo")))
+                    # Test files named after a touched module first (test_<module>.py, then a name containing it), then
+                    # the smallest: the closest and cheapest.
+                    exact = name in {"test_" + m + ".py" for m in modules}
+                    rank = 0 if exact else 1 if any(m in name for m in modules) else 2
+                    tests.append((rank, len(text), os.path.relpath(path, "/repo")))
     tests.sort()
     if os.path.isfile("/repo/tests/runtests.py"):  # django's runner takes labels (tests/a/b.py -> a.b), and is slower
         tests = [p[len("tests/"):-len(".py")].replace("/", ".") for _, _, p in tests[:20] if p.startswith("tests/")][:5]
