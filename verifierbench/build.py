@@ -83,7 +83,11 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         say(f"build: {name}: {len(selection.retained)} tasks, {sum(len(r.cases) for r in selection.retained)} cases "
             f"({len(selection.excluded)} tasks excluded, {len(selection.dropped)} cases dropped by C1)")
     if not tasks:
-        raise UserError("no source could be built: " + "; ".join(f"{k}: {v}" for k, v in unavailable.items()))
+        reasons = [f"{k}: {v}" for k, v in unavailable.items()]
+        # A source that ran but kept no task (every instance excluded) is named with its exclusion codes.
+        reasons += [f"{k}: every task was excluded ({', '.join(sorted({e['code'] for e in excluded if e['task'].startswith(k + '/')}))}; "
+                    f"see the lines above)" for k, r in records.items() if r["retained"] == 0]
+        raise UserError("no source could be built: " + ("; ".join(reasons) or "no task was retained"))
     build_record = {"seed": seed, "builder": f"verifierbench {__version__}", "sources": records, "unavailable": unavailable,
                     "exclusion_codes": EXCLUSION_CODES, "excluded": [{k: e[k] for k in ("task", "task_id", "code")} for e in excluded]}
     suite = Suite.from_records(f"{__version__}+seed{seed}", tasks, cases, build_record)

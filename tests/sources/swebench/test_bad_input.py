@@ -122,3 +122,14 @@ def test_nothing_half_built_is_kept(bad_build):
     (log,) = env_root.glob(".django__django-3.0-*.log")
     assert UNINSTALLABLE in log.read_text()
     assert not list(out.parent.rglob(".staging-*")) and not list(out.parent.rglob("*.partial"))
+
+
+def test_a_build_whose_every_instance_is_excluded_says_so(bad_build, traversable_tmp):
+    """The error named no reason at all ("no source could be built: ") when the source ran but kept nothing."""
+    root = traversable_tmp / "bad-input"
+    env = {**os.environ, "PIP_NO_INDEX": "1", "VERIFIERBENCH_SWEBENCH_COPY": ""}
+    done = subprocess.run([str(BIN), "build", "--out", str(root / "nothing"), "--source", "swebench", "--swebench-instances",
+                           str(root / "data" / "instances.jsonl"), "--swebench-repos", str(root / "data" / "repos"),
+                           "--swebench-ids", NO_BASE_ID], capture_output=True, text=True, timeout=600, env=env, cwd=root)
+    assert done.returncode != 0
+    assert "no source could be built: swebench: every task was excluded (T; see the lines above)" in done.stderr, done.stderr[-2000:]
