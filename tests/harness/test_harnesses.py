@@ -101,6 +101,10 @@ def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(
     metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
     # The policy called run_public once, through the tool the harness bridges to the host-side service.
     assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]
+    # The policy read the whole task (its tools), whatever the CLI does to long shell output: its verifier accepts a
+    # valid record. Read in one piece, Codex, Gemini and mini-swe-agent cut it off and it rejected all 42 cases.
+    accepted = [case for case in metadata["cases"] if case["label"] == "PASS" and "P" in case["decisions"]]
+    assert accepted, [(case["category"], case["decisions"]) for case in metadata["cases"]]
 
 
 @pytest.mark.timeout(600)

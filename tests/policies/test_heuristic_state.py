@@ -40,8 +40,8 @@ def _policy_verifier(source_id: str, directory):
         command = READ_TASK.format(path=directory / "task.json", offset=offset).replace("python3", sys.executable, 1)
         read = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
         results.append(ChatMessageTool(content=read.stdout, function="bash"))
-        (header, chunk) = read.stdout.splitlines()
-        total = int(header.split()[2])
+        _, _, total_text, chunk = read.stdout.split()
+        total = int(total_text)
         offset = offset + len(chunk) if offset + len(chunk) < total else None
     seen = _task_from(results)
     assert seen["tools"] == built.task.environment["tools"]

@@ -34,9 +34,10 @@ def _shortened(text: str, cap: int) -> str:
     return text if len(text) <= cap else text[: cap // 2] + "\n[... output truncated ...]\n" + text[-cap // 2:]
 
 
-def _run_policy(task_json, cap: int) -> tuple[list, str]:
+def _run_policy(task_json, cap: int, as_json: bool = False) -> tuple[list, str]:
     """Plays the default harness's bash tool for the heuristic policy until it writes its verifier; returns the
-    conversation and the verifier it wrote."""
+    conversation and the verifier it wrote. `as_json`: the harness hands over the output JSON-encoded, as Gemini CLI
+    and mini-swe-agent do (a newline becomes the two characters \\n, a slash may become \\/)."""
     model = PolicyModel("heuristic")
     tools = [ToolInfo(name=n, description=n, parameters=ToolParams()) for n in ("bash", "write_file", "submit")]
     messages: list = [ChatMessageUser(content="Write a verifier.")]
@@ -48,16 +49,19 @@ def _run_policy(task_json, cap: int) -> tuple[list, str]:
             return messages, call.arguments["content"]
         command = call.arguments["command"].replace(TASK_FILE, str(task_json)).replace("python3", sys.executable, 1)
         shown = subprocess.run(["bash", "-c", command], capture_output=True, text=True).stdout
-        messages.append(ChatMessageTool(content=_shortened(shown, cap), tool_call_id=call.id, function="bash"))
+        content = _shortened(shown, cap)
+        if as_json:
+            content = json.dumps({"returncode": 0, "output": content}).replace("/", "\\/")
+        messages.append(ChatMessageTool(content=content, tool_call_id=call.id, function="bash"))
     raise AssertionError("the policy never wrote its verifier")
 
 
-@pytest.mark.parametrize("cap", [16 * 1024, 4000, 2600])
-def test_a_harness_that_shortens_output_still_gives_the_policy_the_whole_task(tmp_path, cap):
+@pytest.mark.parametrize("cap, as_json", [(16 * 1024, False), (4000, False), (2600, False), (16 * 1024, True), (2600, True)])
+def test_a_harness_that_shortens_output_still_gives_the_policy_the_whole_task(tmp_path, cap, as_json):
     task = _big_task()
     assert len(json.dumps(task["tools"])) > 3 * 16 * 1024  # past every cap in one piece
     (tmp_path / "task.json").write_text(json.dumps(task))
-    messages, source = _run_policy(tmp_path / "task.json", cap)
+    messages, source = _run_policy(tmp_path / "task.json", cap, as_json)
     reads = sum(isinstance(m, ChatMessageAssistant) for m in messages) - 1
     assert _task_from(messages)["tools"] == task["tools"]
     assert source == verifier_source("heuristic", {"tools": task["tools"], "user_tools": [], "instruction": ""})

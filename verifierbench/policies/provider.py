@@ -34,7 +34,7 @@ TASK_FILE = f"{TASK_DIR}/task.json"
 EXAMPLE = f"{TASK_DIR}/example_candidate.json"
 TRACE_ENV = "VERIFIERBENCH_POLICY_TRACE"
 MAX_READS = 24  # chunks of task.json read at most (READ_CHUNK each); past it the policy goes on with what it has
-CHUNK_RESULT = re.compile(READ_MARKER + r" (\d+) (\d+)\s*\n\s*([A-Za-z0-9+/=]*)")
+CHUNK_RESULT = re.compile(READ_MARKER + r" (\d+) (\d+) ([A-Za-z0-9+/=]*)")
 
 
 @modelapi(name="verifierbench")
@@ -156,7 +156,7 @@ def _reading(input: list[ChatMessage]) -> tuple[int, int | None]:
     if reads == 0:
         return 0, 0
     last = next((m for m in reversed(input) if isinstance(m, ChatMessageTool)), None)
-    if last is None or not CHUNK_RESULT.search(last.text):
+    if last is None or not CHUNK_RESULT.search(last.text.replace("\\/", "/")):
         return reads, None
     chunks, total = _chunks(input)
     have = _contiguous(chunks)
@@ -169,7 +169,7 @@ def _chunks(input: list[ChatMessage]) -> tuple[dict[int, str], int]:
     total = 0
     for message in input:
         if isinstance(message, ChatMessageTool):
-            for match in CHUNK_RESULT.finditer(message.text):
+            for match in CHUNK_RESULT.finditer(message.text.replace("\\/", "/")):  # JSON may escape a slash
                 chunks[int(match.group(1))] = match.group(3)
                 total = int(match.group(2))
     return chunks, total

@@ -227,7 +227,8 @@ TOOLS_MARKER = "Tools available to the assistant"
 # chunks of READ_CHUNK characters, one chunk per call (`{offset}`). Every harness caps a tool result: Inspect at 16 KiB
 # by default, and Codex CLI, Gemini CLI and mini-swe-agent shorten or wrap long shell output further; a task read in
 # one piece came back cut off under them and the policy wrote its verifier from the prompt alone. Each result is
-# `VGB-TASK <offset> <total>` and one line of base64 (zlib of the JSON), which no harness rewraps.
+# one line, `VGB-TASK <offset> <total> <base64 of the zlib of the JSON>`: some harnesses hand the model the output
+# JSON-encoded (Gemini CLI, mini-swe-agent), where a newline would be the two characters \\n.
 READ_MARKER = "VGB-TASK"
 READ_CHUNK = 3000
 READ_TASK = ("python3 -c 'import base64, json, zlib; d = json.load(open(\"{path}\")); i = d[\"instruction\"]; s = max(0, i.find(\"" + REQUEST_MARKER + "\")); "
@@ -235,4 +236,4 @@ READ_TASK = ("python3 -c 'import base64, json, zlib; d = json.load(open(\"{path}
              "\"user_tools\": [t[\"name\"] for t in d.get(\"user_tools\", [])], "
              "\"instruction\": i[s:e if e > s else len(i)] if d.get(\"task_type\") == \"tool-call\" else \"\"}}); "
              "b = base64.b64encode(zlib.compress(t.encode(), 9)).decode(); "
-             "print(\"" + READ_MARKER + "\", {offset}, len(b)); print(b[{offset}:{offset} + " + str(READ_CHUNK) + "])'")
+             "print(\"" + READ_MARKER + "\", {offset}, len(b), b[{offset}:{offset} + " + str(READ_CHUNK) + "])'")
