@@ -62,6 +62,7 @@ def test_the_build_bases_the_budget_on_its_slowest_case_run_not_the_gold(swebenc
     those runs without running the tests again."""
     instances, repos = swebench_fixture
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "slow-case" / "envs"))  # no remembered build
+    swebench_reference._cached_run.cache_clear()  # nor runs an earlier test's build left in this process's cache
     timed = swebench_build._run_seconds
     monkeypatch.setattr(swebench_build, "_run_seconds", lambda reference, candidate: timed(reference, candidate) + 200.0)
     runs: list[str] = []
