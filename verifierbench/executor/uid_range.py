@@ -112,7 +112,7 @@ def reserve(directory: Path, pinned: int) -> list[int]:
     if pinned + RANGE_SIZE <= POOL_BASE or first > last:
         return []
     _claim_directory(directory)
-    held = []
+    held: list[int] = []
     for index in range(first, last + 1):
         start = POOL_BASE + index * RANGE_SIZE
         fd = os.open(directory / f"{start}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
