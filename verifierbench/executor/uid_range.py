@@ -83,11 +83,8 @@ def claim(directory: Path, busy_uids: set[int] | None = None) -> tuple[int, int]
     busy = running_uids() if busy_uids is None else busy_uids
     for index in range(RANGES):
         start = POOL_BASE + index * RANGE_SIZE
-        fd = os.open(directory / f"{start}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        fd = _lock_claim_file(directory, start, fcntl.LOCK_EX)
+        if fd is None:
             continue
         if any(start <= uid < start + RANGE_SIZE for uid in busy):
             os.close(fd)  # a dead holder's sandbox still runs as one of these uids: leave the range alone
@@ -115,11 +112,8 @@ def reserve(directory: Path, pinned: int) -> list[int]:
     held: list[int] = []
     for index in range(first, last + 1):
         start = POOL_BASE + index * RANGE_SIZE
-        fd = os.open(directory / f"{start}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        fd = _lock_claim_file(directory, start, fcntl.LOCK_SH)
+        if fd is None:
             for other in held:
                 os.close(other)
             raise IsolationUnavailable(f"{BASE_ENV}={pinned} overlaps uids {start}-{start + RANGE_SIZE - 1}, which a running "
@@ -127,6 +121,18 @@ def reserve(directory: Path, pinned: int) -> list[int]:
                                        "or unset it") from None
         held.append(fd)
     return held
+
+
+def _lock_claim_file(directory: Path, start: int, mode: int) -> int | None:
+    """The open claim file of the range at `start`, locked with `mode` (LOCK_EX to claim, LOCK_SH to reserve for a
+    pinned base) without waiting; None when another process's lock conflicts."""
+    fd = os.open(directory / f"{start}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def running_uids() -> set[int]:
