@@ -4,6 +4,8 @@ their scratch copy of the checkout."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,9 @@ def no_packages(monkeypatch, traversable_tmp):
     monkeypatch.setitem(extensions.PROFILES, "new", ())
     monkeypatch.setitem(envs.specs()["specs"][MPL][extensions.SPEC_PACKAGES_FROM], "pip_packages", [])
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "envs"))
+    # Whatever this machine has installed: the builds here are scripts (test_missing_system_packages_are_named
+    # checks the real needs).
+    monkeypatch.setitem(extensions.RECIPES, MPL, dataclasses.replace(extensions.RECIPES[MPL], system_needs=lambda version: ()))
     return traversable_tmp
 
 
@@ -80,6 +85,23 @@ def test_a_failed_extension_build_is_one_line_and_leaves_nothing_half_made(no_pa
     assert envs.env_dir(spec.venv.key) is not None  # the profile venv was complete: it stays, for the next instance
     assert lines[0].startswith("build: swebench: making test environment matplotlib/matplotlib profile-new")
     assert lines[-1].startswith("build: swebench: making compiled extensions for matplotlib/matplotlib 3.5")
+
+
+def test_missing_system_packages_are_named_in_one_line_before_any_build(no_packages, monkeypatch):
+    """A machine without matplotlib's system packages used to fail deep in the compiler, cut to "compilation
+    terminated" in the exclusion line; the line now names the packages to install."""
+    assert [p for _, p in extensions._matplotlib_system_needs("3.5")] == ["pkg-config", "libfreetype-dev", "libpng-dev",
+                                                                         "ghostscript", "libqhull-dev"]
+    assert "libqhull-dev" not in [p for _, p in extensions._matplotlib_system_needs("3.1")]  # vendored qhull
+    needs = (("/nonexistent/libqhull_r/qhull_ra.h", "libqhull-dev"), ("vgb-no-such-command", "ghostscript"), ("sh", "dash"))
+    monkeypatch.setitem(extensions.RECIPES, MPL, dataclasses.replace(extensions.RECIPES[MPL], system_needs=lambda version: needs))
+    checkout = _checkout(no_packages / "needs")
+    spec = envs.spec_for(MPL, "3.5", checkout)
+    with pytest.raises(envs.EnvironmentError_) as failed:
+        envs.ensure(spec, checkout, lambda line: None)
+    message = str(failed.value)
+    assert "\n" not in message and "missing system packages: ghostscript libqhull-dev (as root: apt-get install" in message
+    assert envs.env_dir(spec.key) is None and not list((no_packages / "envs").glob(".staging-*"))
 
 
 def test_the_overlay_is_laid_over_every_test_runs_copy_of_the_checkout(no_packages):

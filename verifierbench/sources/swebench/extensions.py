@@ -49,6 +49,8 @@ class Recipe:
     preimport_pth: tuple[str, str] | None = None  # a venv start-up file (name, text)
     pytest_autoload: bool = False  # load the venv's pytest plugins (the repository's config names their options)
     ft2font: dict[str, str] = field(default_factory=dict)  # part of the digest (matplotlib only, see FT2FONT_WHEEL)
+    # version -> (a file or command, the Debian package that provides it) the build or the test runs need from the system
+    system_needs: Callable[[str], tuple[tuple[str, str], ...]] = lambda version: ()
 
 
 # --- matplotlib ---------------------------------------------------------------------------------------------------
@@ -83,6 +85,28 @@ PREIMPORT_PTH = ("zz_vgb_mpl_preimport.pth",
 
 BUILD_CFG = "[libs]\nsystem_freetype = True\nsystem_qhull = True\n"  # Debian's libfreetype-dev and libqhull-dev
 PYTHONPATH = ("lib",)  # where matplotlib's packages are, relative to the checkout
+
+
+def _matplotlib_system_needs(version: str) -> tuple[tuple[str, str], ...]:
+    """What matplotlib's build and image tests need from Debian (docs/code-suite-matplotlib.md): FreeType, libpng and
+    pkg-config to compile, qhull from 3.4 on (3.0/3.1 compile their vendored copy), ghostscript for the pdf/eps
+    image comparisons that the labels include."""
+    needs: tuple[tuple[str, str], ...] = (("pkg-config", "pkg-config"), ("/usr/include/freetype2/ft2build.h", "libfreetype-dev"),
+             ("/usr/include/png.h", "libpng-dev"), ("gs", "ghostscript"))
+    if version not in ("3.0", "3.1"):
+        needs += (("/usr/include/libqhull_r/qhull_ra.h", "libqhull-dev"),)
+    return needs
+
+
+def missing_system_packages(repo: str, version: str) -> list[str]:
+    """The Debian packages the repository's recipe needs at `version` that this machine lacks.
+
+    Args:
+        repo: a repository with a recipe (`built_in_place`).
+        version: the instance's version.
+    """
+    needs = RECIPES[repo].system_needs(version)
+    return sorted({package for need, package in needs if not (os.path.exists(need) if os.path.isabs(need) else shutil.which(need))})
 
 
 def _matplotlib_build_env(work: Path, version: str) -> dict[str, str]:
@@ -129,7 +153,8 @@ def _astropy_build_env(work: Path, version: str) -> dict[str, str]:
 
 RECIPES: dict[str, Recipe] = {
     MATPLOTLIB: Recipe(PROFILES, PROFILE_OF_VERSION, {"new": SPEC_PACKAGES_FROM}, BUILD_INPUTS, ("lib",), PYTHONPATH,
-                       _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH, ft2font=FT2FONT_WHEEL),
+                       _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH, ft2font=FT2FONT_WHEEL,
+                       system_needs=_matplotlib_system_needs),
     ASTROPY: Recipe(ASTROPY_PROFILES, ASTROPY_PROFILE_OF_VERSION, {"py311": "5.1"}, ASTROPY_BUILD_INPUTS, ("astropy",), (),
                     _astropy_build_env, pytest_autoload=True),
 }
@@ -174,6 +199,10 @@ def build_overlay(repo: str, checkout: Path, python: Path, version: str, overlay
     """Builds the extensions of `checkout` with `python` (a profile venv's) and writes the files the build made
     under the repository's package directories into `overlay` (same relative paths)."""
     rules = RECIPES[repo]
+    missing = missing_system_packages(repo, version)
+    if missing:  # named up front: the compiler's error would say only "compilation terminated" in a cut-off line
+        raise RuntimeError(f"missing system packages: {' '.join(missing)} (as root: apt-get install --no-install-recommends "
+                           f"{' '.join(missing)})")
     with tempfile.TemporaryDirectory(prefix="vgb-ext-build-") as work:
         tree = Path(work) / "tree"
         shutil.copytree(checkout, tree, symlinks=True)
