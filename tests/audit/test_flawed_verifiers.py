@@ -134,6 +134,7 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
         assert again.refuted and again.rounds == 0 and again.pool_replayed >= len(result.witnesses)
 
 
+@pytest.mark.timeout(900)  # every BFCL/ACEBench task, full rounds: within 300 s idle, past it at load 18
 @pytest.mark.parametrize("source", ["bfcl", "acebench"])
 def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path):
     # BFCL from the installed package; ACEBench from the data shipped in verifierbench.
