@@ -156,7 +156,7 @@ def _reading(input: list[ChatMessage]) -> tuple[int, int | None]:
     if reads == 0:
         return 0, 0
     last = next((m for m in reversed(input) if isinstance(m, ChatMessageTool)), None)
-    if last is None or not CHUNK_RESULT.search(last.text.replace("\\/", "/")):
+    if last is None or not _chunk_results(last):
         return reads, None
     chunks, total = _chunks(input)
     have = _contiguous(chunks)
@@ -169,10 +169,15 @@ def _chunks(input: list[ChatMessage]) -> tuple[dict[int, str], int]:
     total = 0
     for message in input:
         if isinstance(message, ChatMessageTool):
-            for match in CHUNK_RESULT.finditer(message.text.replace("\\/", "/")):  # JSON may escape a slash
+            for match in _chunk_results(message):
                 chunks[int(match.group(1))] = match.group(3)
                 total = int(match.group(2))
     return chunks, total
+
+
+def _chunk_results(message: ChatMessageTool) -> list[re.Match[str]]:
+    """The task chunks a tool result holds (a harness that JSON-encodes the output may escape a slash)."""
+    return list(CHUNK_RESULT.finditer(message.text.replace("\\/", "/")))
 
 
 def _contiguous(chunks: dict[int, str]) -> str:
