@@ -36,6 +36,7 @@ def warm_up(reference: dict) -> None:
     registry.warm_up(reference)
 
 
-def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
-    """(PASS?, reason) for one candidate against one task's reference record (its source's `decide` hook)."""
-    return registry.decide(reference, candidate)
+def decide(reference: dict, candidate: Any, reuse_runs: bool = False) -> tuple[bool, str]:
+    """(PASS?, reason) for one candidate against one task's reference record (its source's `decide` hook; with
+    `reuse_runs`, its `decide_reusing` hook: a recorded test run of identical inputs may decide, screening's C1)."""
+    return registry.decide(reference, candidate, reuse_runs)

@@ -33,9 +33,18 @@ CODE_MEANING = {
 }
 
 
-def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.decide) -> dict[str, Any]:
+def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.decide,
+                first_decide: checks.Decide = reference.decide_reusing_runs) -> dict[str, Any]:
+    """One task's record.
+
+    Args:
+        task: the task.
+        suite: its suite.
+        decide: C2's decision, from a fresh start every time (code tasks: every test run made again).
+        first_decide: the decisions C1 and C6 read; code tasks may take their test runs from the build's (`runcache`).
+    """
     cases = suite.cases_by_task.get(task.id, [])
-    decisions = checks.decide_all(task, cases, decide)
+    decisions = checks.decide_all(task, cases, first_decide)
     manifest_cases = {c.id: c for c in suite.manifest.cases if c.task_id == task.id}
     version = reference.version(task.source.value)
     results = {

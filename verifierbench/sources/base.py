@@ -31,6 +31,8 @@ class Source:
         name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
         select: `(seed, paths: SourcePaths, say) -> Selection`: seeded selection, case generation and C1 replay.
         decide: `(reference, candidate) -> (PASS?, reason)`: the reference decision (stdlib plus upstream only).
+        decide_reusing: the same decision, allowed to reuse a recorded run of identical inputs (code tasks' test-run
+            cache, `sources/swebench/runcache.py`); screening's C1 calls it, C2 never. None: `decide`.
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
         environment: `(reference) -> ServedEnvironment`: the public environment `run_public` serves.
         read_only_inputs: `(reference) -> ((host path, sandbox path), ...)`: mounted read-only in every run.
@@ -57,6 +59,7 @@ class Source:
     name: str
     select: str
     decide: str
+    decide_reusing: str | None = None
     built_by_default: bool = True
     environment: str | None = None
     read_only_inputs: str | None = None

@@ -100,8 +100,19 @@ def select(name: str, seed: int, paths: SourcePaths, say: Callable[[str], None])
     return function(seed, paths, say)
 
 
-def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
-    """(PASS?, reason) for one candidate against one task's reference record."""
+def decide(reference: dict, candidate: Any, reuse_runs: bool = False) -> tuple[bool, str]:
+    """(PASS?, reason) for one candidate against one task's reference record.
+
+    Args:
+        reference: the task's reference record.
+        candidate: the candidate.
+        reuse_runs: the source's `decide_reusing` hook when it has one (code tasks: a recorded test run of identical
+            inputs decides; screening's C1), else `decide`; False always decides afresh (C2's repeats).
+    """
+    if reuse_runs:
+        reusing = hook(of(reference), "decide_reusing")
+        if reusing is not None:
+            return reusing(reference, candidate)
     return _required(reference, "decide")(reference, candidate)
 
 

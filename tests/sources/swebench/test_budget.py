@@ -67,7 +67,7 @@ def test_the_build_bases_the_budget_on_its_slowest_case_run_not_the_gold(swebenc
     monkeypatch.setattr(swebench_build, "_run_seconds", lambda reference, candidate: timed(reference, candidate) + 200.0)
     runs: list[str] = []
     run = swebench_reference.hidden_run
-    monkeypatch.setattr(swebench_reference, "hidden_run", lambda reference, diff: runs.append(diff) or run(reference, diff))
+    monkeypatch.setattr(swebench_reference, "hidden_run", lambda reference, diff, **kw: runs.append(diff) or run(reference, diff, **kw))
     replay = swebench_build.replay
     during_replay: list[int] = []
 

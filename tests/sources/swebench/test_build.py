@@ -137,9 +137,9 @@ def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
     runs: list[tuple[str, float, float]] = []
     lock = threading.Lock()
 
-    def timed(reference, diff):
+    def timed(reference, diff, **kwargs):
         started = time.monotonic()
-        run = real(reference, diff)
+        run = real(reference, diff, **kwargs)
         time.sleep(0.5)  # long enough that two runs started together overlap whatever the load
         with lock:
             runs.append(("empty" if diff == "" else "other", started, time.monotonic()))

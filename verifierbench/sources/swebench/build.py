@@ -36,7 +36,7 @@ from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances
+from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances, runcache
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection
@@ -148,7 +148,8 @@ def construct(inst: instances.Instance, clone, seed: int, store=None, with_envir
     # The empty diff's run needs nothing from the gold's: it runs beside it, on the core the gold's run (one
     # test process) leaves idle, and is only waited for if the gold resolves.
     pool = ThreadPoolExecutor(1, thread_name_prefix="vgb-empty-run") if OVERLAP_RUNS else None
-    empty_future = pool.submit(hidden_run, draft_reference, "") if pool else None
+    # Every build-time run is the reference's own: kept in, and served from, the persistent run cache (`runcache`).
+    empty_future = pool.submit(hidden_run, draft_reference, "", reuse=True) if pool else None
     try:
         return _after_environment(inst, task_parts=(digest, test_files, runner, environment), draft_reference=draft_reference,
                                   empty_future=empty_future, clone_checkout=clone_checkout, seed=seed, profile=profile, say=say)
@@ -173,7 +174,7 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
     """
     digest, test_files, runner, environment = task_parts
     with profile.stage("gold"):
-        gold_run = hidden_run(draft_reference, inst.patch)
+        gold_run = hidden_run(draft_reference, inst.patch, reuse=True)
     gold_seconds = gold_run.seconds
     gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
     draft = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code, budget.BUILD_TEST_TIMEOUT_S)
@@ -189,7 +190,7 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
                        not_passing_count=len(failing), problem=gold_run.problem, apply_error=gold_run.apply_error,
                        log_tail=gold_run.log[-1500:])
     with profile.stage("empty"):
-        empty_run = empty_future.result() if empty_future else hidden_run(draft_reference, "")
+        empty_run = empty_future.result() if empty_future else hidden_run(draft_reference, "", reuse=True)
     if grading.upstream_resolved(empty_run, inst.fail_to_pass, inst.pass_to_pass, runner):
         return exclude("S", "SWE-bench's own grading resolves an empty diff (a no-op passes)")
     accepted, why = decide(draft.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
@@ -222,6 +223,7 @@ class _Profile:
         self.seconds: dict[str, float] = {}
         self.runs: list[float] = []
         self._lock = threading.Lock()
+        self._cache_before = dict(runcache.stats)  # instances build one at a time: the difference is this one's
 
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -252,10 +254,12 @@ class _Profile:
     def line(self) -> str:
         stages = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
         runs = sorted(self.runs)
+        hits, misses = (runcache.stats[k] - self._cache_before[k] for k in ("hits", "misses"))
+        cache = f"; run cache: {hits} reused, {misses} run" if hits or misses else ""
         if not runs:
-            return stages
+            return stages + cache
         return (f"{stages}; {len(runs)} case runs: sum {sum(runs):.0f} s, median {runs[len(runs) // 2]:.1f} s, "
-                f"max {runs[-1]:.1f} s")
+                f"max {runs[-1]:.1f} s{cache}")
 
 
 def _run_seconds(reference: dict, candidate) -> float:

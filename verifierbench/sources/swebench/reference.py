@@ -21,7 +21,15 @@ def candidate_diff(candidate: Any) -> str | None:
     return None
 
 
-def hidden_run(reference: dict, diff: str) -> TestRun:
+def hidden_run(reference: dict, diff: str, reuse: bool = False) -> TestRun:
+    """The hidden test run of `diff`: FAIL_TO_PASS and PASS_TO_PASS with the hidden test patch applied.
+
+    Args:
+        reference: a code task's reference record (or the build's draft of one).
+        diff: the candidate's diff.
+        reuse: serve it from (and keep it in) the persistent run cache (`runcache`): the reference's own runs at
+            build time and screening's C1, never C2's repeats.
+    """
     runner = reference.get("runner", "pytest")
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
         tests = envs.django_directives(reference["test_files"])
@@ -32,7 +40,7 @@ def hidden_run(reference: dict, diff: str) -> TestRun:
         return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s)
     checkout = checkout_dir(reference["checkout"])
     return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
-                     runner=runner, timeout_s=timeout_s)
+                     runner=runner, timeout_s=timeout_s, cache=reuse)
 
 
 def environment_of(reference: dict) -> Path | None:
@@ -45,11 +53,13 @@ def environment_of(reference: dict) -> Path | None:
 
 @functools.lru_cache(maxsize=1024)
 def _cached_run(reference_json: str, diff: str) -> TestRun:
-    return hidden_run(json.loads(reference_json), diff)
+    return hidden_run(json.loads(reference_json), diff, reuse=True)
 
 
 def cached_run(reference: dict, diff: str) -> TestRun:
-    """The hidden run of `diff`, made once per (reference, diff) in this process (`decide(..., cached=True)` reads it).
+    """The hidden run of `diff`, made once per (reference, diff) in this process, and across processes and code
+    edits through the persistent run cache (`runcache`, unless $VERIFIERBENCH_RUN_CACHE=0); `decide(..., cached=True)`
+    reads it.
 
     Args:
         reference: a code task's reference record.
@@ -60,7 +70,7 @@ def cached_run(reference: dict, diff: str) -> TestRun:
 
 def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
     """(PASS?, reason). `disabled` switches off named checks (screening's mutants); `cached` reuses the
-    test run of an identical (reference, diff) in this process, for decisions that differ only in grading."""
+    test run of identical inputs (`cached_run`: the build, screening's C1 and C6; never C2's repeats)."""
     diff = candidate_diff(candidate)
     if diff is None:
         return False, 'malformed candidate: expected {"diff": str}'
@@ -74,3 +84,9 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
         run = hidden_run(reference, diff)
     return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled,
                          runner=reference.get("runner", "pytest"), gold_exit_code=reference.get("gold_exit_code", 0))
+
+
+def decide_reusing_runs(reference: dict, candidate: Any) -> tuple[bool, str]:
+    """`decide` from a recorded test run of identical inputs when there is one (the source's `decide_reusing` hook:
+    screening's C1 reads the build's runs; C2 calls `decide`, which always runs fresh)."""
+    return decide(reference, candidate, cached=True)

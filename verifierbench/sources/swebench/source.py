@@ -6,6 +6,7 @@ SOURCE = Source(
     name="swebench",
     select="verifierbench.sources.swebench.build:select_tasks",
     decide="verifierbench.sources.swebench.reference:decide",
+    decide_reusing="verifierbench.sources.swebench.reference:decide_reusing_runs",
     built_by_default=False,
     environment="verifierbench.sources.swebench.environment:environment_for",
     read_only_inputs="verifierbench.sources.swebench.environment:read_only_inputs",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from verifierbench.executor import Executor, Job, Limits
+from verifierbench.sources.swebench import runcache
 from verifierbench.sources.swebench.budget import LEGACY_TEST_TIMEOUT_S, RUN_OVERHEAD_S
 from verifierbench.sources.swebench.envs import SANDBOX_ENV, SANDBOX_PYTHON
 
@@ -62,7 +63,8 @@ def in_sandbox() -> bool:
 
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
-              environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S) -> TestRun:
+              environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
+              cache: bool = False) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -75,6 +77,9 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         runner: django or pytest.
         timeout_s: the tests' own wall-clock limit (`budget.run_timeout_s`); the sandboxed run gets
             `budget.RUN_OVERHEAD_S` more for copying and applying.
+        cache: reuse (and keep) the raw run of identical inputs in the persistent run cache (`runcache`): only for
+            the reference's own runs at build time and screening's C1/C6, never for C2's repeats or anything a
+            generated verifier triggers.
     """
     job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
            "timeout_s": timeout_s}
@@ -89,12 +94,58 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     if environment is not None:
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
-    outcome = executor.run(Job(RUNNER, {**job, "repo": SANDBOX_REPO if bwrap else str(checkout)}, key="tests",
-                               extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S))
-    if outcome.result is None:
-        return TestRun(False, problem=outcome.problem or "the test run gave no result", log=outcome.stderr_tail,
-                       seconds=outcome.wall_time_s)
-    return replace(TestRun.from_json(outcome.result.get("result") or {}), seconds=outcome.wall_time_s)
+    job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
+    key = None
+    if cache and runcache.enabled():
+        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro)
+    if key is not None:
+        record = runcache.load(key, timeout_s)
+        if record is not None:
+            runcache.count("hits")
+            return RawRun(record["result"], seconds=float(record["seconds"])).parsed()
+        runcache.count("misses")
+    outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S))
+    raw = RawRun.of(outcome)
+    if key is not None and raw.finished():
+        runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
+                                                             "runner": runner, "tests": len(tests), "timeout_s": timeout_s})
+    return raw.parsed()
+
+
+@dataclass(frozen=True)
+class RawRun:
+    """What the sandbox returned for one test run, before any parsing (what `runcache` keeps).
+
+    Args:
+        result: the sandbox runner's result object (`applied`, `apply_error`, `exit_code`, `log`, `report`,
+            `tests`); None when the run gave none.
+        problem: why the run itself failed (sandbox error, timeout), "" when it did not.
+        stderr_tail: the end of the sandbox's stderr, for a failed run.
+        seconds: the run's wall time in its sandbox, from its slot on.
+    """
+
+    result: dict | None
+    problem: str = ""
+    stderr_tail: str = ""
+    seconds: float = 0.0
+
+    @classmethod
+    def of(cls, outcome) -> "RawRun":
+        if outcome.result is None:
+            return cls(None, outcome.problem or "the test run gave no result", outcome.stderr_tail, outcome.wall_time_s)
+        return cls(outcome.result.get("result") or {}, seconds=outcome.wall_time_s)
+
+    def finished(self) -> bool:
+        """The run says something about the code: it gave a result, and its tests ran to the end (not cut by their
+        time limit; a diff that does not apply is finished too)."""
+        if self.result is None or self.problem:
+            return False
+        return not self.result.get("applied") or self.result.get("exit_code") is not None
+
+    def parsed(self) -> TestRun:
+        if self.result is None:
+            return TestRun(False, problem=self.problem, log=self.stderr_tail, seconds=self.seconds)
+        return replace(TestRun.from_json(self.result), seconds=self.seconds)
 
 
 @functools.lru_cache(maxsize=1)
