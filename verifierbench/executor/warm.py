@@ -50,6 +50,14 @@ SETUP_FAILED = b"vgb warm server: case setup failed"
 REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
 START_TIMEOUT_S = 20.0
 TASK_START_TIMEOUT_S = 120.0  # a shared sandbox's task server: its verifier's warm-up call (a task's data)
+HUGEPAGES_ENV = "VERIFIERBENCH_WARM_HUGEPAGES"  # set to 0: the server's heap on 4 KiB pages (as before; for A/B runs)
+# The server's heap on transparent huge pages (issue 22): fork copies, and exit tears down, one page table
+# entry per 2 MiB instead of 512, and on this 2-core Firecracker VM fork and exit cost about 0.5 ms per MB of
+# a server's heap on 4 KiB pages. glibc's malloc then asks for huge pages (madvise) on its heap; CPython's own
+# allocator maps its arenas itself, 1 MiB at a time, without that advice, so the server allocates through
+# malloc. Only the server's environment: THP is left in the system's madvise mode, and each case's
+# environment is the cold path's (the case process clears the server's).
+HUGEPAGES = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1", "PYTHONMALLOC": "malloc"}
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +97,11 @@ def trusted_preload(frozen: FrozenVerifier) -> Preload:
                        frozen.source, PRELOAD_FILE)
         return Preload()
     return Preload(tuple(modules), warm_up, argument)
+
+
+def hugepages_from_environment() -> bool:
+    """Whether warm servers allocate on huge pages (HUGEPAGES): yes unless VERIFIERBENCH_WARM_HUGEPAGES is 0."""
+    return os.environ.get(HUGEPAGES_ENV, "").strip().lower() not in ("0", "false", "no")
 
 
 class WarmCrash(Exception):
@@ -136,6 +149,8 @@ class WarmSandbox:
         binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
         # The server's own environment; each case gets exactly the cold path's (executor._env).
         env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
+        if executor.trusted_preload and hugepages_from_environment():  # see HUGEPAGES: not for generated verifiers
+            env.update(HUGEPAGES)
         preload = trusted_preload(frozen) if executor.trusted_preload else Preload()
         if preload.modules:
             env[PRELOAD_ENV] = ",".join(preload.modules)
