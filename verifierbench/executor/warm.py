@@ -58,6 +58,7 @@ HUGEPAGES_ENV = "VERIFIERBENCH_WARM_HUGEPAGES"  # set to 0: the server's heap on
 # malloc. Only the server's environment: THP is left in the system's madvise mode, and each case's
 # environment is the cold path's (the case process clears the server's).
 HUGEPAGES = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1", "PYTHONMALLOC": "malloc"}
+THP_SYSFS = "/sys/kernel/mm/transparent_hugepage"  # glibc reads the mode and page size here: bound read-only
 
 logger = logging.getLogger(__name__)
 
@@ -149,8 +150,9 @@ class WarmSandbox:
         binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
         # The server's own environment; each case gets exactly the cold path's (executor._env).
         env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
-        if executor.trusted_preload and hugepages_from_environment():  # see HUGEPAGES: not for generated verifiers
+        if executor.trusted_preload and hugepages_from_environment() and os.path.isdir(THP_SYSFS):  # see HUGEPAGES
             env.update(HUGEPAGES)
+            binds.append(Bind(THP_SYSFS, THP_SYSFS))
         preload = trusted_preload(frozen) if executor.trusted_preload else Preload()
         if preload.modules:
             env[PRELOAD_ENV] = ",".join(preload.modules)
