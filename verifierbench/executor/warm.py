@@ -51,12 +51,14 @@ REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to 
 START_TIMEOUT_S = 20.0
 TASK_START_TIMEOUT_S = 120.0  # a shared sandbox's task server: its verifier's warm-up call (a task's data)
 HUGEPAGES_ENV = "VERIFIERBENCH_WARM_HUGEPAGES"  # set to 0: the server's heap on 4 KiB pages (as before; for A/B runs)
-# The server's heap on transparent huge pages (issue 22): fork copies, and exit tears down, one page table
-# entry per 2 MiB instead of 512, and on this 2-core Firecracker VM fork and exit cost about 0.5 ms per MB of
-# a server's heap on 4 KiB pages. glibc's malloc then asks for huge pages (madvise) on its heap; CPython's own
-# allocator maps its arenas itself, 1 MiB at a time, without that advice, so the server allocates through
-# malloc. Only the server's environment: THP is left in the system's madvise mode, and each case's
-# environment is the cold path's (the case process clears the server's).
+# A trusted server's heap on transparent huge pages (issue 22): fork copies, and exit tears down, one page table
+# entry per 2 MiB instead of 512. Measured on a 2-core Firecracker VM (docs/performance.md): an empty fork and
+# exit of a tau2 server (160 MB) 40-48 -> 8-12 ms, of an AgentDojo one (264 MB) 57-81 -> 10-18 ms. glibc's
+# malloc asks for huge pages (madvise) on its heap; CPython's own allocator maps its 1 MiB arenas itself,
+# without that advice, so the server allocates through malloc. Not for generated verifiers' servers: their
+# heap is about 8 MB, their fork about 1 ms either way, and their cases' system time rose with it (each case's
+# own allocations then fault 2 MiB pages). Only the server's environment: THP stays in the system's mode, and
+# each case's environment is the cold path's (the case process clears the server's).
 HUGEPAGES = {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1", "PYTHONMALLOC": "malloc"}
 THP_SYSFS = "/sys/kernel/mm/transparent_hugepage"  # glibc reads the mode and page size here: bound read-only
 
