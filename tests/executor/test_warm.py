@@ -432,3 +432,53 @@ def test_a_verifier_s_cases_share_one_sandbox_unless_they_are_more_than_a_slot_s
     assert sizes([15], 2) == [15]  # too few to pay for a second sandbox
     assert sizes([1000, 10, 10], 4) == [250] * 4 + [10, 10]
 
+
+
+def thp_mode() -> str:
+    try:
+        text = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+    except OSError:
+        return "never"
+    return text[text.index("[") + 1:text.index("]")]
+
+
+@pytest.mark.parametrize("hugepages", [True, False])
+def test_a_trusted_server_s_heap_is_on_huge_pages_and_a_case_s_writes_to_it_stay_in_the_case(
+        bwrap_available, traversable_tmp, tmp_path, monkeypatch, hugepages):
+    """The trusted server allocates on transparent huge pages (warm.HUGEPAGES), which its cases inherit; what a case
+    writes to those pages is still copied on write: the next case sees the warm-up's data as it was."""
+    if thp_mode() == "never":
+        pytest.skip("transparent huge pages are off on this machine")
+    monkeypatch.setenv("VERIFIERBENCH_WARM_HUGEPAGES", "1" if hugepages else "0")  # warm.HUGEPAGES_ENV
+    library = traversable_tmp / f"lib-thp-{hugepages}" / "vgbheap"
+    library.mkdir(parents=True)
+    library.parent.chmod(0o755)
+    (library / "__init__.py").write_text("rows = []\n\n\ndef warm_up(reference):\n"
+                                         "    rows.extend({'n': n, 'text': str(n) * 4} for n in range(reference['rows']))\n")
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, sys
+        import vgbheap
+        huge = sum(int(line.split()[1]) for line in open("/proc/self/smaps_rollup") if line.startswith("AnonHugePages:"))
+        changed = sum(row["n"] != n or row["text"] != str(n) * 4 for n, row in enumerate(vgbheap.rows))
+        for row in vgbheap.rows:  # every page of the server's data written: a later case must not see it
+            row["n"] = -1
+            row["text"] = "by a case"
+        mine = sum(row["n"] == -1 for row in vgbheap.rows)
+        tunables = [name for name in ("GLIBC_TUNABLES", "PYTHONMALLOC") if name in os.environ]
+        json.dump({"decision": "PASS", "reason": json.dumps([huge, len(vgbheap.rows), changed, mine, tunables])},
+                  open(sys.argv[2], "w"))
+    """).parent
+    rows = 100_000
+    (verifier / "reference.json").write_text(json.dumps({"rows": rows}))
+    (verifier / "preload.json").write_text('{"modules": ["vgbheap"], "warm_up": "vgbheap:warm_up", "argument": "reference.json"}')
+    with Executor(Limits(timeout_s=20), isolation="bwrap", slots=1, libraries=((str(library), "vgbheap"),),
+                  trusted_preload=True) as executor:
+        outcomes = run_warm(executor, verifier, [0, 1, 2])
+    assert all(o.decision is Decision.P and o.path == "warm" for o in outcomes), outcomes[0]
+    reports = [json.loads(o.reason) for o in outcomes]
+    # Each case: the warm-up's rows untouched by the case before, its own writes to all of them, the cold path's environment.
+    assert [report[1:] for report in reports] == [[rows, 0, rows, []]] * 3
+    if hugepages:
+        assert all(report[0] >= 2048 for report in reports), reports  # at least one 2 MiB page of the server's heap
+    elif thp_mode() == "madvise":
+        assert all(report[0] == 0 for report in reports), reports

@@ -6,8 +6,8 @@ only to give each case fresh namespaces; the case's process drops every capabili
 verifier code runs.
 
 Requests arrive one JSON line at a time on fd 0: {"argv": [...], "env": {...}, "timeout_s": s}.
-For each, the server forks a child that unshares a pid namespace and forks the case process: pid 1
-of its own pid namespace (as with bwrap --as-pid-1 today), which unshares its own mount and IPC
+For each, the server forks the case process into a pid namespace of its own, as its pid 1 (as with
+bwrap --as-pid-1 today; `fork_case`), which unshares its own mount and IPC
 namespaces and gets a fresh tmpfs at /tmp and /dev/shm, its own /proc, the request's environment,
 no capability, and the verifier run as `verify.py CANDIDATE RESULT`. When
 that process ends, the kernel kills everything it left in its pid namespace; the mounts and IPC
@@ -19,7 +19,8 @@ every page of the server's heap it writes to, and the interpreter's own shutdown
 of them (reference counts, the collector's headers): 30-70 ms a case against 4 ms for the fork itself.
 So the server freezes its objects out of the collector's reach (gc.freeze) and the case process ends
 the way the interpreter's shutdown does for everything a verifier can observe (`finish`), without
-tearing down the interpreter page by page.
+tearing down the interpreter page by page. And each case is one fork of the server (`fork_case`), not
+two: the intermediate process that made the case's pid namespace cost about 2 ms of CPU a case.
 """
 
 import atexit
@@ -96,24 +97,56 @@ def become_case(request):
             del sys.modules[name]  # never imported here; defensive: a fresh seed per case
 
 
+def fork_case():
+    """os.fork(), the child pid 1 of a new pid namespace: one fork per case (issue 22).
+
+    unshare(CLONE_NEWPID) makes a process's next child the first of a new pid namespace, and is allowed
+    only while its children would otherwise go to its own; once that first child has ended, no other can
+    join the namespace. So after each case's fork the server points its children back at its own
+    namespace (setns on SERVER_PID_NS). Before, an intermediate child unshared and forked the case: two
+    forks and two exits of the server's heap per case, and the intermediate's copy-on-write faults.
+    """
+    check(libc.unshare(CLONE_NEWPID), "unshare the case's pid namespace")
+    pid = -1
+    try:
+        pid = os.fork()
+        return pid
+    finally:
+        if pid != 0:  # the server (the case process keeps its own namespace for its children)
+            check(libc.setns(SERVER_PID_NS, CLONE_NEWPID), "point the server's children back at its pid namespace")
+
+
+def own_pid_namespace():
+    """Makes the server the first process of a pid namespace of its own and returns a descriptor of it.
+
+    fork_case needs to point the server's children back at the server's pid namespace (setns), which the
+    kernel allows only with CAP_SYS_ADMIN over that namespace's user namespace. bubblewrap's pid namespace
+    belongs to its outer user namespace (the one it maps root in to mount devpts), where the server has no
+    capability; one the server makes belongs to its own. The process bubblewrap started only waits and
+    passes on the server's status; it is the sandbox's pid 1, so the whole sandbox ends with it.
+    """
+    check(libc.unshare(CLONE_NEWPID), "unshare the server's pid namespace")
+    pid = os.fork()
+    if pid != 0:
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)  # the harness's pipes stay with the server alone
+        os.dup2(null, 1)
+        os._exit(wait_status(pid))
+    return os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+
+
 def wait_status(pid):
     """The child's status as bwrap reports it: its exit code, or 128 + the signal that killed it."""
     _, status = os.waitpid(pid, 0)
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def run_case_child(request):
-    """In the forked child: a new pid namespace, then the case process. Returns the request only in it."""
-    check(libc.unshare(CLONE_NEWPID), "unshare the case's pid namespace")
-    pid = os.fork()
-    if pid == 0:
-        # If the server kills this child (a timeout), the case's pid 1 dies too, and with it its namespace
-        # (getppid() is 0 in a new pid namespace, so no race check here: reap_everything is the backstop).
-        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
-        become_case(request)
-        return request
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os._exit(wait_status(pid))
+def become_case_pid1(request):
+    """In the forked case process, pid 1 of its own pid namespace: the case's world. Returns the request."""
+    # If the server kills it (a timeout) or ends, the kernel kills what it left in its namespace.
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+    become_case(request)
+    return request
 
 
 def reap_everything():
@@ -164,11 +197,11 @@ def serve_cases(requests, replies, task_server=False):
                 return serve_cases(requests, replies, task_server=True)
             os.write(replies, (json.dumps({"ended": wait_status(pid)}) + "\n").encode())
             continue
-        pid = os.fork()
+        pid = fork_case()
         if pid == 0:
             try:
-                os.closerange(3, 1 << 16)  # the control channel never reaches verifier code
-                return run_case_child(request)
+                os.closerange(3, 1 << 16)  # the control channel (and SERVER_PID_NS) never reach verifier code
+                return become_case_pid1(request)
             except BaseException as exc:  # noqa: BLE001 - the setup failed: report it as a crash
                 os.write(2, f"vgb warm server: case setup failed: {exc}\n".encode())
                 os._exit(125)
@@ -178,7 +211,7 @@ def serve_cases(requests, replies, task_server=False):
         timed_out = not ready.poll(request["timeout_s"] * 1000)
         os.close(pidfd)
         if timed_out:
-            os.kill(pid, signal.SIGKILL)  # its case process gets the parent-death SIGKILL
+            os.kill(pid, signal.SIGKILL)  # its pid namespace's init: the kernel kills the rest of it
         status = wait_status(pid)
         reap_everything()
         os.write(replies, (json.dumps({"status": status, "timed_out": timed_out}) + "\n").encode())
@@ -269,6 +302,7 @@ def finish(status):
     os._exit(status)
 
 
+SERVER_PID_NS = own_pid_namespace()
 preload()
 case = serve()
 if case is None:
