@@ -40,7 +40,9 @@ def environment_of(reference: dict) -> Path | None:
     if not reference.get("environment"):
         return None
     checkout = checkout_dir(reference["checkout"])
-    return envs.ensure(envs.spec_for(reference["environment"]["repo"], reference["environment"]["version"], checkout), checkout)
+    environment = reference["environment"]
+    python = environment.get("python", "3.11")  # "3.9": the build's gold resolved only there (`bullseye`)
+    return envs.ensure(envs.spec_for(environment["repo"], environment["version"], checkout, python), checkout)
 
 
 @functools.lru_cache(maxsize=1024)
