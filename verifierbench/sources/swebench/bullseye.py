@@ -56,7 +56,7 @@ def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
     """The root file system, made first if missing (one maker at a time, across processes)."""
     target = rootfs()
     if (target / PYTHON_IN_ROOTFS).is_file():
-        return target
+        return _trusted(target)
     if os.geteuid() != 0:
         raise RootfsError(f"Python 3.9 root file system {target} is missing and only root can make it (debootstrap)")
     if not shutil.which("debootstrap"):
@@ -91,6 +91,16 @@ def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
             raise
         say(f"build: swebench: made the Python 3.9 root file system in {time.monotonic() - started:.0f} s")
         return target
+
+
+def _trusted(target: Path) -> Path:
+    """Test runs execute its interpreter: it must be root's and not writable by others (when we are root)."""
+    if os.geteuid() == 0:
+        for path in (target, target / "usr", target / "usr/bin", target / PYTHON_IN_ROOTFS):
+            info = os.stat(path)
+            if info.st_uid != 0 or info.st_mode & 0o022:
+                raise RootfsError(f"Python 3.9 root file system {target}: {path} is not root's or is writable by others")
+    return target
 
 
 def python_version() -> str:

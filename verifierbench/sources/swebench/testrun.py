@@ -89,7 +89,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     extra_ro: tuple[tuple[str, str], ...] = ((str(checkout), SANDBOX_REPO),) if bwrap else ()
     if environment is not None:
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
-        rootfs = _rootfs_of(environment)
+        rootfs = rootfs_of(environment)
         if rootfs and bwrap:  # a Python 3.9 environment's interpreter lives there (`bullseye`), seen at the same path
             extra_ro += ((rootfs, rootfs),)
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
@@ -101,7 +101,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     return replace(TestRun.from_json(outcome.result.get("result") or {}), seconds=outcome.wall_time_s)
 
 
-def _rootfs_of(environment: Path) -> str:
+def rootfs_of(environment: Path) -> str:
     """The root file system a Python 3.9 environment's venv points into, "" for a 3.11 one."""
     try:
         return str(json.loads((environment / "verifierbench-env.json").read_text()).get("rootfs") or "")
