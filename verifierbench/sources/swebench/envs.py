@@ -153,8 +153,8 @@ def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11") -> E
         if extensions.built_in_place(repo):
             raise EnvironmentError_(f"{repo}: no Python 3.9 environment for repositories with compiled extensions")
         spec = spec_for(repo, version, checkout)
-        requirements = tuple((path, bullseye.requirements_for_39(text)) for path, text in spec.requirements)
-        return replace(spec, requirements=requirements, python=bullseye.python_version(), rootfs=str(bullseye.rootfs()))
+        filtered = tuple((path, bullseye.requirements_for_39(text)) for path, text in spec.requirements)
+        return replace(spec, requirements=filtered, python=bullseye.python_version(), rootfs=str(bullseye.rootfs()))
     if extensions.built_in_place(repo):
         return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
