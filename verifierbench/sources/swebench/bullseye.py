@@ -78,8 +78,6 @@ def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
                 tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
                 raise RootfsError(f"debootstrap bullseye failed (exit {done.returncode}): {tail[-300:]}")
             shutil.rmtree(staging / "debootstrap", ignore_errors=True)
-            for mount_point in ("env", "repo"):  # where sandboxes see the environment and checkout, if ever rooted here
-                (staging / mount_point).mkdir(exist_ok=True)
             os.chmod(staging, 0o755)
             shutil.rmtree(target, ignore_errors=True)  # a directory without python3.9 is not a root file system
             os.rename(staging, target)
