@@ -36,7 +36,8 @@ from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.swebench import budget, cases, checkout, diffs, envs, grading, instances, runcache
+from verifierbench.sources.swebench import budget, bullseye, cases, checkout, diffs, envs, extensions, grading, instances, runcache
+from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.toolcall.replay import Replayed, replay
 from verifierbench.sources.toolcall.select import Selection
@@ -183,7 +184,20 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
     def exclude(code: str, reason: str, **evidence) -> Replayed:
         return Replayed(draft, exclusion={"task": name, "task_id": draft.id, "code": code, "evidence": {"reason": reason, **evidence}})
 
-    if not grading.upstream_resolved(gold_run, inst.fail_to_pass, inst.pass_to_pass, runner):
+    gold_resolves = grading.upstream_resolved(gold_run, inst.fail_to_pass, inst.pass_to_pass, runner)
+    # Repositories with compiled extensions have no 3.9 environment: their gold keeps code S (not a V for a 3.9 never needed).
+    if not gold_resolves and environment and not extensions.built_in_place(inst.repo):
+        fallback = _python_39_fallback(inst, draft_reference, gold_outcomes, runner, profile, say)
+        if isinstance(fallback, str):
+            return exclude("V", fallback)
+        if fallback:
+            environment, draft_reference, gold_run, empty_future = fallback
+            gold_seconds = gold_run.seconds
+            gold_outcomes = {t: gold_run.outcomes.get(t, "missing") for t in inst.fail_to_pass + inst.pass_to_pass}
+            draft = make_task(inst, digest, test_files, gold_outcomes, runner, environment, gold_run.exit_code,
+                              budget.BUILD_TEST_TIMEOUT_S)
+            gold_resolves = True
+    if not gold_resolves:
         failing = {t: o for t, o in gold_outcomes.items() if o != "passed"}
         return exclude("S", "SWE-bench's own grading does not resolve the gold patch", not_passing=dict(list(failing.items())[:20]),
                        gold_seconds=round(gold_seconds),
@@ -214,6 +228,52 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
                                                                               cand, cached=True))
     say(f"build: swebench: {inst.instance_id}: profile {profile.line()}")
     return replayed
+
+
+def _python_39_fallback(inst: instances.Instance, draft_reference: dict, gold_outcomes_311: dict[str, str], runner: str,
+                        profile: "_Profile", say) -> tuple | str | None:
+    """The gold did not resolve on Python 3.11: its Python 3.9 environment (`bullseye`), used when the gold resolves
+    there and the empty diff does not. Returns (environment, reference, gold run, finished empty run) then, a reason
+    (code V) when the 3.9 environment cannot be made, None otherwise (or when the fallback is switched off).
+
+    Args:
+        inst: the instance.
+        draft_reference: the reference record on 3.11.
+        gold_outcomes_311: the gold's outcomes on 3.11 (the evidence recorded for choosing 3.9).
+        runner: django or pytest.
+        profile: where the stages' times go.
+        say: the build's progress lines.
+    """
+    not_passing = {t: o for t, o in gold_outcomes_311.items() if o != "passed"}
+    environment = {**draft_reference["environment"], "python": "3.9",
+                   "why": {"gold_not_passing_on_3_11": dict(list(not_passing.items())[:20]), "count": len(not_passing)}}
+    reference = {**draft_reference, "environment": environment}
+    runs: dict[str, Any] = {}
+
+    def try_39() -> tuple[bool, bool]:
+        with profile.stage("environment"):
+            bullseye.ensure_rootfs(say)
+            checkout = checkout_dir(reference["checkout"])
+            envs.ensure(envs.spec_for(inst.repo, inst.version, checkout, "3.9"), checkout, say)
+        with profile.stage("gold"):
+            runs["gold"] = hidden_run(reference, inst.patch, reuse=True)
+        gold = grading.upstream_resolved(runs["gold"], inst.fail_to_pass, inst.pass_to_pass, runner)
+        if not gold:
+            return False, False
+        with profile.stage("empty"):
+            runs["empty"] = hidden_run(reference, "", reuse=True)
+        return True, grading.upstream_resolved(runs["empty"], inst.fail_to_pass, inst.pass_to_pass, runner)
+
+    try:
+        chosen = bullseye.choose(False, try_39)
+    except (bullseye.RootfsError, envs.EnvironmentError_) as e:
+        return f"the gold does not resolve on Python 3.11 and its Python 3.9 environment cannot be made: {e}"
+    if chosen != "3.9":
+        return None
+    say(f"build: swebench: {inst.instance_id}: the gold resolves on Python 3.9, not on 3.11 ({len(not_passing)} tests): using 3.9")
+    done: Future = Future()
+    done.set_result(runs["empty"])
+    return environment, reference, runs["gold"], done
 
 
 class _Profile:

@@ -11,7 +11,7 @@ from verifierbench.sources.swebench.budget import run_timeout_s
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.envs import SANDBOX_ENV
 from verifierbench.sources.swebench.reference import environment_of
-from verifierbench.sources.swebench.testrun import run_tests
+from verifierbench.sources.swebench.testrun import rootfs_of, run_tests
 
 MAX_TESTS = 200
 
@@ -45,7 +45,9 @@ def environment_for(reference: dict) -> CodeEnvironment:
 
 def read_only_inputs(reference: dict) -> tuple[tuple[str, str], ...]:
     """(host path, sandbox path) every run for this task sees read-only: the checkout at /repo, and its test
-    environment at /env (what SWE-bench's image gives a solver: the repository's interpreter and test requirements)."""
+    environment at /env (what SWE-bench's image gives a solver: the repository's interpreter and test requirements),
+    and a Python 3.9 environment's root file system at its own path (its interpreter lives there)."""
     environment = environment_of(reference)
+    rootfs = rootfs_of(environment) if environment else ""
     return ((str(checkout_dir(reference["checkout"])), "/repo"),
-            *(((str(environment), SANDBOX_ENV),) if environment else ()))
+            *(((str(environment), SANDBOX_ENV),) if environment else ()), *(((rootfs, rootfs),) if rootfs else ()))

@@ -38,7 +38,7 @@ from dataclasses import replace
 from typing import Callable
 
 from verifierbench.errors import UserError
-from verifierbench.sources.swebench import extensions
+from verifierbench.sources.swebench import bullseye, extensions
 
 ROOT_ENV = "VERIFIERBENCH_ENVS"
 DEFAULT_ROOT = "/var/tmp/verifierbench/envs"
@@ -48,6 +48,7 @@ RECIPE = 1  # bump when the way environments are made changes: every key changes
 PYTHON = "/usr/bin/python3"
 SPECS = Path(__file__).resolve().parent / "data" / "specs.json"
 INSTALL_TIMEOUT_S = 1800
+LIBS_DIR = "bullseye-libs"  # in a 3.9 environment: links to the root file system's libraries the host lacks
 
 
 class EnvironmentError_(UserError):
@@ -67,10 +68,12 @@ class EnvSpec:
     # Repositories with compiled extensions (`extensions`): the digest of the sources the instance's overlay is built
     # from; the environment is the profile venv (`venv`) plus that overlay. "" for a plain venv.
     extensions: str = ""
+    # The Python 3.9 fallback (`bullseye`): the root file system whose python3.9 the venv points into; "" for 3.11.
+    rootfs: str = ""
 
     @property
     def key(self) -> str:
-        fields = {k: v for k, v in self.__dict__.items() if k != "extensions" or v}  # plain venvs keep their keys
+        fields = {k: v for k, v in self.__dict__.items() if k not in ("extensions", "rootfs") or v}  # 3.11 venvs keep their keys
         data = json.dumps({"recipe": RECIPE, **fields}, sort_keys=True, default=list)
         name = f"{self.version}-{self.extensions}" if self.extensions else self.version
         return f"{self.repo.replace('/', '__')}-{name}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
@@ -85,7 +88,8 @@ class EnvSpec:
     def to_json(self) -> dict:
         return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
                 "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages),
-                **(self._extensions_record() if self.extensions else {})}
+                **(self._extensions_record() if self.extensions else {}),
+                **({"rootfs": self.rootfs, "ld_library_path": LIBS_DIR} if self.rootfs else {})}
 
     def _extensions_record(self) -> dict:
         """What a test run needs besides the venv (`sandbox_runner/run_tests.py` reads it)."""
@@ -139,8 +143,18 @@ def python_version() -> str:
     return done.stdout.strip() or "unknown"
 
 
-def spec_for(repo: str, version: str, checkout: Path) -> EnvSpec:
-    """The environment an instance needs, from SWE-bench's specification of its (repository, version)."""
+def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11") -> EnvSpec:
+    """The environment an instance needs, from SWE-bench's specification of its (repository, version).
+
+    Args:
+        python: "3.11" (this machine's) or "3.9" (`bullseye`, for tasks whose gold resolves only there).
+    """
+    if python == "3.9":
+        if extensions.built_in_place(repo):
+            raise EnvironmentError_(f"{repo}: no Python 3.9 environment for repositories with compiled extensions")
+        spec = spec_for(repo, version, checkout)
+        filtered = tuple((path, bullseye.requirements_for_39(text)) for path, text in spec.requirements)
+        return replace(spec, requirements=filtered, python=bullseye.python_version(), rootfs=str(bullseye.rootfs()))
     if extensions.built_in_place(repo):
         return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
@@ -292,9 +306,13 @@ def _publish(spec: EnvSpec, staging: Path) -> None:
 
 def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
     log_path = staging.parent / f".{spec.key}.log"
-    run = _Logged(spec, log_path)
+    logged = _Logged(spec, log_path)
+    run: Callable[..., None] = logged
     try:
-        run([PYTHON, "-m", "venv", str(staging)])
+        if spec.rootfs:
+            run = _make_39_venv(spec, staging, logged)
+        else:
+            run([PYTHON, "-m", "venv", str(staging)])
         pip = [str(staging / "bin" / "python"), "-m", "pip", "install", "-q"]
         with tempfile.TemporaryDirectory(prefix="vgb-env-") as work:
             if spec.pip_packages:
@@ -318,8 +336,29 @@ def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
                 run([str(staging / "bin" / "python"), "-m", "pip", "uninstall", "-q", "-y", DISTRIBUTIONS.get(spec.repo, spec.repo.split("/")[-1])])
         _publish(spec, staging)
     finally:
-        run.close()
+        logged.close()
     log_path.rename(staging / "make.log")
+
+
+def _make_39_venv(spec: EnvSpec, staging: Path, run: _Logged) -> Callable[..., None]:
+    """A venv of the root file system's python3.9 (its symlink points into the root file system, which test runs see
+    read-only at the same path), with pip from the root file system's wheels; returns `run` with the environment's
+    LD_LIBRARY_PATH for the commands that follow."""
+    root = Path(spec.rootfs)
+    python = str(root / bullseye.PYTHON_IN_ROOTFS)
+    run([python, "-m", "venv", "--without-pip", str(staging)])
+    bullseye.link_missing_libraries(root, staging / LIBS_DIR)
+    env = {**os.environ, "LD_LIBRARY_PATH": str(staging / LIBS_DIR)}
+    wheels = root / "usr/share/python-wheels"
+    pip_wheel = sorted(wheels.glob("pip-*.whl"))
+    if not pip_wheel:
+        raise EnvironmentError_(f"making the environment {spec.key} failed: no pip wheel in {wheels}")
+    run([str(staging / "bin" / "python"), f"{pip_wheel[-1]}/pip", "install", "-q", "--no-index", "--find-links", str(wheels),
+         "pip", "setuptools", "pkg_resources", "wheel"], env=env)  # Debian splits pkg_resources out
+
+    def run_39(argv: list[str], cwd: Path | None = None, env_: dict | None = None) -> None:
+        run(argv, cwd=cwd, env={**(env_ or os.environ), "LD_LIBRARY_PATH": str(staging / LIBS_DIR)})
+    return run_39
 
 
 DISTRIBUTIONS = {"django/django": "Django", "astropy/astropy": "astropy", "matplotlib/matplotlib": "matplotlib"}

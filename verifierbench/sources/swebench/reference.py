@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from typing import Any
 
 from pathlib import Path
 
-from verifierbench.sources.swebench import budget, envs, grading
+from verifierbench.sources.swebench import budget, bullseye, envs, grading
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
 
@@ -48,7 +49,11 @@ def environment_of(reference: dict) -> Path | None:
     if not reference.get("environment"):
         return None
     checkout = checkout_dir(reference["checkout"])
-    return envs.ensure(envs.spec_for(reference["environment"]["repo"], reference["environment"]["version"], checkout), checkout)
+    environment = reference["environment"]
+    python = environment.get("python", "3.11")  # "3.9": the build's gold resolved only there (`bullseye`)
+    if python == "3.9":
+        bullseye.ensure_rootfs(lambda line: print(line, file=sys.stderr))  # a machine that reuses a suite built elsewhere
+    return envs.ensure(envs.spec_for(environment["repo"], environment["version"], checkout, python), checkout)
 
 
 @functools.lru_cache(maxsize=1024)

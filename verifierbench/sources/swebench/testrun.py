@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import sysconfig
 import threading
@@ -93,6 +94,9 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     extra_ro: tuple[tuple[str, str], ...] = ((str(checkout), SANDBOX_REPO),) if bwrap else ()
     if environment is not None:
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
+        rootfs = rootfs_of(environment)
+        if rootfs and bwrap:  # a Python 3.9 environment's interpreter lives there (`bullseye`), seen at the same path
+            extra_ro += ((rootfs, rootfs),)
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
@@ -146,6 +150,14 @@ class RawRun:
         if self.result is None:
             return TestRun(False, problem=self.problem, log=self.stderr_tail, seconds=self.seconds)
         return replace(TestRun.from_json(self.result), seconds=self.seconds)
+
+
+def rootfs_of(environment: Path) -> str:
+    """The root file system a Python 3.9 environment's venv points into, "" for a 3.11 one."""
+    try:
+        return str(json.loads((environment / "verifierbench-env.json").read_text()).get("rootfs") or "")
+    except (OSError, ValueError):
+        return ""
 
 
 @functools.lru_cache(maxsize=1)

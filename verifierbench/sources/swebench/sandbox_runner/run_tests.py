@@ -105,6 +105,9 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
            # An environment of the repository's own (`python`) brings its packages; else pytest is on our path.
            "PYTHONPATH": os.pathsep.join([HERE, *paths, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
            "VGB_REPORT_PATH": report_path}
+    if isinstance(record.get("ld_library_path"), str) and ".." not in record["ld_library_path"].split("/"):
+        # A Python 3.9 environment: the root file system's libraries the host lacks (envs.LIBS_DIR).
+        env["LD_LIBRARY_PATH"] = os.path.join(os.path.dirname(os.path.dirname(python or "")), record["ld_library_path"])
     if record.get("pytest_autoload") is not True:
         # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those
         # its conftest.py names. Also most of pytest's start-up time in a large environment. An environment of the

@@ -1,0 +1,158 @@
+"""Python 3.9 for code tasks whose gold patch does not resolve on this machine's Python 3.11 (issue #16): a Debian
+bullseye root file system made once with debootstrap, whose python3.9 the test environments' venvs point into.
+
+Measured 2026-12-02 (load 3-5): debootstrap 128 s; django__django-11292 (argparse's 3.11 error wording) and
+django__django-13212 (Debian 3.11.2's bracketed-host check in urlsplit) resolve on 3.9, their empty diffs do not.
+
+The root file system is made as root in a staging directory renamed into place when debootstrap succeeded, so a
+failure leaves nothing; it is owned by root and not writable by others. Test runs see it read-only at the same path,
+and its python3.9 runs with the host's C library: only the libraries the host lacks (libssl1.1, libffi7, ...) are
+linked from the root file system into the environment (`link_missing_libraries`), found on LD_LIBRARY_PATH.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+from verifierbench.errors import UserError
+
+SWITCH_ENV = "VERIFIERBENCH_PY39_FALLBACK"  # "0": never try Python 3.9 (the build excludes with code S as before)
+ROOTFS_ENV = "VERIFIERBENCH_ROOTFS_PY39"
+DEFAULT_ROOTFS = "/var/tmp/verifierbench/rootfs-bullseye-py39"
+PYTHON_IN_ROOTFS = "usr/bin/python3.9"
+PACKAGES = "python3.9,python3.9-venv,python3-distutils"  # debootstrap does not resolve python3.9-venv's virtual dependency
+MIRROR = "http://deb.debian.org/debian"
+LIB_DIRS = ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu")
+DEBOOTSTRAP_TIMEOUT_S = 1800
+# Test requirements with no wheel for 3.9 that need a compiler the root file system lacks: optional for the tests
+# (django skips the memcached and watchman tests without them).
+NEEDS_COMPILER = ("pywatchman", "pylibmc")
+
+
+class RootfsError(UserError):
+    """The root file system could not be made (the instance is excluded with code V and this reason)."""
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH_ENV, "1") != "0"
+
+
+def rootfs() -> Path:
+    return Path(os.environ.get(ROOTFS_ENV) or DEFAULT_ROOTFS)
+
+
+def python() -> Path:
+    return rootfs() / PYTHON_IN_ROOTFS
+
+
+def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
+    """The root file system, made first if missing (one maker at a time, across processes)."""
+    target = rootfs()
+    if (target / PYTHON_IN_ROOTFS).is_file():
+        return _trusted(target)
+    if os.geteuid() != 0:
+        raise RootfsError(f"Python 3.9 root file system {target} is missing and only root can make it (debootstrap)")
+    if not shutil.which("debootstrap"):
+        raise RootfsError("Python 3.9 root file system: debootstrap is not installed (as root: apt-get install debootstrap)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / PYTHON_IN_ROOTFS).is_file():
+            return target
+        staging = target.parent / f".staging-{target.name}"
+        shutil.rmtree(staging, ignore_errors=True)
+        say(f"build: swebench: making the Python 3.9 root file system {target} (debootstrap bullseye) ...")
+        started = time.monotonic()
+        try:
+            staging.mkdir(mode=0o755)
+            done = subprocess.run(["debootstrap", "--variant=minbase", f"--include={PACKAGES}", "bullseye", str(staging), mirror],
+                                  capture_output=True, text=True, timeout=DEBOOTSTRAP_TIMEOUT_S)
+            if done.returncode != 0 or not (staging / PYTHON_IN_ROOTFS).is_file():
+                tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+                raise RootfsError(f"debootstrap bullseye failed (exit {done.returncode}): {tail[-300:]}")
+            shutil.rmtree(staging / "debootstrap", ignore_errors=True)
+            os.chmod(staging, 0o755)
+            shutil.rmtree(target, ignore_errors=True)  # a directory without python3.9 is not a root file system
+            os.rename(staging, target)
+        except subprocess.TimeoutExpired as e:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise RootfsError(f"debootstrap bullseye timed out after {DEBOOTSTRAP_TIMEOUT_S} s") from e
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        say(f"build: swebench: made the Python 3.9 root file system in {time.monotonic() - started:.0f} s")
+        return target
+
+
+def _trusted(target: Path) -> Path:
+    """Test runs execute its interpreter: it must be root's and not writable by others (when we are root)."""
+    if os.geteuid() == 0:
+        for path in (target, target / "usr", target / "usr/bin", target / PYTHON_IN_ROOTFS):
+            info = os.stat(path)
+            if info.st_uid != 0 or info.st_mode & 0o022:
+                raise RootfsError(f"Python 3.9 root file system {target}: {path} is not root's or is writable by others")
+    return target
+
+
+def python_version() -> str:
+    done = subprocess.run([str(python()), "-c", "import platform; print(platform.python_version())"], capture_output=True,
+                          text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def missing_libraries(root: Path) -> dict[str, Path]:
+    """Shared libraries the interpreter's modules need that the host lacks (soname -> the file in the root file
+    system), by ldd, transitively."""
+    found: dict[str, Path] = {}
+    queue = [root / PYTHON_IN_ROOTFS, *sorted((root / "usr/lib/python3.9/lib-dynload").glob("*.so"))]
+    while queue:
+        done = subprocess.run(["ldd", str(queue.pop())], capture_output=True, text=True)
+        for soname in re.findall(r"^\s*(\S+) => not found", done.stdout, re.M):
+            if soname in found:
+                continue
+            for lib_dir in LIB_DIRS:
+                if (root / lib_dir / soname).exists():
+                    found[soname] = root / lib_dir / soname
+                    queue.append(found[soname])
+                    break
+    return found
+
+
+def link_missing_libraries(root: Path, directory: Path) -> list[str]:
+    """Links the libraries the host lacks into `directory` (the environment's LD_LIBRARY_PATH); their sonames."""
+    directory.mkdir(parents=True, exist_ok=True)
+    libraries = missing_libraries(root)
+    for soname, path in libraries.items():
+        (directory / soname).symlink_to(path)
+    return sorted(libraries)
+
+
+def requirements_for_39(text: str) -> str:
+    """The requirements file without the optional packages that need a compiler on 3.9 (`NEEDS_COMPILER`)."""
+    kept = [line for line in text.splitlines()
+            if re.split(r"[\s;<>=!~\[]", line.strip(), maxsplit=1)[0].lower() not in NEEDS_COMPILER]
+    return "\n".join(kept) + "\n"
+
+
+def choose(gold_311_resolves: bool, try_39: Callable[[], tuple[bool, bool]]) -> str:
+    """The Python a code task runs on: "3.11" when its gold resolves there; else "3.9" when, in the 3.9 environment
+    (`try_39()` makes it and returns (gold resolves, empty diff resolves)), the gold resolves and the empty diff does
+    not; else "" (excluded as before). Nothing is made for an instance whose gold resolves on 3.11.
+
+    Args:
+        gold_311_resolves: SWE-bench's grading of the gold run on 3.11.
+        try_39: makes (or reuses) the 3.9 environment and runs the gold and the empty diff there.
+    """
+    if gold_311_resolves:
+        return "3.11"
+    if not enabled():
+        return ""
+    gold_39, empty_39 = try_39()
+    return "3.9" if gold_39 and not empty_39 else ""
