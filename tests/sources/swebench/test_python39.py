@@ -51,7 +51,7 @@ def _fake_build(monkeypatch, outcomes: dict[str, bool], make_fails: bool = False
     monkeypatch.setattr(build, "checkout_dir", lambda digest: Path("/nonexistent-checkout"))
     monkeypatch.setattr(envs, "spec_for", lambda repo, version, checkout, python="3.11": ("spec", python))
     monkeypatch.setattr(envs, "ensure", lambda spec, checkout, say=None: made.append(f"env {spec[1]}"))
-    monkeypatch.setattr(build, "hidden_run", lambda reference, diff: TestRun(
+    monkeypatch.setattr(build, "hidden_run", lambda reference, diff, reuse=False: TestRun(
         True, exit_code=0 if outcomes[(reference["environment"].get("python", "3.11"), diff)] else 1))
     monkeypatch.setattr(build.grading, "upstream_resolved", lambda run, f2p, p2p, runner="pytest": run.exit_code == 0)
     return made
