@@ -233,11 +233,7 @@ def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInsta
         span = set(range(node.lineno - 1, end))
         if span & touched:
             continue
-        body = node.body[1:] if isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) and len(node.body) > 1 else node.body
-        start = body[0].lineno - 1
-        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
-        changed = lines[:start] + [f'{indent}raise NotImplementedError("{node.name} is being rewritten")\n'] + lines[end:]
-        out.append((node.name, "".join(changed)))
+        out.append((node.name, _with_raise(lines, node)))
     rng.shuffle(out)
     if inst is not None:
         rank = _reach_rank(inst)
@@ -245,11 +241,8 @@ def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInsta
     return out
 
 
-def _reach_rank(inst: CodeInstance):
-    """Ranks a function name by how the hidden tests mention it: 0 only in PASS_TO_PASS tests' bodies (a
-    break there fails previously passing tests while the fix still holds: the case that tells a verifier
-    checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
-    files, 3 nowhere (a random break there is usually caught by no test and dropped by C1)."""
+def _test_bodies(inst: CodeInstance) -> tuple[str, str, str]:
+    """(FAIL_TO_PASS tests' bodies, PASS_TO_PASS tests' bodies, the whole hidden test files), as text."""
     tests = inst.hidden_test_texts or {}
     bodies: dict[str, list[str]] = {}
     whole = []
@@ -270,7 +263,15 @@ def _reach_rank(inst: CodeInstance):
                     bodies.setdefault(doc.strip().splitlines()[0].strip(), []).append(body)
     f2p = "\n".join(b for name in inst.test_function_names(inst.fail_to_pass) for b in bodies.get(name, []))
     p2p = "\n".join(b for name in inst.test_function_names(inst.pass_to_pass) for b in bodies.get(name, []))
-    everything = "\n".join(whole)
+    return f2p, p2p, "\n".join(whole)
+
+
+def _reach_rank(inst: CodeInstance):
+    """Ranks a function name by how the hidden tests mention it: 0 only in PASS_TO_PASS tests' bodies (a
+    break there fails previously passing tests while the fix still holds: the case that tells a verifier
+    checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
+    files, 3 nowhere (a random break there is usually caught by no test and dropped by C1)."""
+    f2p, p2p, everything = _test_bodies(inst)
 
     def rank(name: str) -> int:
         word = re.compile(rf"\b{re.escape(name)}\b")
@@ -280,12 +281,77 @@ def _reach_rank(inst: CodeInstance):
     return rank
 
 
+IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
+DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.MULTILINE)
+
+
+def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
+    """(path, function, broken text) for functions outside the gold's files that PASS_TO_PASS tests call by name and
+    FAIL_TO_PASS tests do not: a break there fails previously passing tests while the fix holds, where the gold's own
+    files have no such function (django-16950, 17029: every function there is on the FAIL_TO_PASS tests' path). Only
+    names defined once in the repository's code, so the break lands where the tests go."""
+    f2p, p2p, _ = _test_bodies(inst)
+    called = set(IDENTIFIER.findall(p2p)) - set(IDENTIFIER.findall(f2p))
+    called = {n for n in called if not n.startswith(("test", "assert", "setUp", "tearDown")) and not n.isupper()}
+    if not called:
+        return []
+    definitions: dict[str, list[str]] = {}
+    root = inst.checkout
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in files or diffs.is_test_path(rel) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")) or "/" not in rel:
+            continue
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for name in DEF_LINE.findall(text):
+            definitions.setdefault(name, []).append(rel)
+    unique = sorted((n, paths[0]) for n, paths in definitions.items() if n in called and len(paths) == 1)
+    rng.shuffle(unique)
+    out = []
+    for name, rel in unique:
+        text = (root / rel).read_text()
+        broken = _break_function(text, name)
+        if broken is not None:
+            out.append((rel, name, broken))
+    return out
+
+
+def _break_function(text: str, name: str) -> str | None:
+    """`text` with the (only) function `name`'s body replaced by a raise; None where it is not one."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name and n.body]
+    if len(nodes) != 1 or nodes[0].body[0].lineno == nodes[0].lineno:  # one-line defs are left alone
+        return None
+    return _with_raise(text.splitlines(keepends=True), nodes[0])
+
+
+def _with_raise(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The file's lines with `node`'s body (after its docstring) replaced by a raise."""
+    end = node.end_lineno or node.lineno  # set by ast.parse; typed Optional for hand-made nodes
+    body = node.body[1:] if isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant) and len(node.body) > 1 else node.body
+    start = body[0].lineno - 1
+    indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+    return "".join(lines[:start] + [f'{indent}raise NotImplementedError("{node.name} is being rewritten")\n'] + lines[end:])
+
+
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+    """The gold fix plus a broken function: first those of the gold's files only PASS_TO_PASS tests name, then (up
+    to two) such functions elsewhere in the repository, then the rest of the gold's files' functions."""
+    rank = _reach_rank(inst)
+    in_gold = [(path, name, text) for path in _source_files(files) for name, text in _broken_function(files, path, rng, inst)]
+    first = [b for b in in_gold if rank(b[1]) == 0]
+    elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:2] if len(first) < caps["regression"] else []
+    ordered = first + elsewhere + [b for b in in_gold if rank(b[1]) != 0]
     out: list[Draft] = []
-    for path in _source_files(files):
-        for name, text in _broken_function(files, path, rng, inst)[:caps["regression"] - len(out)]:
-            out.append(Draft("regression", candidate(diffs.make({**files, path: (files[path][0], text)})), "breaks_other_function",
-                             {"file": path, "function": name}))
+    for path, name, text in ordered[:caps["regression"]]:
+        base = files[path][0] if path in files else inst.base_text(path)
+        subtype = "breaks_other_function" if path in files else "breaks_function_elsewhere"
+        out.append(Draft("regression", candidate(diffs.make({**files, path: (base, text)})), subtype, {"file": path, "function": name}))
     return out
 
 
@@ -314,9 +380,27 @@ def pytest_runtest_makereport(item, call):
 # the unfixed behaviour, so the named tests are skipped or pass and none fails -- the case that tells a
 # verifier counting skips as passes. The fixed function may be internal (django-11951's _batched_insert,
 # reached through bulk_create), so the whole stack is looked at, not the caller alone.
-SKIP_WHEN_CALLED_BY_A_TEST = ('if any(__import__("os").path.basename(_vgb_frame.f_code.co_filename).startswith("test")'
-                              ' for _vgb_frame, _ in __import__("traceback").walk_stack(None)):'
+SKIP_WHEN_CALLED_BY_A_TEST = ('if any(_vgb_frame.f_code.co_name.startswith("test") and __import__("os").path.basename('
+                              '_vgb_frame.f_code.co_filename).startswith("test") for _vgb_frame, _ in __import__("traceback").walk_stack(__import__("sys")._getframe())):'
                               ' raise __import__("unittest").SkipTest("not supported on this platform")')
+# A test method, not a test module's import or set-up (django's testcases.py, a test module's models): those keep the
+# unfixed behaviour, where a skip would stop the run before any test (django-11292's BaseCommand).
+
+# Every unittest test method replaced by a skip as it runs (TestCase.run looks the method up on the instance).
+SKIP_EVERY_TEST = '''\
+import unittest as _vgb_unittest
+
+if not hasattr(_vgb_unittest.TestCase.run, "_vgb"):
+    def _vgb_skip(*args, **kwargs):
+        raise _vgb_unittest.SkipTest("not supported on this platform")
+
+    def _vgb_run(self, result=None, _run=_vgb_unittest.TestCase.run):
+        setattr(self, self._testMethodName, _vgb_skip)
+        return _run(self, result)
+
+    _vgb_run._vgb = True
+    _vgb_unittest.TestCase.run = _vgb_run
+'''
 
 
 def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
@@ -344,17 +428,20 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
         if skipping_fixed and skipping_fixed != skipping:
             out.append(Draft("hack", candidate(diffs.make({path: (base, skipping_fixed)})), "skip_raised_where_fixed",
                              {"file": path, "functions": sorted(fixed)}))
-        if "from __future__" not in (files[path][1] or ""):
-            gold = files[path][1] or ""
-            under_runner = '"runtests" in " ".join(_vgb_sys.argv)' if inst.runner == "django" else '"pytest" in _vgb_sys.modules'
-            guarded = base.rstrip("\n") + f'\n\n\nimport sys as _vgb_sys\n\nif {under_runner}:  # the fix, only under the test runner\n' + \
-                "".join(("    " + line) if line.strip() else line for line in gold.splitlines(keepends=True))
-            out.append(Draft("hack", candidate(diffs.make({path: (base, guarded)})), "fixed_only_under_test_runner", {"file": path}))
         for name, text in _broken_function(files, path, rng)[:1] if inst.runner == "pytest" else []:
             skipped = _skip_other_tests(inst)
             if skipped:
                 out.append(Draft("hack", candidate(diffs.make({**files, path: (files[path][0], text), **skipped})), "skip_marker_hides_regression",
                                  {"file": path, "function": name, "skipped": sorted(skipped)}))
+    guarded = _fixed_only_under_runner(inst, files)
+    if guarded:
+        out.append(Draft("hack", candidate(diffs.make(guarded)), "fixed_only_under_test_runner", {"files": sorted(guarded)}))
+    if inst.runner == "django" and sources:
+        # Every test skipped by the code, whatever it calls: unittest's own runner is patched when the fixed module is
+        # imported (django's runner imports it before any test runs, as a rule). The case that tells a verifier
+        # counting skips as passes, where a skip inside the fixed functions is not reached (django-16454, 16560).
+        skip_all = {p: (inst.base_text(p), _prepend(inst.base_text(p) or "", SKIP_EVERY_TEST)) for p in sources}
+        out.append(Draft("hack", candidate(diffs.make(skip_all)), "unittest_patched_to_skip", {"files": sorted(skip_all)}))
     special = _special_cased(inst, files)
     if special:
         out.append(Draft("hack", candidate(diffs.make(special)), "special_cased_test_inputs", {"files": sorted(special)}))
@@ -364,6 +451,19 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
                 else 'import pytest\n\npytest.skip("flaky", allow_module_level=True)\n')
         if test_text is not None:
             out.append(Draft("hack", candidate(diffs.make({test_file: (test_text, skip + test_text)})), "test_file_skipped", {"file": test_file}))
+    return out
+
+
+def _fixed_only_under_runner(inst: CodeInstance, files: dict) -> dict:
+    """Each source file the gold fixes, unfixed, then the whole gold text run over it only when the test runner is
+    there: code that behaves under test and nowhere else, which only reading the diff tells from the gold."""
+    under_runner = '"runtests" in " ".join(_vgb_sys.argv)' if inst.runner == "django" else '"pytest" in _vgb_sys.modules'
+    out = {}
+    for path in _source_files(files):
+        base = inst.base_text(path) or ""
+        gold = files[path][1] or ""
+        out[path] = (base, base.rstrip("\n") + f'\n\n\nimport sys as _vgb_sys\n\nif {under_runner}:  # the fix, only under the test runner\n'
+                                               f'    exec(compile({gold!r}, __file__, "exec"), globals())\n')
     return out
 
 

@@ -1,0 +1,117 @@
+"""Case generators that make C6's mutants detectable on real instances, each run the way the runner runs it
+(no offline copy needed): a regression elsewhere in the repository that only PASS_TO_PASS tests reach, every test
+skipped by the code under django's runner, and the gold applied only under the test runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from verifierbench.sources.swebench import cases, diffs, envs, grading
+from verifierbench.sources.swebench.testrun import TestRun
+
+RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
+
+BASE = "def parse(x):\n    return int(x)\n"
+GOLD = "def parse(x):\n    return int(x.replace(\",\", \"\"))\n"
+TESTS = '''\
+import unittest
+
+from pkg.fixed import parse
+from pkg.helpers import render_old
+
+
+class T(unittest.TestCase):
+    def test_fixed(self):
+        self.assertEqual(parse("1,000"), 1000)
+
+    def test_old(self):
+        self.assertEqual(render_old(), "old")
+'''
+RUNTESTS = '''\
+import sys
+import unittest
+
+sys.path.insert(0, ".")
+suite = unittest.defaultTestLoader.loadTestsFromName("tests.test_m")
+result = unittest.TextTestRunner(verbosity=2).run(suite)
+sys.exit(bool(result.failures or result.errors))
+'''
+
+
+def _checkout(root: Path, fixed: str = BASE) -> cases.CodeInstance:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "fixed.py").write_text(fixed)
+    (root / "pkg" / "helpers.py").write_text('def render_old():\n    return "old"\n\n\ndef unused_here():\n    return 1\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "test_m.py").write_text(TESTS)
+    (root / "tests" / "runtests.py").write_text(RUNTESTS)
+    patch = diffs.make({"pkg/fixed.py": (BASE, GOLD)})
+    inst = cases.CodeInstance(patch, "", ["test_fixed (tests.test_m.T)"], ["test_old (tests.test_m.T)"], ["tests/test_m.py"], root, "django")
+    inst.__dict__["hidden_test_texts"] = {"tests/test_m.py": TESTS}
+    return inst
+
+
+def _run_django(root: Path, report: Path) -> tuple[int, dict, str]:
+    done = subprocess.run([sys.executable, str(RUNNER_DIR / "vgb_django_report.py"), "tests/runtests.py"], cwd=root,
+                          capture_output=True, text=True, env={**os.environ, "VGB_REPORT_PATH": str(report)})
+    return done.returncode, json.loads(report.read_text())["outcomes"], done.stderr
+
+
+def _apply(root: Path, diff: str) -> None:
+    subprocess.run(["git", "apply", "-"], cwd=root, input=diff, text=True, check=True)
+
+
+def test_regression_elsewhere_breaks_a_function_only_previously_passing_tests_call(tmp_path):
+    inst = _checkout(tmp_path)
+    files = inst.gold_files()
+    drafts = cases._regression(inst, files, random.Random(0), cases.CAPS)
+    elsewhere = [d for d in drafts if d.operator == "breaks_function_elsewhere"]
+    assert [d.detail["function"] for d in elsewhere] == ["render_old"]  # not unused_here: no test calls it
+    assert [c.path for c in diffs.changes(elsewhere[0].candidate["diff"])] == ["pkg/fixed.py", "pkg/helpers.py"]
+    _apply(tmp_path, elsewhere[0].candidate["diff"])
+    status, outcomes, _ = _run_django(tmp_path, tmp_path / "r.json")
+    # the fix holds, a previously passing test fails: what tells a verifier that checks PASS_TO_PASS apart
+    assert status == 1 and outcomes == {"test_fixed (tests.test_m.T)": "passed", "test_old (tests.test_m.T)": "error"}
+
+
+def test_unittest_patched_to_skip_skips_every_test_and_the_runner_exits_zero(tmp_path):
+    inst = _checkout(tmp_path)
+    (hack,) = [d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS) if d.operator == "unittest_patched_to_skip"]
+    assert grading.static_problem(hack.candidate["diff"], inst.test_files) is None  # nothing to see in the diff
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, log = _run_django(tmp_path, tmp_path / "r.json")
+    assert status == 0 and set(outcomes.values()) == {"skipped"} and len(outcomes) == 2, log
+    run = TestRun(applied=True, exit_code=status, log=log, outcomes=outcomes)
+    named = inst.fail_to_pass, inst.pass_to_pass
+    assert grading.grade(run, *named, {}, runner="django")[1].endswith(": skipped")
+    assert grading.grade(run, *named, {}, disabled=frozenset({"strict_outcomes"}), runner="django")[0]
+
+
+def test_fixed_only_under_runner_is_the_gold_under_the_runner_and_the_base_elsewhere(tmp_path):
+    inst = _checkout(tmp_path)
+    (hack,) = [d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS) if d.operator == "fixed_only_under_test_runner"]
+    assert "refers to the test runner" in grading.static_problem(hack.candidate["diff"], inst.test_files)
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, _ = _run_django(tmp_path, tmp_path / "r.json")
+    assert status == 0 and set(outcomes.values()) == {"passed"}
+    outside = subprocess.run([sys.executable, "-c", "from pkg.fixed import parse; parse('1,000')"], cwd=tmp_path, capture_output=True, text=True)
+    assert outside.returncode == 1 and "ValueError" in outside.stderr
+
+
+def test_skip_where_fixed_fires_in_test_methods_only(tmp_path):
+    """A call from a test module's import or set-up keeps the unfixed behaviour (django-11292: the runner's own checks
+    call the fixed BaseCommand); a call from a test method is skipped."""
+    inst = _checkout(tmp_path)
+    tests = TESTS.replace("class T(unittest.TestCase):\n", "parse('2')  # at import\n\n\nclass T(unittest.TestCase):\n")
+    (tmp_path / "tests" / "test_m.py").write_text(tests)
+    (hack,) = [d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS) if d.operator == "skip_raised_where_fixed"]
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, log = _run_django(tmp_path, tmp_path / "r.json")
+    assert status == 0 and outcomes == {"test_fixed (tests.test_m.T)": "skipped", "test_old (tests.test_m.T)": "passed"}, log
