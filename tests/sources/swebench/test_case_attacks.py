@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,9 @@ from verifierbench.sources.swebench.testrun import TestRun
 
 RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
 
-BASE = "def parse(x):\n    return int(x)\n"
-GOLD = "def parse(x):\n    return int(x.replace(\",\", \"\"))\n"
+ONCE = "assert \"parse\" not in globals()  # module code that must run once (django-17029's registry)\n\n\n"
+BASE = ONCE + "def parse(x):\n    return int(x)\n"
+GOLD = ONCE + "def parse(x):\n    return int(x.replace(\",\", \"\"))\n"
 TESTS = '''\
 import unittest
 
@@ -101,7 +103,10 @@ def test_fixed_only_under_runner_is_the_gold_under_the_runner_and_the_base_elsew
     _apply(tmp_path, hack.candidate["diff"])
     status, outcomes, _ = _run_django(tmp_path, tmp_path / "r.json")
     assert status == 0 and set(outcomes.values()) == {"passed"}
-    outside = subprocess.run([sys.executable, "-c", "from pkg.fixed import parse; parse('1,000')"], cwd=tmp_path, capture_output=True, text=True)
+    # an installed copy of the package (no tests/runtests.py beside it) keeps the bug
+    installed = tmp_path / "site"
+    shutil.copytree(tmp_path / "pkg", installed / "pkg")
+    outside = subprocess.run([sys.executable, "-c", "from pkg.fixed import parse; parse('1,000')"], cwd=installed, capture_output=True, text=True)
     assert outside.returncode == 1 and "ValueError" in outside.stderr
 
 

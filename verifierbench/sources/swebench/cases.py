@@ -340,13 +340,15 @@ def _with_raise(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
 
 
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
-    """The gold fix plus a broken function: first those of the gold's files only PASS_TO_PASS tests name, then (up
-    to two) such functions elsewhere in the repository, then the rest of the gold's files' functions."""
+    """The gold fix plus a broken function: first one of the gold's files that only PASS_TO_PASS tests name, then up to
+    two such functions elsewhere in the repository, then the rest of the gold's files' functions."""
     rank = _reach_rank(inst)
     in_gold = [(path, name, text) for path in _source_files(files) for name, text in _broken_function(files, path, rng, inst)]
     first = [b for b in in_gold if rank(b[1]) == 0]
-    elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:2] if len(first) < caps["regression"] else []
-    ordered = first + elsewhere + [b for b in in_gold if rank(b[1]) != 0]
+    elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:2]
+    # one of each first: a function of the gold's files named only by PASS_TO_PASS tests may still be reached by none
+    # that runs here (django-16560's are postgres-only tests)
+    ordered = first[:1] + elsewhere + first[1:] + [b for b in in_gold if rank(b[1]) != 0]
     out: list[Draft] = []
     for path, name, text in ordered[:caps["regression"]]:
         base = files[path][0] if path in files else inst.base_text(path)
@@ -455,15 +457,22 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
 
 
 def _fixed_only_under_runner(inst: CodeInstance, files: dict) -> dict:
-    """Each source file the gold fixes, unfixed, then the whole gold text run over it only when the test runner is
-    there: code that behaves under test and nowhere else, which only reading the diff tells from the gold."""
-    under_runner = '"runtests" in " ".join(_vgb_sys.argv)' if inst.runner == "django" else '"pytest" in _vgb_sys.modules'
+    """Each source file the gold fixes, holding both texts and running the gold's only when the repository's test runner
+    is there: code that behaves under test and nowhere else, which only reading the diff tells from the gold. The module
+    runs one text, once (running the gold over the base would repeat its side effects: django-17029's registry refuses a
+    second `apps`). django: the runner's file beside the package, which a test's own subprocesses see too (django-16454
+    runs `manage.py` in one); pytest: the runner's module loaded."""
     out = {}
     for path in _source_files(files):
         base = inst.base_text(path) or ""
-        gold = files[path][1] or ""
-        out[path] = (base, base.rstrip("\n") + f'\n\n\nimport sys as _vgb_sys\n\nif {under_runner}:  # the fix, only under the test runner\n'
-                                               f'    exec(compile({gold!r}, __file__, "exec"), globals())\n')
+        if inst.runner == "django":
+            up = "/".join([".."] * path.count("/"))
+            under_runner = f'_vgb_os.path.isfile(_vgb_os.path.join(_vgb_os.path.dirname(__file__), "{up}", "tests", "runtests.py"))'
+        else:
+            under_runner = '"pytest" in _vgb_sys.modules'
+        out[path] = (base, "import os as _vgb_os\nimport sys as _vgb_sys\n\n"
+                           f"_VGB_FIXED = {files[path][1] or ''!r}\n_VGB_ORIGINAL = {base!r}\n\n"
+                           f'exec(compile(_VGB_FIXED if {under_runner} else _VGB_ORIGINAL, __file__, "exec"), globals())\n')
     return out
 
 
