@@ -149,3 +149,65 @@ def test_cases_running_at_once_on_two_slots_cannot_reach_each_other(bwrap_availa
         thread.join()
     assert outcome[0].decision is Decision.P, outcome
     assert report["abstract"] == "ConnectionRefusedError" and report["loopback"] == "OSError", report
+
+
+# A code task's run (Job.loopback): its own loopback works and localhost resolves, nothing else is reachable.
+LOOPBACK_PROBE = """
+    import json, os, socket, sys
+    def attempt(family, address):
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as s:
+                s.settimeout(2)
+                s.connect(address)
+            return "connected"
+        except OSError as exc:
+            return type(exc).__name__
+    own = socket.socket(); own.bind(("localhost", 0)); own.listen()
+    report = {"netns": os.readlink("/proc/self/ns/net"), "localhost": socket.gethostbyname("localhost"),
+              "own_server": attempt(socket.AF_INET, own.getsockname()),
+              "host_port": attempt(socket.AF_INET, ("127.0.0.1", PORT)),
+              "external": attempt(socket.AF_INET, ("192.0.2.1", 80)),
+              "abstract": attempt(socket.AF_UNIX, "\\0vgb-cross-case")}
+    json.dump({"decision": "PASS", "reason": json.dumps(report)}, open(sys.argv[2], "w"))
+"""
+
+
+def test_a_loopback_run_has_a_namespace_of_its_own_with_localhost_and_nothing_else(bwrap_available, tmp_path):
+    import json
+
+    port = free_port()
+    server = socket.socket()
+    server.bind(("127.0.0.1", port))
+    server.listen()
+    verifier = write_verifier(tmp_path / "loopback", LOOPBACK_PROBE.replace("PORT", str(port)))
+    with server, Executor(Limits(timeout_s=10), isolation="bwrap", slots=1) as executor:
+        slot_case = probe(executor, tmp_path, port)
+        outcomes = [executor.run(Job(verifier, {}, key=str(i), loopback=True)) for i in range(2)]
+        reports = [json.loads(o.reason) for o in outcomes]
+        batch = list(executor.run_batch([Job(verifier, {}, key="batch", loopback=True)]))
+    for report in reports:
+        assert (report["localhost"], report["own_server"]) == ("127.0.0.1", "connected"), report
+        assert report["host_port"] == "ConnectionRefusedError" and report["external"] == "OSError", report
+        assert report["abstract"] == "ConnectionRefusedError", report
+    namespaces = {r["netns"] for r in reports}
+    assert len(namespaces) == 2 and os.readlink("/proc/self/ns/net") not in namespaces  # one per run, never the host's
+    assert slot_case["netns"] not in namespaces
+    assert batch[0].decision is Decision.P and batch[0].path == "cold"  # never a warm sandbox shared by cases
+
+
+def test_loopback_runs_at_once_cannot_reach_each_other(bwrap_available, tmp_path):
+    port = free_port()
+    with Executor(Limits(timeout_s=10), isolation="bwrap", slots=2) as executor:
+        verifier = listener(tmp_path, port, sleep=8, linger=6)
+        outcome: list = []
+        thread = threading.Thread(target=lambda: outcome.append(executor.run(Job(verifier, {}, key="listener", loopback=True))))
+        thread.start()
+        import json
+        import time
+
+        time.sleep(2)
+        report = json.loads(executor.run(Job(write_verifier(tmp_path / "lp", LOOPBACK_PROBE.replace("PORT", str(port))), {},
+                                             key="probe", loopback=True)).reason)
+        thread.join()
+    assert outcome[0].decision is Decision.P, outcome
+    assert report["host_port"] == "ConnectionRefusedError" and report["abstract"] == "ConnectionRefusedError", report

@@ -50,6 +50,15 @@ def test_no_network_not_even_to_the_host(box):
         server.close()
 
 
+def test_a_command_has_a_loopback_of_its_own_and_localhost(box):
+    """A code task's tests may start a local server (django's LiveServerTestCase); the command's own network namespace
+    (bubblewrap's) has its loopback up, and /etc/hosts names localhost and nothing else."""
+    code = ("import socket\ns = socket.socket(); s.bind(('localhost', 0)); s.listen()\n"
+            "socket.create_connection(s.getsockname(), timeout=2); print(socket.gethostbyname('localhost'))")
+    assert run(box.exec(["python3", "-c", code])).stdout.strip() == "127.0.0.1"
+    assert sh(box, "grep -v localhost /etc/hosts | wc -l").stdout.strip() == "0"
+
+
 def test_host_files_are_invisible_and_the_system_is_read_only(box):
     assert sh(box, "ls /root /work /home 2>&1; echo x > /usr/x 2>&1 || echo denied").stdout.count("No such file") == 3
     assert "denied" in sh(box, "echo x > /usr/x 2>/dev/null || echo denied").stdout

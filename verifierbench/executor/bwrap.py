@@ -10,6 +10,22 @@ SYSTEM_RO = ("/usr", "/etc/ld.so.cache", "/etc/alternatives")
 MERGED_USR_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
 
 
+# /etc/hosts of a sandbox with a loopback of its own (code tasks: tests that start a local server look up localhost).
+HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+
+
+def hosts_file(directory: "os.PathLike[str] | str") -> str:
+    """`directory`/hosts holding HOSTS (written once, world-readable), to bind read-only at /etc/hosts."""
+    path = os.path.join(directory, "hosts")
+    if not os.path.isfile(path):
+        staging = f"{path}.{os.getpid()}.tmp"
+        with open(staging, "w", encoding="ascii") as handle:
+            handle.write(HOSTS)
+        os.chmod(staging, 0o644)
+        os.replace(staging, path)
+    return path
+
+
 @dataclass(frozen=True)
 class Bind:
     source: str

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.executor import netns, process, tmpfs
-from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
 from verifierbench.protocol import ENTRYPOINT, NO_RESULT, RESULT_MAX_BYTES, Decision, parse_result_file
@@ -55,6 +55,10 @@ class Job:
     public: Callable[[], AbstractContextManager[str]] | None = None
     keep_result: bool = False  # trusted jobs (test runs): keep the whole result object in Outcome.result
     timeout_s: float | None = None  # this run's wall-clock limit, instead of the executor's (code tasks run test suites)
+    # A network namespace of the run's own with its loopback up and /etc/hosts naming localhost, instead of the slot's
+    # (loopback down): code tasks, whose tests start local servers (django's LiveServerTestCase, django-14011). Still no
+    # route out, and nothing shared with another run; such runs never go warm (a warm sandbox's cases would share it).
+    loopback: bool = False
 
 
 @dataclass
@@ -220,7 +224,7 @@ class Executor:
         groups: dict[tuple, list[Job]] = {}
         cold: list[Job] = []
         for job in jobs:
-            if self.level is not IsolationLevel.bwrap or job.public_socket_dir is not None:
+            if self.level is not IsolationLevel.bwrap or job.public_socket_dir is not None or job.loopback:
                 cold.append(job)
                 continue
             try:
@@ -310,7 +314,8 @@ class Executor:
             return Outcome(job.key, Decision.U, problem=str(exc), isolation=self.level.value)
         run_dir = self._slot_dir(slot)
         try:
-            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir, self._slot_network(slot))
+            network = None if job.loopback else self._slot_network(slot)  # None: bwrap makes the run's own
+            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir, network)
         finally:
             # Each run starts from empty output and scratch directories (bwrap's /tmp is a fresh tmpfs).
             _clear(run_dir / "out")
@@ -361,6 +366,8 @@ class Executor:
             binds += [Bind(host, inside) for host, inside in job.extra_ro]
             if job.public_socket_dir:
                 binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
+            if job.loopback:
+                binds.append(Bind(hosts_file(self.root), "/etc/hosts"))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             command = process.Command([self.interpreter, verifier_path, candidate_path, result_path], env, limits, binds,

@@ -38,7 +38,7 @@ from typing_extensions import override
 
 from verifierbench import safe_fs
 from verifierbench.executor import process, uid_range
-from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.runner import PUBLIC_DIR
@@ -187,6 +187,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
+            binds.append(Bind(hosts_file(self.root), "/etc/hosts"))  # each command has its own loopback (bwrap's network namespace)
             return process.Command(cmd, environment, self.limits, binds, chdir=cwd)
         # degraded mode, opted into by the user: real paths, rlimits only
         return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}, self.limits)

@@ -105,7 +105,7 @@ def _harness_python() -> dict:
     return {"python": platform.python_version(), "implementation": platform.python_implementation(), "pytest": pytest_version}
 
 
-def run_key(job: dict, checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple) -> str | None:
+def run_key(job: dict, checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple, loopback: bool = True) -> str | None:
     """The run's key (hex), or None when the run cannot be keyed (a checkout outside the content-addressed store).
 
     Args:
@@ -116,6 +116,7 @@ def run_key(job: dict, checkout: Path, environment: Path | None, level: str, lim
         level: the executor's isolation level.
         limits: the executor's `Limits` (its default timeout is left out: each run has its own).
         mounts: the read-only mounts as the sandbox sees them.
+        loopback: the run has a loopback of its own (executor Job.loopback); runs made without one (before it) differ.
     """
     name = checkout.name
     if len(name) != 32 or any(c not in "0123456789abcdef" for c in name):
@@ -130,7 +131,7 @@ def run_key(job: dict, checkout: Path, environment: Path | None, level: str, lim
         python = {"environment": None, **_harness_python()}
     limit_values = {k: v for k, v in asdict(limits).items() if k != "timeout_s"}
     parts = {"format": FORMAT, "job": {k: v for k, v in job.items() if k != "timeout_s"}, "checkout": name,
-             "python": python, "sandbox": {"level": level, "limits": limit_values, "mounts": [m[1] for m in mounts]},
+             "python": python, "sandbox": {"level": level, "limits": limit_values, "mounts": [m[1] for m in mounts], "loopback": loopback},
              "runner": runner_digest()}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

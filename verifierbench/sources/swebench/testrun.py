@@ -101,14 +101,15 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
     if cache and runcache.enabled():
-        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro)
+        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=True)
     if key is not None:
         record = runcache.load(key, timeout_s)
         if record is not None:
             runcache.count("hits")
             return RawRun(record["result"], seconds=float(record["seconds"])).parsed()
         runcache.count("misses")
-    outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S))
+    outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S,
+                                   loopback=True))
     raw = RawRun.of(outcome)
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
