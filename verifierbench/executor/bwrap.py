@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 
 # Only what an interpreter needs; nothing under /run, /tmp, /root or $HOME (host sockets, secrets).
@@ -15,11 +16,12 @@ HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 
 
 def hosts_file(directory: "os.PathLike[str] | str") -> str:
-    """`directory`/hosts holding HOSTS (written once, world-readable), to bind read-only at /etc/hosts."""
+    """`directory`/hosts holding HOSTS (world-readable), to bind read-only at /etc/hosts; written to a staging file of
+    its own and renamed, so concurrent callers each see a whole file."""
     path = os.path.join(directory, "hosts")
     if not os.path.isfile(path):
-        staging = f"{path}.{os.getpid()}.tmp"
-        with open(staging, "w", encoding="ascii") as handle:
+        fd, staging = tempfile.mkstemp(prefix=".hosts-", dir=directory)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(HOSTS)
         os.chmod(staging, 0o644)
         os.replace(staging, path)

@@ -132,6 +132,7 @@ class Executor:
         # Private root for staged verifiers and per-run directories; readable by the sandbox uids.
         self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
+        self._hosts = hosts_file(self.root)  # /etc/hosts of loopback runs (Job.loopback)
         self._mounts: list[str] = []  # the slots' /output tmpfs mounts, unmounted before the root goes
         # Each slot's empty network namespace (executor.netns), made at the slot's first run; root only.
         self._share_network = self.level is IsolationLevel.bwrap and not network_per_run and netns.supported()
@@ -367,7 +368,7 @@ class Executor:
             if job.public_socket_dir:
                 binds.append(Bind(job.public_socket_dir, PUBLIC_DIR))
             if job.loopback:
-                binds.append(Bind(hosts_file(self.root), "/etc/hosts"))
+                binds.append(Bind(self._hosts, "/etc/hosts"))
             binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in self.libraries]
             binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(self.site_packages)]
             command = process.Command([self.interpreter, verifier_path, candidate_path, result_path], env, limits, binds,

@@ -19,7 +19,7 @@ from verifierbench.sources.swebench import diffs
 from verifierbench.sources.toolcall.cases import Draft
 
 CHANGELOGS = ("CHANGES.rst", "CHANGES.md", "CHANGELOG.rst", "CHANGELOG.md", "CHANGES", "NEWS.rst", "README.rst", "README.md")
-CAPS = {"near_miss": 6, "regression": 3, "partial": 3}  # per task; the auditor widens them
+CAPS = {"near_miss": 6, "regression": 4, "partial": 3}  # per task; the auditor widens them
 # (old, new): operators between spaces, or whole words
 SWAPS = [(" > ", " >= "), (" >= ", " > "), (" < ", " <= "), (" <= ", " < "), (" == ", " != "), (" != ", " == "),
          (" and ", " or "), (" or ", " and "), (" + ", " - "), (" - ", " + "), ("True", "False"), ("False", "True")]
@@ -282,33 +282,37 @@ def _reach_rank(inst: CodeInstance):
 
 
 IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
+CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,})\s*\(")
 DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.MULTILINE)
 
 
 def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
-    """(path, function, broken text) for functions outside the gold's files that PASS_TO_PASS tests call by name and
-    FAIL_TO_PASS tests do not: a break there fails previously passing tests while the fix holds, where the gold's own
-    files have no such function (django-16950, 17029: every function there is on the FAIL_TO_PASS tests' path). Only
-    names defined once in the repository's code, so the break lands where the tests go."""
+    """(path, function, broken text) for functions outside the gold's files that PASS_TO_PASS tests call and
+    FAIL_TO_PASS tests do not name: a break there fails previously passing tests while the fix holds, where the gold's
+    own files have no such function (django-16950, 17029: every function there is on the FAIL_TO_PASS tests' path). Only
+    names defined once in the repository's code, so the break lands where the tests go; the most called first (a name
+    mentioned, not called, is often an attribute: django-16454's `choice`)."""
     f2p, p2p, _ = _test_bodies(inst)
-    called = set(IDENTIFIER.findall(p2p)) - set(IDENTIFIER.findall(f2p))
-    called = {n for n in called if not n.startswith(("test", "assert", "setUp", "tearDown")) and not n.isupper()}
-    if not called:
+    mentioned_by_f2p = set(IDENTIFIER.findall(f2p))
+    calls: dict[str, int] = {}
+    for name in CALLED.findall(p2p):
+        if name not in mentioned_by_f2p and not name.startswith(("test", "assert", "setUp", "tearDown")) and not name.isupper():
+            calls[name] = calls.get(name, 0) + 1
+    if not calls:
         return []
     definitions: dict[str, list[str]] = {}
     root = inst.checkout
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted(root.rglob("*.py")):  # every file: a name also defined in test code (a helper) is not unique
         rel = path.relative_to(root).as_posix()
-        if rel in files or diffs.is_test_path(rel) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")) or "/" not in rel:
-            continue
         try:
             text = path.read_text()
         except (OSError, UnicodeDecodeError):
             continue
         for name in DEF_LINE.findall(text):
             definitions.setdefault(name, []).append(rel)
-    unique = sorted((n, paths[0]) for n, paths in definitions.items() if n in called and len(paths) == 1)
+    unique = sorted((n, paths[0]) for n, paths in definitions.items() if n in calls and len(paths) == 1 and _breakable(paths[0], files))
     rng.shuffle(unique)
+    unique.sort(key=lambda named: -calls[named[0]])  # stable: random among names called as often
     out = []
     for name, rel in unique:
         text = (root / rel).read_text()
@@ -316,6 +320,11 @@ def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dic
         if broken is not None:
             out.append((rel, name, broken))
     return out
+
+
+def _breakable(rel: str, files: dict) -> bool:
+    """Production code outside the gold's files (not tests, docs or scripts, not a top-level script)."""
+    return not (rel in files or diffs.is_test_path(rel) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")) or "/" not in rel)
 
 
 def _break_function(text: str, name: str) -> str | None:
@@ -341,11 +350,11 @@ def _with_raise(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
 
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
     """The gold fix plus a broken function: first one of the gold's files that only PASS_TO_PASS tests name, then up to
-    two such functions elsewhere in the repository, then the rest of the gold's files' functions."""
+    three such functions elsewhere in the repository, then the rest of the gold's files' functions."""
     rank = _reach_rank(inst)
     in_gold = [(path, name, text) for path in _source_files(files) for name, text in _broken_function(files, path, rng, inst)]
     first = [b for b in in_gold if rank(b[1]) == 0]
-    elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:2]
+    elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:3]
     # one of each first: a function of the gold's files named only by PASS_TO_PASS tests may still be reached by none
     # that runs here (django-16560's are postgres-only tests)
     ordered = first[:1] + elsewhere + first[1:] + [b for b in in_gold if rank(b[1]) != 0]
