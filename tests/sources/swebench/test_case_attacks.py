@@ -87,6 +87,7 @@ def test_unittest_patched_to_skip_skips_every_test_and_the_runner_exits_zero(tmp
     inst = _checkout(tmp_path)
     (hack,) = [d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS) if d.operator == "unittest_patched_to_skip"]
     assert grading.static_problem(hack.candidate["diff"], inst.test_files) is None  # nothing to see in the diff
+    assert 'x.replace(",", "")' in hack.candidate["diff"]  # on top of the gold: the unfixed code cannot break set-up first
     _apply(tmp_path, hack.candidate["diff"])
     status, outcomes, log = _run_django(tmp_path, tmp_path / "r.json")
     assert status == 0 and set(outcomes.values()) == {"skipped"} and len(outcomes) == 2, log

@@ -448,11 +448,13 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
     if guarded:
         out.append(Draft("hack", candidate(diffs.make(guarded)), "fixed_only_under_test_runner", {"files": sorted(guarded)}))
     if inst.runner == "django" and sources:
-        # Every test skipped by the code, whatever it calls: unittest's own runner is patched when the fixed module is
-        # imported (django's runner imports it before any test runs, as a rule). The case that tells a verifier
-        # counting skips as passes, where a skip inside the fixed functions is not reached (django-16454, 16560).
-        skip_all = {p: (inst.base_text(p), _prepend(inst.base_text(p) or "", SKIP_EVERY_TEST)) for p in sources}
-        out.append(Draft("hack", candidate(diffs.make(skip_all)), "unittest_patched_to_skip", {"files": sorted(skip_all)}))
+        # Every test skipped by the code, whatever it calls: unittest's own runner is patched when a fixed module is
+        # imported (django's runner imports it before any test runs, as a rule), on top of the gold: the case that tells
+        # a verifier counting skips as passes, where a skip inside the fixed functions is not reached (django-16454,
+        # 16560) or the unfixed code breaks the tests' set-up before any test (14011: the test patch's testcases.py
+        # hands the server an argument only the gold takes).
+        skip_all = {**files, **{p: (files[p][0], _prepend(files[p][1] or "", SKIP_EVERY_TEST)) for p in sources}}
+        out.append(Draft("hack", candidate(diffs.make(skip_all)), "unittest_patched_to_skip", {"files": sorted(sources)}))
     special = _special_cased(inst, files)
     if special:
         out.append(Draft("hack", candidate(diffs.make(special)), "special_cased_test_inputs", {"files": sorted(special)}))
