@@ -17,8 +17,8 @@ pytestmark = pytest.mark.sandbox
 
 needs_root = pytest.mark.skipif(not running_as_root(), reason="per-slot namespaces are made by a root harness only")
 
-# Reports, as the result's reason, the sandbox's network namespace and what it could reach.
-PROBE = """
+# A probe's first lines: `attempt` says whether a stream connection to an address got through, or the error's name.
+ATTEMPT = """
     import json, os, socket, sys
     def attempt(family, address):
         try:
@@ -28,6 +28,10 @@ PROBE = """
             return "connected"
         except OSError as exc:
             return type(exc).__name__
+"""
+
+# Reports, as the result's reason, the sandbox's network namespace and what it could reach.
+PROBE = ATTEMPT + """
     report = {"netns": os.readlink("/proc/self/ns/net"), "loopback": attempt(socket.AF_INET, ("127.0.0.1", PORT)),
               "external": attempt(socket.AF_INET, ("192.0.2.1", 80)),  # TEST-NET-1: routed nowhere
               "abstract": attempt(socket.AF_UNIX, "\\0vgb-cross-case")}
@@ -152,16 +156,7 @@ def test_cases_running_at_once_on_two_slots_cannot_reach_each_other(bwrap_availa
 
 
 # A code task's run (Job.loopback): its own loopback works and localhost resolves, nothing else is reachable.
-LOOPBACK_PROBE = """
-    import json, os, socket, sys
-    def attempt(family, address):
-        try:
-            with socket.socket(family, socket.SOCK_STREAM) as s:
-                s.settimeout(2)
-                s.connect(address)
-            return "connected"
-        except OSError as exc:
-            return type(exc).__name__
+LOOPBACK_PROBE = ATTEMPT + """
     own = socket.socket(); own.bind(("localhost", 0)); own.listen()
     report = {"netns": os.readlink("/proc/self/ns/net"), "localhost": socket.gethostbyname("localhost"),
               "own_server": attempt(socket.AF_INET, own.getsockname()),
