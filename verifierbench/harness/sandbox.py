@@ -134,6 +134,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         # The pid in the name lets a later run clean up after a harness that was killed (sweep_stale_workspaces).
         self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-", dir=base))
         os.chmod(self.root, 0o755)
+        self.hosts = hosts_file(self.root)  # each command's /etc/hosts (it has its own loopback: bwrap's network namespace)
         self.workspace = self.root / "workspace"
         self.workspace.mkdir(mode=0o700)
         self.capped = self._mount_capped_workspace()
@@ -187,7 +188,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
-            binds.append(Bind(hosts_file(self.root), "/etc/hosts"))  # each command has its own loopback (bwrap's network namespace)
+            binds.append(Bind(self.hosts, "/etc/hosts"))
             return process.Command(cmd, environment, self.limits, binds, chdir=cwd)
         # degraded mode, opted into by the user: real paths, rlimits only
         return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}, self.limits)

@@ -60,6 +60,31 @@ class CodeInstance:
         except diffs.DiffError:
             return None
 
+    @cached_property
+    def test_bodies(self) -> tuple[str, str, str]:
+        """(FAIL_TO_PASS tests' bodies, PASS_TO_PASS tests' bodies, the whole hidden test files), as text."""
+        tests = self.hidden_test_texts or {}
+        bodies: dict[str, list[str]] = {}
+        whole = []
+        for text in filter(None, tests.values()):
+            whole.append(text)
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    body = ast.get_source_segment(text, node) or ""
+                    bodies.setdefault(node.name, []).append(body)
+                    # django's dataset names a test with a docstring by the docstring's first line (unittest's
+                    # shortDescription), e.g. django-16950's "#24377 - Inlines with a model field default ...".
+                    doc = ast.get_docstring(node)
+                    if doc and doc.strip():
+                        bodies.setdefault(doc.strip().splitlines()[0].strip(), []).append(body)
+        f2p = "\n".join(b for name in self.test_function_names(self.fail_to_pass) for b in bodies.get(name, []))
+        p2p = "\n".join(b for name in self.test_function_names(self.pass_to_pass) for b in bodies.get(name, []))
+        return f2p, p2p, "\n".join(whole)
+
     def base_text(self, path: str) -> str | None:
         return (self.checkout / path).read_text() if (self.checkout / path).is_file() else None
 
@@ -241,37 +266,12 @@ def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInsta
     return out
 
 
-def _test_bodies(inst: CodeInstance) -> tuple[str, str, str]:
-    """(FAIL_TO_PASS tests' bodies, PASS_TO_PASS tests' bodies, the whole hidden test files), as text."""
-    tests = inst.hidden_test_texts or {}
-    bodies: dict[str, list[str]] = {}
-    whole = []
-    for text in filter(None, tests.values()):
-        whole.append(text)
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = ast.get_source_segment(text, node) or ""
-                bodies.setdefault(node.name, []).append(body)
-                # django's dataset names a test with a docstring by the docstring's first line (unittest's
-                # shortDescription), e.g. django-16950's "#24377 - Inlines with a model field default ...".
-                doc = ast.get_docstring(node)
-                if doc and doc.strip():
-                    bodies.setdefault(doc.strip().splitlines()[0].strip(), []).append(body)
-    f2p = "\n".join(b for name in inst.test_function_names(inst.fail_to_pass) for b in bodies.get(name, []))
-    p2p = "\n".join(b for name in inst.test_function_names(inst.pass_to_pass) for b in bodies.get(name, []))
-    return f2p, p2p, "\n".join(whole)
-
-
 def _reach_rank(inst: CodeInstance):
     """Ranks a function name by how the hidden tests mention it: 0 only in PASS_TO_PASS tests' bodies (a
     break there fails previously passing tests while the fix still holds: the case that tells a verifier
     checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
     files, 3 nowhere (a random break there is usually caught by no test and dropped by C1)."""
-    f2p, p2p, everything = _test_bodies(inst)
+    f2p, p2p, everything = inst.test_bodies
 
     def rank(name: str) -> int:
         word = re.compile(rf"\b{re.escape(name)}\b")
@@ -292,7 +292,7 @@ def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dic
     own files have no such function (django-16950, 17029: every function there is on the FAIL_TO_PASS tests' path). Only
     names defined once in the repository's code, so the break lands where the tests go; the most called first (a name
     mentioned, not called, is often an attribute: django-16454's `choice`)."""
-    f2p, p2p, _ = _test_bodies(inst)
+    f2p, p2p, _ = inst.test_bodies
     mentioned_by_f2p = set(IDENTIFIER.findall(f2p))
     calls: dict[str, int] = {}
     for name in CALLED.findall(p2p):

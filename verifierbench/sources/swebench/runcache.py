@@ -105,7 +105,7 @@ def _harness_python() -> dict:
     return {"python": platform.python_version(), "implementation": platform.python_implementation(), "pytest": pytest_version}
 
 
-def run_key(job: dict, checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple, loopback: bool = True) -> str | None:
+def run_key(job: dict, checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple, loopback: bool) -> str | None:
     """The run's key (hex), or None when the run cannot be keyed (a checkout outside the content-addressed store).
 
     Args:

@@ -51,6 +51,8 @@ class TestRun:
 
 
 _lock = threading.Lock()
+# Test runs get a loopback of their own (executor Job.loopback: servers the tests start); their cache key says so.
+LOOPBACK = True
 
 
 @functools.lru_cache(maxsize=2)
@@ -101,7 +103,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
     if cache and runcache.enabled():
-        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=True)
+        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=LOOPBACK)
     if key is not None:
         record = runcache.load(key, timeout_s)
         if record is not None:
@@ -109,7 +111,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
             return RawRun(record["result"], seconds=float(record["seconds"])).parsed()
         runcache.count("misses")
     outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S,
-                                   loopback=True))
+                                   loopback=LOOPBACK))
     raw = RawRun.of(outcome)
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
