@@ -210,9 +210,11 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
     accepted, why = decide(draft.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
+    with profile.stage("reach"):  # the gold's run again, traced: which functions each test reaches, for regression cases
+        reach = hidden_run(draft_reference, inst.patch, reuse=True, reach=True).reach
     with profile.stage("cases"):
         drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
-                                                   clone_checkout, runner), random.Random(f"{seed}:swebench:{inst.instance_id}"))
+                                                   clone_checkout, runner, reach), random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
     with profile.stage("case_runs"):
         seconds = each(True, lambda d: profile.timed(_run_seconds, draft.reference, d.candidate), drafts)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import random
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -36,6 +37,9 @@ class CodeInstance:
     test_files: list[str]
     checkout: Path
     runner: str = "pytest"  # or "django": tests/runtests.py, names like "test_x (module.Class)"
+    # The gold's traced run (`sandbox_runner/vgb_reach.py`): {"functions": [[path, first line, name]], "tests": {test:
+    # [function index]}, "outside": [...]}; empty where the build has none (the audit's widening, a failed trace).
+    reach: dict = field(default_factory=dict, hash=False, compare=False)
 
     def test_function_names(self, tests: list[str]) -> set[str]:
         if self.runner == "django":
@@ -322,6 +326,51 @@ def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dic
     return out
 
 
+def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
+    """(path, function, broken text) for functions the gold's traced run saw PASS_TO_PASS tests reach, and no
+    FAIL_TO_PASS test nor anything outside a test (imports, class set-up): a break there fails previously passing
+    tests while the fix holds, found by running them rather than by reading their text (django-13212, 16950, 17029:
+    the names PASS_TO_PASS tests call are everywhere on the FAIL_TO_PASS tests' path too). The functions most
+    PASS_TO_PASS tests reach come first, one per file before a second of any."""
+    functions, by_test = inst.reach.get("functions") or [], inst.reach.get("tests") or {}
+    if not functions or any(t not in by_test for t in inst.fail_to_pass):
+        return []  # no map, or one that misses a FAIL_TO_PASS test: nothing is known to be off its path
+    unsafe = set(inst.reach.get("outside") or []).union(*(by_test[t] for t in inst.fail_to_pass))
+    reached = Counter(i for t in inst.pass_to_pass for i in set(by_test.get(t, [])) if i not in unsafe)
+    order = list(reached)
+    rng.shuffle(order)
+    order.sort(key=lambda i: -reached[i])  # stable: random among functions reached by as many tests
+    out, files_used, later = [], set(), []
+    for i in order:
+        rel, line, name = functions[i]
+        if diffs.is_test_path(rel, frozenset(inst.test_files)) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")):
+            continue
+        old, new = files[rel] if rel in files else (None, inst.base_text(rel))
+        broken = _break_function_at(new, line, name, set(_added_line_numbers(old, new)) if rel in files else set()) if new else None
+        if broken is not None:
+            (later if rel in files_used else out).append((rel, name, broken))
+            files_used.add(rel)
+    return out + later
+
+
+def _break_function_at(text: str, line: int, name: str, keep: set[int]) -> str | None:
+    """`text` with the function `name` defined at `line` (its `def` or first decorator: a code object's first line)
+    broken by a raise; None where there is none, or it spans a line of `keep` (0-based: the gold's own lines)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and node.body:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if line not in (node.lineno, first) or node.body[0].lineno == node.lineno:  # one-line defs are left alone
+                continue
+            if set(range(first - 1, node.end_lineno or node.lineno)) & keep:
+                return None
+            return _with_raise(text.splitlines(keepends=True), node)
+    return None
+
+
 def _breakable(rel: str, files: dict) -> bool:
     """Production code outside the gold's files (not tests, docs or scripts, not a top-level script)."""
     return not (rel in files or diffs.is_test_path(rel) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")) or "/" not in rel)
@@ -349,19 +398,26 @@ def _with_raise(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
 
 
 def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
-    """The gold fix plus a broken function: first one of the gold's files that only PASS_TO_PASS tests name, then up to
-    three such functions elsewhere in the repository, then the rest of the gold's files' functions."""
+    """The gold fix plus a broken function: first up to three that the gold's traced run saw only PASS_TO_PASS tests
+    reach, then one of the gold's files that only PASS_TO_PASS tests name, up to three such functions elsewhere in the
+    repository, then the rest of the gold's files' functions."""
     rank = _reach_rank(inst)
     in_gold = [(path, name, text) for path in _source_files(files) for name, text in _broken_function(files, path, rng, inst)]
     first = [b for b in in_gold if rank(b[1]) == 0]
+    reached = _functions_only_previously_passing_tests_reach(inst, files, rng)[:3]
     elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:3]
     # one of each first: a function of the gold's files named only by PASS_TO_PASS tests may still be reached by none
     # that runs here (django-16560's are postgres-only tests)
-    ordered = first[:1] + elsewhere + first[1:] + [b for b in in_gold if rank(b[1]) != 0]
+    ordered = reached + first[:1] + elsewhere + first[1:] + [b for b in in_gold if rank(b[1]) != 0]
     out: list[Draft] = []
-    for path, name, text in ordered[:caps["regression"]]:
+    seen: set[tuple[str, str]] = set()
+    for path, name, text in ordered:
+        if (path, name) in seen or len(out) == caps["regression"]:
+            continue
+        seen.add((path, name))
         base = files[path][0] if path in files else inst.base_text(path)
-        subtype = "breaks_other_function" if path in files else "breaks_function_elsewhere"
+        subtype = ("breaks_function_previously_passing_tests_reach" if (path, name, text) in reached
+                   else "breaks_other_function" if path in files else "breaks_function_elsewhere")
         out.append(Draft("regression", candidate(diffs.make({**files, path: (base, text)})), subtype, {"file": path, "function": name}))
     return out
 

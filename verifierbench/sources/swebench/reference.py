@@ -22,7 +22,7 @@ def candidate_diff(candidate: Any) -> str | None:
     return None
 
 
-def hidden_run(reference: dict, diff: str, reuse: bool = False) -> TestRun:
+def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = False) -> TestRun:
     """The hidden test run of `diff`: FAIL_TO_PASS and PASS_TO_PASS with the hidden test patch applied.
 
     Args:
@@ -30,6 +30,7 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False) -> TestRun:
         diff: the candidate's diff.
         reuse: serve it from (and keep it in) the persistent run cache (`runcache`): the reference's own runs at
             build time and screening's C1, never C2's repeats.
+        reach: also map the functions each test reaches (`testrun.run_tests`): the build's gold run, for its cases.
     """
     runner = reference.get("runner", "pytest")
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
@@ -41,7 +42,7 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False) -> TestRun:
         return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s)
     checkout = checkout_dir(reference["checkout"])
     return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
-                     runner=runner, timeout_s=timeout_s, cache=reuse)
+                     runner=runner, timeout_s=timeout_s, cache=reuse, reach=reach)
 
 
 def environment_of(reference: dict) -> Path | None:

@@ -38,12 +38,13 @@ class TestRun:
     outcomes: dict[str, str] = field(default_factory=dict)  # node id -> passed/failed/error/skipped/xfailed/xpassed
     problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
     seconds: float = 0.0  # the sandboxed run's wall time, from its slot on (not the wait for one); 0: not measured
+    reach: dict = field(default_factory=dict)  # a run asked for it: the functions each test reached (`vgb_reach`)
 
     @classmethod
     def from_json(cls, data: dict) -> "TestRun":
         report = data.get("report") or {}
         return cls(bool(data.get("applied")), str(data.get("apply_error") or ""), data.get("exit_code"), str(data.get("log") or ""),
-                   dict(report.get("outcomes") or {}))
+                   dict(report.get("outcomes") or {}), reach=data.get("reach") if isinstance(data.get("reach"), dict) else {})
 
     def to_json(self) -> dict:
         return {"applied": self.applied, "apply_error": self.apply_error, "exit_code": self.exit_code, "log": self.log[-20_000:],
@@ -67,7 +68,7 @@ def in_sandbox() -> bool:
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
               environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
-              cache: bool = False) -> TestRun:
+              cache: bool = False, reach: bool = False) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -83,9 +84,11 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         cache: reuse (and keep) the raw run of identical inputs in the persistent run cache (`runcache`): only for
             the reference's own runs at build time and screening's C1/C6, never for C2's repeats or anything a
             generated verifier triggers.
+        reach: also map which of the repository's functions each test reaches (`sandbox_runner/vgb_reach.py`): slower;
+            the build's gold run for its regression cases, never a candidate's.
     """
     job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
-           "timeout_s": timeout_s}
+           "timeout_s": timeout_s, **({"reach": True} if reach else {})}
     if in_sandbox():
         python = SANDBOX_PYTHON if os.path.isfile(SANDBOX_PYTHON) else None
         return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python))

@@ -71,16 +71,17 @@ def _environment_record(python: str | None) -> dict:
 
 
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
-        scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S) -> dict:
+        scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S,
+        reach: bool = False) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     try:
-        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s)
+        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s, reach)
     finally:
         shutil.rmtree(base, ignore_errors=True)  # every way out, a diff that does not apply too
 
 
 def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
-            runner: str, python: str | None, timeout_s: float) -> dict:
+            runner: str, python: str | None, timeout_s: float, reach: bool = False) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -105,6 +106,9 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
            # An environment of the repository's own (`python`) brings its packages; else pytest is on our path.
            "PYTHONPATH": os.pathsep.join([HERE, *paths, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
            "VGB_REPORT_PATH": report_path}
+    reach_path = os.path.join(base, f"reach-{secrets.token_hex(8)}.json")
+    if reach:  # the functions each test reaches (`vgb_reach`): the build's gold run for its regression cases
+        env["VGB_REACH_PATH"] = reach_path
     if isinstance(record.get("ld_library_path"), str) and ".." not in record["ld_library_path"].split("/"):
         # A Python 3.9 environment: the root file system's libraries the host lacks (envs.LIBS_DIR).
         env["LD_LIBRARY_PATH"] = os.path.join(os.path.dirname(os.path.dirname(python or "")), record["ld_library_path"])
@@ -121,20 +125,29 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
     except subprocess.TimeoutExpired as e:
         exit_code, output = None, (e.stdout or b"") + b"\n[verifierbench: tests timed out]\n"
     log = output.decode("utf-8", errors="replace")[-LOG_LIMIT:]
+    report = _read_json(report_path)
+    out = {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
+           "tests": list(tests)}
+    if reach:
+        out["reach"] = _read_json(reach_path)
+    return out
+
+
+def _read_json(path: str) -> dict:
     try:
-        with open(report_path, encoding="utf-8") as handle:
-            report = json.load(handle)
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
     except (OSError, ValueError):
-        report = {}
-    return {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
-            "tests": list(tests)}
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         job = json.load(handle)
     result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
-                 job.get("scratch"), job.get("runner", "pytest"), job.get("python"), float(job.get("timeout_s", TEST_TIMEOUT_S)))
+                 job.get("scratch"), job.get("runner", "pytest"), job.get("python"), float(job.get("timeout_s", TEST_TIMEOUT_S)),
+                 bool(job.get("reach")))
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump({"decision": "PASS", "result": result}, handle)
 

@@ -15,6 +15,8 @@ import runpy
 import sys
 import unittest
 
+import vgb_reach
+
 _PATH = os.environ.pop("VGB_REPORT_PATH", None)
 _OUTCOMES: dict[str, str] = {}
 
@@ -66,6 +68,25 @@ _result.addUnexpectedSuccess = _record("xpassed")(_result.addUnexpectedSuccess)
 _result.addSubTest = _sub_test(_result.addSubTest)
 
 
+def _start(original):
+    def wrapper(self, test):  # noqa: ANN001
+        vgb_reach.start(_names(test))
+        return original(self, test)
+    return wrapper
+
+
+def _stop(original):
+    def wrapper(self, test):  # noqa: ANN001
+        vgb_reach.stop()
+        return original(self, test)
+    return wrapper
+
+
+if vgb_reach.enabled():  # the build's reach map (`vgb_reach`): only then are tests' starts and stops watched
+    _result.startTest = _start(_result.startTest)
+    _result.stopTest = _stop(_result.stopTest)
+
+
 def _write(status: int) -> None:
     if _PATH:
         with open(_PATH, "w", encoding="utf-8") as handle:
@@ -77,10 +98,12 @@ def main() -> None:
     sys.argv = sys.argv[1:]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     status = 0
+    vgb_reach.install()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    vgb_reach.write()
     _write(status)
     sys.exit(status)
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 import json
 import os
 
+import vgb_reach
+
 _PATH = os.environ.pop("VGB_REPORT_PATH", None)
 _OUTCOMES: dict[str, str] = {}
+vgb_reach.install()  # the build's reach map, when the run asks for one: from before any conftest.py is imported
 
 
 def pytest_runtest_logreport(report):  # noqa: ANN001 - pytest hook
@@ -30,6 +33,15 @@ def pytest_runtest_logreport(report):  # noqa: ANN001 - pytest hook
         _OUTCOMES[node] = "setup-passed"
 
 
+def pytest_runtest_logstart(nodeid, location):  # noqa: ANN001 - pytest hook
+    short = nodeid.split()[0] if nodeid.strip() else nodeid
+    vgb_reach.start([nodeid] + ([short] if short != nodeid else []))
+
+
+def pytest_runtest_logfinish(nodeid, location):  # noqa: ANN001 - pytest hook
+    vgb_reach.stop()
+
+
 def pytest_collectreport(report):  # noqa: ANN001 - pytest hook
     if report.failed:
         _OUTCOMES[report.nodeid or "<collection>"] = "collection-error"
@@ -39,6 +51,7 @@ _RANK = {"passed": 0, "xfailed": 1, "skipped": 2, "xpassed": 3, "failed": 4, "er
 
 
 def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001 - pytest hook
+    vgb_reach.write()
     if _PATH:
         outcomes = {k: ("error" if v == "setup-passed" else v) for k, v in _OUTCOMES.items()}
         shortened: dict[str, str] = {}
