@@ -27,6 +27,12 @@ if [ "${VERIFIERBENCH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&
   apt_install chromium || echo "bootstrap: no chromium: the browser check will skip" >&2
 fi
 
+# matplotlib's SWE-bench instances compile their extensions (sources/swebench/extensions.py): opt in where you build them.
+if [ "${VERIFIERBENCH_MATPLOTLIB:-0}" = 1 ]; then
+  apt_install pkg-config libfreetype-dev libpng-dev libqhull-dev ghostscript || \
+    echo "bootstrap: matplotlib's build packages are missing: its instances will be excluded with the reason" >&2
+fi
+
 # The environment is built from the system interpreter: the sandbox's unprivileged uid can run it,
 # unlike a pyenv build under /root.
 py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
