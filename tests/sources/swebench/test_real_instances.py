@@ -6,10 +6,11 @@ through `inspect eval` with the heuristic policy. Skipped, with the reason, wher
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
-from tests.cli.test_cli import cli
+from tests.cli.test_cli import BIN, cli
 from tests.cli.test_judge_toolcall import judged, metrics_of
 from tests.conftest import SHARED, _build, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
@@ -71,3 +72,19 @@ def test_inspect_eval_with_the_heuristic_has_no_infrastructure_u(real_suite, tmp
     assert decisions and set(decisions) <= {"P", "F"}, problems[:3]
     tool_results = [e for e in sample.events if getattr(e, "event", "") == "tool" and e.function == "run_public"]
     assert tool_results and '"applied": true' in str(tool_results[0].result)
+
+
+def test_screen_passes_c1_to_c6_with_every_operator_detected(real_suite, tmp_path):
+    """Last: screening writes the suite's screened.json. Each task's PASS_TO_PASS tests are told apart by a regression
+    the gold's traced run found (a function only they reach)."""
+    cases = [json.loads(line) for line in (real_suite / "cases.jsonl").read_text().splitlines()]
+    by_reach = {c["task_id"] for c in cases if c["provenance"].get("operator") == "breaks_function_previously_passing_tests_reach"}
+    done = subprocess.run([str(BIN), "screen", "--suite", str(real_suite), "--out", str(tmp_path / "screen")], capture_output=True,
+                          text=True, timeout=2400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "screen" / "records.jsonl").read_text().splitlines()]
+    assert len(records) == len(IDS)
+    for record in records:
+        assert record["retained"] and all(record["checks"].values()), (record["source_id"], record.get("reason"))
+        assert record["evidence"]["C6"]["undetected"] == [], record["source_id"]
+    assert by_reach == {r["task_id"] for r in records}
