@@ -31,6 +31,8 @@ def test_suite_has_every_category_and_the_reference_agrees(code_suite):
     assert {c.category.value for c in cases} == {"gold", "cosmetic", "overstrict_trap", "base", "partial", "near_miss",
                                                 "regression", "hack"}
     assert len({c.provenance["operator"] for c in cases if c.category.value == "hack"}) >= 6
+    # the gold's traced run under pytest found a function only the PASS_TO_PASS tests reach
+    assert "breaks_function_previously_passing_tests_reach" in {c.provenance["operator"] for c in cases if c.category.value == "regression"}
     for case in cases:  # C1 replay, again, on the built suite
         assert decide(task.reference, case.candidate)[0] is (case.label.value == "PASS"), case.provenance
     # the gold run's outcomes are recorded for the grading (a skip in gold would stay a skip)
