@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from verifierbench.sources.swebench import cases, diffs, envs
+from verifierbench.sources.swebench import cases, diffs, envs, testrun
 
 RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
 
@@ -75,25 +75,38 @@ def _checkout(root: Path, fixed: str) -> None:
 
 def _run_django(root: Path, reach: Path | None = None) -> tuple[int, dict]:
     report = root.parent / f"{root.name}-report.json"
+    if reach:
+        reach.write_text(json.dumps({"fail_to_pass": [F2P], "pass_to_pass": [P2P]}))
     env = {**os.environ, "VGB_REPORT_PATH": str(report), **({"VGB_REACH_PATH": str(reach)} if reach else {})}
     done = subprocess.run([sys.executable, str(RUNNER_DIR / "vgb_django_report.py"), "tests/runtests.py"], cwd=root,
                           capture_output=True, text=True, env=env)
     return done.returncode, json.loads(report.read_text())["outcomes"]
 
 
-def _names(reach: dict, indexes: list[int]) -> set[str]:
-    return {reach["functions"][i][2] for i in indexes}
+def _code(reach: dict) -> dict:
+    """The map without the test files' own functions (the build leaves them alone)."""
+    return {**reach, "functions": [f for f in reach["functions"] if not f[0].startswith("tests/")]}
 
 
-def test_django_runner_maps_each_test_to_the_functions_it_reaches(tmp_path):
+def test_django_runner_maps_the_functions_only_previously_passing_tests_reach(tmp_path):
     _checkout(tmp_path, GOLD)
     status, outcomes = _run_django(tmp_path, tmp_path.parent / "reach.json")
     reach = json.loads((tmp_path.parent / "reach.json").read_text())
     assert status == 0 and set(outcomes.values()) == {"passed"}
-    assert {"parse", "render", "_render_new"} <= _names(reach, reach["tests"][F2P]) and "_render_old" not in _names(reach, reach["tests"][F2P])
-    assert _names(reach, reach["tests"][P2P]) >= {"render", "_render_old"}
-    assert "_register" in _names(reach, reach["outside"])  # at import: no test's
-    assert all(not path.startswith("/") for path, _, _ in reach["functions"])  # relative to the checkout
+    # not render (test_fixed reaches it too), parse or _render_new (test_fixed's), nor _register (run at import)
+    assert _code(reach) == {"functions": [["pkg/helpers.py", 19, "_render_old", 1]], "unseen": []}
+
+
+def test_the_runner_passes_the_names_and_returns_the_map(tmp_path):
+    """Through the sandbox runner's own entry (`run_tests.run`), as the build's gold run uses it; a FAIL_TO_PASS test
+    that never ran is named, so the map is not trusted."""
+    (tmp_path / "repo").mkdir()
+    _checkout(tmp_path / "repo", GOLD)
+    runner = testrun._runner_module()
+    names = {"fail_to_pass": [F2P, "test_gone (tests.test_m.T)"], "pass_to_pass": [P2P]}
+    result = runner.run(str(tmp_path / "repo"), [], ["tests.test_m"], runner="django", scratch=str(tmp_path), reach=names)
+    assert _code(result["reach"]) == {"functions": [["pkg/helpers.py", 19, "_render_old", 1]], "unseen": ["test_gone (tests.test_m.T)"]}
+    assert "reach" not in runner.run(str(tmp_path / "repo"), [], ["tests.test_m"], runner="django", scratch=str(tmp_path))
 
 
 def test_regression_breaks_a_function_only_previously_passing_tests_reach(tmp_path):
@@ -109,7 +122,7 @@ def test_regression_breaks_a_function_only_previously_passing_tests_reach(tmp_pa
     assert cases._functions_only_previously_passing_tests_call(inst, files, random.Random(0)) == []  # `render` is on both paths
     drafts = [d for d in cases._regression(inst, files, random.Random(0), cases.CAPS)
               if d.operator == "breaks_function_previously_passing_tests_reach"]
-    assert [d.detail["function"] for d in drafts] == ["_render_old"]  # not `render` (test_fixed reaches it), nor `_register`
+    assert [d.detail["function"] for d in drafts] == ["_render_old"]
     subprocess.run(["git", "apply", "-"], cwd=root, input=drafts[0].candidate["diff"], text=True, check=True)
     status, outcomes = _run_django(root)
     assert status == 1 and outcomes == {F2P: "passed", P2P: "error"}  # the fix holds, a previously passing test fails
@@ -118,19 +131,21 @@ def test_regression_breaks_a_function_only_previously_passing_tests_reach(tmp_pa
 def test_no_map_or_a_map_missing_a_fail_to_pass_test_breaks_nothing(tmp_path):
     _checkout(tmp_path, BASE)
     patch = diffs.make({"pkg/fixed.py": (BASE, GOLD)})
-    for reach in ({}, {"functions": [["pkg/helpers.py", 19, "_render_old"]], "tests": {P2P: [0]}, "outside": []}):
+    for reach in ({}, {"functions": [["pkg/helpers.py", 19, "_render_old", 1]], "unseen": [F2P]}):
         inst = cases.CodeInstance(patch, "", [F2P], [P2P], ["tests/test_m.py"], tmp_path, "django", reach)
         assert cases._functions_only_previously_passing_tests_reach(inst, inst.gold_files(), random.Random(0)) == []
 
 
 def test_pytest_plugin_maps_node_ids(tmp_path):
     _checkout(tmp_path, GOLD)
-    (tmp_path / "tests" / "test_p.py").write_text("from pkg.helpers import render\n\n\ndef test_old():\n    assert render('old') == 'old'\n")
+    (tmp_path / "tests" / "test_p.py").write_text("from pkg.helpers import render\n\n\ndef test_new():\n    assert render('new') == 'new'\n"
+                                                  "\n\ndef test_old():\n    assert render('old') == 'old'\n")
+    reach_path = tmp_path.parent / "reach.json"
+    reach_path.write_text(json.dumps({"fail_to_pass": ["tests/test_p.py::test_new"], "pass_to_pass": ["tests/test_p.py::test_old"]}))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(RUNNER_DIR), str(tmp_path)]), "VGB_REPORT_PATH": str(tmp_path.parent / "r.json"),
-           "VGB_REACH_PATH": str(tmp_path.parent / "reach.json"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+           "VGB_REACH_PATH": str(reach_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "tests/test_p.py"],
                           cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout
-    reach = json.loads((tmp_path.parent / "reach.json").read_text())
-    assert {"render", "_render_old"} <= _names(reach, reach["tests"]["tests/test_p.py::test_old"])
-    assert "_register" in _names(reach, reach["outside"])  # imported at collection, before the test starts
+    # _register runs at collection (an import), before any test starts
+    assert _code(json.loads(reach_path.read_text())) == {"functions": [["pkg/helpers.py", 19, "_render_old", 1]], "unseen": []}

@@ -34,13 +34,14 @@ class _Counting:
         self.level, self.limits = real.level, real.limits
 
     def run(self, job):
-        self.runs.append(job.candidate["diffs"][0])
+        # the gold's traced run (its reach map) is a run of its own
+        self.runs.append(job.candidate["diffs"][0] + ("\n[traced]" if job.candidate.get("reach") else ""))
         return self.real.run(job)
 
 
 @pytest.fixture()
 def sandboxed_runs(monkeypatch) -> list[str]:
-    """The diff of every sandboxed test run made from here on (none served from a cache)."""
+    """The diff of every sandboxed test run made from here on (none served from a cache), marked when traced."""
     runs: list[str] = []
     real = testrun._executor
     monkeypatch.setattr(testrun, "_executor", lambda own_environment: _Counting(real(own_environment), runs))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import random
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,8 +36,8 @@ class CodeInstance:
     test_files: list[str]
     checkout: Path
     runner: str = "pytest"  # or "django": tests/runtests.py, names like "test_x (module.Class)"
-    # The gold's traced run (`sandbox_runner/vgb_reach.py`): {"functions": [[path, first line, name]], "tests": {test:
-    # [function index]}, "outside": [...]}; empty where the build has none (the audit's widening, a failed trace).
+    # The gold's traced run (`sandbox_runner/vgb_reach.py`): {"functions": [[path, first line, name, PASS_TO_PASS tests
+    # reaching it]], "unseen": [...]}; empty where the build has none (the audit's widening, a failed trace).
     reach: dict = field(default_factory=dict, hash=False, compare=False)
 
     def test_function_names(self, tests: list[str]) -> set[str]:
@@ -332,17 +331,14 @@ def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: di
     tests while the fix holds, found by running them rather than by reading their text (django-13212, 16950, 17029:
     the names PASS_TO_PASS tests call are everywhere on the FAIL_TO_PASS tests' path too). The functions most
     PASS_TO_PASS tests reach come first, one per file before a second of any."""
-    functions, by_test = inst.reach.get("functions") or [], inst.reach.get("tests") or {}
-    if not functions or any(t not in by_test for t in inst.fail_to_pass):
-        return []  # no map, or one that misses a FAIL_TO_PASS test: nothing is known to be off its path
-    unsafe = set(inst.reach.get("outside") or []).union(*(by_test[t] for t in inst.fail_to_pass))
-    reached = Counter(i for t in inst.pass_to_pass for i in set(by_test.get(t, [])) if i not in unsafe)
-    order = list(reached)
+    functions = inst.reach.get("functions") or []
+    if not functions or inst.reach.get("unseen"):
+        return []  # no map, or one where a FAIL_TO_PASS test never ran: nothing is known to be off its path
+    order = list(functions)
     rng.shuffle(order)
-    order.sort(key=lambda i: -reached[i])  # stable: random among functions reached by as many tests
+    order.sort(key=lambda function: -function[3])  # stable: random among functions reached by as many tests
     out, files_used, later = [], set(), []
-    for i in order:
-        rel, line, name = functions[i]
+    for rel, line, name, _ in order:
         if diffs.is_test_path(rel, frozenset(inst.test_files)) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")):
             continue
         old, new = files[rel] if rel in files else (None, inst.base_text(rel))

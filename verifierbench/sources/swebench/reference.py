@@ -30,7 +30,8 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
         diff: the candidate's diff.
         reuse: serve it from (and keep it in) the persistent run cache (`runcache`): the reference's own runs at
             build time and screening's C1, never C2's repeats.
-        reach: also map the functions each test reaches (`testrun.run_tests`): the build's gold run, for its cases.
+        reach: also map the functions only PASS_TO_PASS tests reach (`testrun.run_tests`): the build's gold run, for its
+            regression cases.
     """
     runner = reference.get("runner", "pytest")
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
@@ -42,7 +43,8 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
         return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s)
     checkout = checkout_dir(reference["checkout"])
     return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
-                     runner=runner, timeout_s=timeout_s, cache=reuse, reach=reach)
+                     runner=runner, timeout_s=timeout_s, cache=reuse,
+                     reach={"fail_to_pass": reference["FAIL_TO_PASS"], "pass_to_pass": reference["PASS_TO_PASS"]} if reach else None)
 
 
 def environment_of(reference: dict) -> Path | None:

@@ -38,7 +38,7 @@ class TestRun:
     outcomes: dict[str, str] = field(default_factory=dict)  # node id -> passed/failed/error/skipped/xfailed/xpassed
     problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
     seconds: float = 0.0  # the sandboxed run's wall time, from its slot on (not the wait for one); 0: not measured
-    reach: dict = field(default_factory=dict)  # a run asked for it: the functions each test reached (`vgb_reach`)
+    reach: dict = field(default_factory=dict)  # a run asked for it: the functions only PASS_TO_PASS tests reached (`vgb_reach`)
 
     @classmethod
     def from_json(cls, data: dict) -> "TestRun":
@@ -68,7 +68,7 @@ def in_sandbox() -> bool:
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
               environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
-              cache: bool = False, reach: bool = False) -> TestRun:
+              cache: bool = False, reach: dict | None = None) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -84,11 +84,12 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         cache: reuse (and keep) the raw run of identical inputs in the persistent run cache (`runcache`): only for
             the reference's own runs at build time and screening's C1/C6, never for C2's repeats or anything a
             generated verifier triggers.
-        reach: also map which of the repository's functions each test reaches (`sandbox_runner/vgb_reach.py`): slower;
-            the build's gold run for its regression cases, never a candidate's.
+        reach: {"fail_to_pass": [...], "pass_to_pass": [...]}: also map the repository's functions only the
+            PASS_TO_PASS tests reach (`sandbox_runner/vgb_reach.py`); the build's gold run for its regression cases,
+            never a candidate's.
     """
     job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
-           "timeout_s": timeout_s, **({"reach": True} if reach else {})}
+           "timeout_s": timeout_s, **({"reach": reach} if reach else {})}
     if in_sandbox():
         python = SANDBOX_PYTHON if os.path.isfile(SANDBOX_PYTHON) else None
         return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python))

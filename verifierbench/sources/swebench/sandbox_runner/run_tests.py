@@ -72,7 +72,7 @@ def _environment_record(python: str | None) -> dict:
 
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
         scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S,
-        reach: bool = False) -> dict:
+        reach: dict | None = None) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     try:
         return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s, reach)
@@ -81,7 +81,7 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
 
 
 def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
-            runner: str, python: str | None, timeout_s: float, reach: bool = False) -> dict:
+            runner: str, python: str | None, timeout_s: float, reach: dict | None = None) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -107,7 +107,9 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
            "PYTHONPATH": os.pathsep.join([HERE, *paths, work, *([] if python else filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))]),
            "VGB_REPORT_PATH": report_path}
     reach_path = os.path.join(base, f"reach-{secrets.token_hex(8)}.json")
-    if reach:  # the functions each test reaches (`vgb_reach`): the build's gold run for its regression cases
+    if reach:  # the functions only PASS_TO_PASS tests reach (`vgb_reach`): the build's gold run, for its regression cases
+        with open(reach_path, "w", encoding="utf-8") as handle:
+            json.dump({role: list(reach.get(role) or []) for role in ("fail_to_pass", "pass_to_pass")}, handle)
         env["VGB_REACH_PATH"] = reach_path
     if isinstance(record.get("ld_library_path"), str) and ".." not in record["ld_library_path"].split("/"):
         # A Python 3.9 environment: the root file system's libraries the host lacks (envs.LIBS_DIR).
@@ -130,6 +132,8 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
            "tests": list(tests)}
     if reach:
         out["reach"] = _read_json(reach_path)
+        if "functions" not in out["reach"]:  # the names we wrote: the tests never reached the end of their run
+            out["reach"] = {}
     return out
 
 
@@ -147,7 +151,7 @@ def main() -> None:
         job = json.load(handle)
     result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
                  job.get("scratch"), job.get("runner", "pytest"), job.get("python"), float(job.get("timeout_s", TEST_TIMEOUT_S)),
-                 bool(job.get("reach")))
+                 job.get("reach") if isinstance(job.get("reach"), dict) else None)
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump({"decision": "PASS", "result": result}, handle)
 

@@ -1,11 +1,14 @@
-"""Which of the repository's functions each test reaches (stdlib only): the build's reach map.
+"""Which of the repository's functions only PASS_TO_PASS tests reach (stdlib only): the build's reach map.
 
-Loaded by `vgb_django_report` and `vgb_pytest_report` when the run asks for it (`VGB_REACH_PATH`, removed from the
-environment before any tested code is imported). A global trace function sees every new Python frame (no line
-events: it returns None) and adds its code object to the set of the test running now, or to `outside` when no test
-runs (imports, class set-up). Written when the run ends: the functions defined under the working directory, and
-per test the indexes of those it reached. Used only for the reference's own gold run at build time, never for a
-candidate's.
+Loaded by `vgb_django_report` and `vgb_pytest_report`. When the run asks for a map, `VGB_REACH_PATH` (removed from
+the environment before any tested code is imported) names a file holding the task's test names,
+{"fail_to_pass": [...], "pass_to_pass": [...]}; the map replaces it when the run ends. A global trace function sees
+every new Python frame (no line events: it returns None) and adds its code object to the set of the test running
+now, or to `outside` when none runs (imports, class set-up). The map keeps, of the functions defined under the
+working directory, those PASS_TO_PASS tests reached and neither a FAIL_TO_PASS test nor anything outside a test:
+{"functions": [[path, first line, name, how many PASS_TO_PASS tests reached it]], "unseen": [FAIL_TO_PASS tests that
+never ran]}. Aggregated here, not per test: a module of hundreds of tests (django's admin_views, matplotlib's
+test_axes) would give a per-test map of megabytes. Only for the reference's own gold run at build time.
 """
 
 from __future__ import annotations
@@ -14,11 +17,23 @@ import json
 import os
 import sys
 import threading
+from collections import Counter
 
 _PATH = os.environ.pop("VGB_REACH_PATH", None)
+_NAMES: dict[str, set[str]] = {"fail_to_pass": set(), "pass_to_pass": set()}
+if _PATH:
+    try:
+        with open(_PATH, encoding="utf-8") as _handle:
+            _asked = json.load(_handle)
+        _NAMES = {role: set(_asked.get(role) or []) for role in ("fail_to_pass", "pass_to_pass")}
+    except (OSError, ValueError, AttributeError):
+        _PATH = None  # no names, no map: the harness reads the file's absence as "none"
+
 _OUTSIDE: set = set()
-_BY_TEST: dict[str, set] = {}
-_ALIASES: dict[str, set[str]] = {}  # another name a test is known by (several tests may share it) -> the tests
+_FAIL_TO_PASS: set = set()  # what any FAIL_TO_PASS test reached
+_PASS_TO_PASS: Counter = Counter()  # code object -> how many PASS_TO_PASS tests reached it
+_SEEN: set[str] = set()
+_now: dict = {"role": None}  # the running test's role
 _current = [_OUTSIDE]  # a one-element list: the tracer reads it without a global lookup
 
 
@@ -37,16 +52,22 @@ def install() -> None:
 
 
 def start(names: list[str]) -> None:
-    """A test starts: what runs from now on is its own (`names`: its name first, then its aliases)."""
-    if _PATH:
-        for alias in names[1:]:
-            _ALIASES.setdefault(alias, set()).add(names[0])
-        _current[0] = _BY_TEST.setdefault(names[0], set())
+    """A test starts (`names`: every name it is known by); what runs until `stop` is its own."""
+    if not _PATH:
+        return
+    _SEEN.update(names)
+    role = "fail_to_pass" if _NAMES["fail_to_pass"].intersection(names) else "pass_to_pass" if _NAMES["pass_to_pass"].intersection(names) else None
+    _now["role"] = role
+    _current[0] = _FAIL_TO_PASS if role == "fail_to_pass" else set()
 
 
 def stop() -> None:
-    if _PATH:
-        _current[0] = _OUTSIDE
+    if not _PATH:
+        return
+    if _now["role"] == "pass_to_pass":
+        _PASS_TO_PASS.update(_current[0])
+    _now["role"] = None
+    _current[0] = _OUTSIDE
 
 
 def write() -> None:
@@ -55,26 +76,12 @@ def write() -> None:
     sys.settrace(None)
     threading.settrace(None)
     root = os.getcwd() + os.sep
-    index: dict[tuple, int] = {}
-    functions: list[list] = []
-
-    def indexes(codes: set) -> list[int]:
-        out = []
-        for code in list(codes):
-            filename = code.co_filename
-            if not filename.startswith(root) or code.co_name.startswith("<"):
-                continue
-            key = (filename, code.co_firstlineno, code.co_name)
-            if key not in index:
-                index[key] = len(functions)
-                functions.append([filename[len(root):], code.co_firstlineno, code.co_name])
-            out.append(index[key])
-        return sorted(out)
-
-    tests = {name: indexes(codes) for name, codes in _BY_TEST.items()}
-    for alias, names in _ALIASES.items():
-        if alias not in tests:
-            tests[alias] = sorted(set().union(*(tests[name] for name in names)))
-    outside = indexes(_OUTSIDE)
+    unsafe = {(code.co_filename, code.co_firstlineno, code.co_name) for code in _OUTSIDE | _FAIL_TO_PASS}
+    counts: Counter = Counter()
+    for code, tests in _PASS_TO_PASS.items():
+        key = (code.co_filename, code.co_firstlineno, code.co_name)
+        if code.co_filename.startswith(root) and not code.co_name.startswith("<") and key not in unsafe:
+            counts[key] = max(counts[key], tests)
+    functions = sorted([filename[len(root):], line, name, tests] for (filename, line, name), tests in counts.items())
     with open(_PATH, "w", encoding="utf-8") as handle:
-        json.dump({"functions": functions, "tests": tests, "outside": outside}, handle)
+        json.dump({"functions": functions, "unseen": sorted(_NAMES["fail_to_pass"] - _SEEN)}, handle)
