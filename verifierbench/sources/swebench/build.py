@@ -210,7 +210,7 @@ def _after_environment(inst: instances.Instance, task_parts: tuple, draft_refere
     accepted, why = decide(draft.reference, cases.candidate(inst.patch), cached=True)  # replay reuses this run
     if not accepted:
         return exclude("G", f"the hardened reference rejects the gold patch: {why}")
-    with profile.stage("reach"):  # the gold's run again, traced: which functions each test reaches, for regression cases
+    with profile.stage("reach"):  # the gold's run again, traced: the functions only PASS_TO_PASS tests reach (regressions)
         reach = hidden_run(draft_reference, inst.patch, reuse=True, reach=True).reach
     with profile.stage("cases"):
         drafts = cases.generate(cases.CodeInstance(inst.patch, inst.test_patch, inst.fail_to_pass, inst.pass_to_pass, test_files,
