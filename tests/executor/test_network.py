@@ -184,9 +184,10 @@ def test_a_loopback_run_has_a_namespace_of_its_own_with_localhost_and_nothing_el
         assert (report["localhost"], report["own_server"]) == ("127.0.0.1", "connected"), report
         assert report["host_port"] == "ConnectionRefusedError" and report["external"] == "OSError", report
         assert report["abstract"] == "ConnectionRefusedError", report
+    # Never the host's nor the slot's. Not "two distinct": one run's namespace is gone before the next is made, and
+    # the kernel may give the next the freed inode number (CI saw it); runs at once are apart (the test below).
     namespaces = {r["netns"] for r in reports}
-    assert len(namespaces) == 2 and os.readlink("/proc/self/ns/net") not in namespaces  # one per run, never the host's
-    assert slot_case["netns"] not in namespaces
+    assert os.readlink("/proc/self/ns/net") not in namespaces and slot_case["netns"] not in namespaces
     assert batch[0].decision is Decision.P and batch[0].path == "cold"  # never a warm sandbox shared by cases
 
 

@@ -337,7 +337,9 @@ def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: di
     order = list(functions)
     rng.shuffle(order)
     order.sort(key=lambda function: -function[3])  # stable: random among functions reached by as many tests
-    out, files_used, later = [], set(), []
+    out: list[tuple[str, str, str]] = []
+    later: list[tuple[str, str, str]] = []  # a second function of a file already used
+    files_used: set[str] = set()
     for rel, line, name, _ in order:
         if diffs.is_test_path(rel, frozenset(inst.test_files)) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")):
             continue

@@ -27,6 +27,10 @@ SANDBOX_REPO = "/repo"
 LIMITS = Limits(timeout_s=LEGACY_TEST_TIMEOUT_S + RUN_OVERHEAD_S, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
 
 
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 @dataclass(frozen=True)
 class TestRun:
     __test__ = False  # not a pytest class
@@ -44,7 +48,7 @@ class TestRun:
     def from_json(cls, data: dict) -> "TestRun":
         report = data.get("report") or {}
         return cls(bool(data.get("applied")), str(data.get("apply_error") or ""), data.get("exit_code"), str(data.get("log") or ""),
-                   dict(report.get("outcomes") or {}), reach=data.get("reach") if isinstance(data.get("reach"), dict) else {})
+                   dict(report.get("outcomes") or {}), reach=_dict(data.get("reach")))
 
     def to_json(self) -> dict:
         return {"applied": self.applied, "apply_error": self.apply_error, "exit_code": self.exit_code, "log": self.log[-20_000:],

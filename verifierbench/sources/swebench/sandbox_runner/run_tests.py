@@ -131,9 +131,8 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
     out = {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
            "tests": list(tests)}
     if reach:
-        out["reach"] = _read_json(reach_path)
-        if "functions" not in out["reach"]:  # the names we wrote: the tests never reached the end of their run
-            out["reach"] = {}
+        mapped = _read_json(reach_path)
+        out["reach"] = mapped if "functions" in mapped else {}  # else the names we wrote: the run never got to its end
     return out
 
 
