@@ -325,6 +325,9 @@ def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dic
     return out
 
 
+REACHED_CAP = 3  # regressions from the reach map, per task
+
+
 def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
     """(path, function, broken text) for functions the gold's traced run saw PASS_TO_PASS tests reach, and no
     FAIL_TO_PASS test nor anything outside a test (imports, class set-up): a break there fails previously passing
@@ -348,6 +351,8 @@ def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: di
         if broken is not None:
             (later if rel in files_used else out).append((rel, name, broken))
             files_used.add(rel)
+            if len(out) == REACHED_CAP:  # enough: each try parses its file (matplotlib-14623's map: thousands)
+                break
     return out + later
 
 
@@ -402,7 +407,7 @@ def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict)
     rank = _reach_rank(inst)
     in_gold = [(path, name, text) for path in _source_files(files) for name, text in _broken_function(files, path, rng, inst)]
     first = [b for b in in_gold if rank(b[1]) == 0]
-    reached = _functions_only_previously_passing_tests_reach(inst, files, rng)[:3]
+    reached = _functions_only_previously_passing_tests_reach(inst, files, rng)[:REACHED_CAP]
     elsewhere = _functions_only_previously_passing_tests_call(inst, files, rng)[:3]
     # one of each first: a function of the gold's files named only by PASS_TO_PASS tests may still be reached by none
     # that runs here (django-16560's are postgres-only tests)
