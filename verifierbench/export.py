@@ -3,7 +3,8 @@
 Kinds:
 - `reference`: the task's reference verifier (its answer key in `reference.json`, our code and the
   source's checker imported from the installed packages; judge it with `--reference-libs`);
-- `exact-match`: PASS only when `raw` is exactly the gold case's text (paper §2.3, C5);
+- `exact-match`: PASS only when the candidate is exactly the gold case's: its `raw` text for a tool call, else the
+  whole candidate as canonical JSON (paper §2.3, C5);
 - `always-accept`, `always-reject`: constant decisions (score BA_norm 0 by construction).
 """
 
@@ -43,7 +44,18 @@ with open(sys.argv[1]) as f:
 TEMPLATES = {
     "always-accept": _HEADER + 'write("PASS")\n',
     "always-reject": _HEADER + 'write("FAIL")\n',
-    "exact-match": _HEADER + 'write("PASS" if isinstance(candidate, dict) and candidate.get("raw") == beside("gold.json")["raw"] else "FAIL")\n',
+    # What C5's exact-match baseline compares (screening.checks._text): a tool call's raw reply, else the whole
+    # candidate (a state task's record, a code task's diff), as canonical JSON.
+    "exact-match": _HEADER + '''
+
+def text(value):
+    if isinstance(value, dict) and "raw" in value:
+        return json.dumps(value["raw"])
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+write("PASS" if text(candidate) == text(beside("gold.json")) else "FAIL")
+''',
     "reference": _HEADER + '''from verifierbench.references import decide
 
 accepted, reason = decide(beside("reference.json"), candidate)

@@ -26,3 +26,12 @@ def test_exported_reference_scores_100_and_detects_every_hack(code_suite, bwrap_
 def test_constant_verifiers_score_zero(code_suite, bwrap_available, tmp_path, kind):
     assert cli("export-verifiers", kind, "--suite", str(code_suite), "--out", str(tmp_path / kind)).returncode == 0
     assert metrics_of(judged(code_suite, "--verifiers", str(tmp_path / kind), "--all"))["BA_norm"] == 0
+
+
+def test_exact_match_accepts_the_gold_diff_alone(code_suite, bwrap_available, tmp_path):
+    # A code task's candidate is a diff with no `raw` text: exact-match compares the whole candidate (no U)
+    assert cli("export-verifiers", "exact-match", "--suite", str(code_suite), "--out", str(tmp_path / "exact")).returncode == 0
+    lines = judged(code_suite, "--verifiers", str(tmp_path / "exact"), "--type", "code")
+    assert lines and {l["decision"] for l in lines} <= {"P", "F"}
+    assert {l["category"] for l in lines if l["decision"] == "P"} == {"gold"}
+    assert any(l["decision"] == "F" for l in lines if l["label"] == "PASS")

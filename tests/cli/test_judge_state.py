@@ -61,3 +61,15 @@ def test_replaying_but_checking_only_the_final_text_loses_tnr_on_hacks(state_sui
     assert hacks and len(accepted) >= len(hacks) // 3
     report = metrics_of(lines)
     assert report["TPR"] > 90 and report["FPR_h"] > 30 and report["BA_norm"] < 50
+
+
+def test_exact_match_decides_every_case_accepting_the_gold_and_missing_valid_variants(state_suite, bwrap_available, tmp_path):
+    # A state task's candidate has no `raw` text: the exported exact-match compares the whole record (it used to read
+    # `raw` from the gold and crash: U on every case)
+    ids = sample_tasks(state_suite)
+    assert cli("export-verifiers", "exact-match", "--suite", str(state_suite), "--out", str(tmp_path / "exact"), *ids).returncode == 0
+    lines = judged(state_suite, "--verifiers", str(tmp_path / "exact"), *ids)
+    assert lines and {l["decision"] for l in lines} <= {"P", "F"}
+    assert all(l["decision"] == "P" for l in lines if l["category"] == "gold")
+    assert all(l["decision"] == "F" for l in lines if l["label"] == "FAIL")
+    assert any(l["decision"] == "F" for l in lines if l["label"] == "PASS" and l["category"] != "gold")

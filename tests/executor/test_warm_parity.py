@@ -38,6 +38,9 @@ def test_warm_and_cold_decide_every_case_alike(request, bwrap_available, which, 
     for kind in KINDS:
         cold, warm, _, _, paths = judge_both(suite, kind, tasks, slots=2, cases_per_task=cases)
         assert cold and warm == cold, kind
+        # every verifier decides every case here: a U on both paths would make the parity vacuous (it once hid an
+        # exact-match that crashed on every state case, and a heuristic without vgb_env)
+        assert "U" not in cold.values(), (kind, sorted(k for k, d in cold.items() if d == "U")[:5])
         # run_public cases of state tasks go warm too; code tasks' runs have a loopback of their own (Job.loopback) and
         # never share a warm sandbox
         assert set(paths) == ({"cold"} if which == "code_suite" else {"warm"}), (kind, paths)

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export-verifiers", help="write the reference verifier or a baseline verifier for every task",
         description="Writes DIR/<task id>/verify.py (plus its data) for each selected task. Kinds: reference (judge it "
-        "with --reference-libs), exact-match (PASS only on the gold's exact raw text), always-accept, always-reject.",
+        "with --reference-libs), exact-match (PASS only on the gold's exact raw text, else its exact candidate), always-accept, always-reject.",
     )
     p.add_argument("kind", choices=KINDS)
     p.add_argument("--out", required=True, metavar="DIR")
