@@ -115,3 +115,39 @@ def test_missing_tests_empty_reports_and_failed_runs_fail():
     assert "exited with status 2" in grade(_run({"t.py::a": "passed"}, exit_code=2), ["t.py::a"], [], {})[1]
     assert grade(TestRun(applied=False, apply_error="patch failed"), ["t.py::a"], [], {}) == (False, "the diff does not apply: patch failed")
     assert "the test run failed: timed out" in grade(TestRun(applied=False, problem="timed out"), ["t.py::a"], [], {})[1]
+
+
+@pytest.mark.parametrize("runner", ["pytest", "django"])
+def test_a_log_too_long_to_keep_whole_keeps_every_test_s_status_line(runner):
+    # matplotlib-25122's gold run: 2,490 tests, and a log whose `-rA` summary alone is 270 kB. Keeping only the log's
+    # last 200 kB lost the first tests' lines, and SWE-bench's own grading then called the gold unresolved. django's
+    # runner prints each test's line as it runs, so its status lines are spread through the log.
+    from verifierbench.sources.swebench.testrun import TestRun, _runner_module
+
+    runner_module = _runner_module()
+    noise = "".join(f"some output of the tests, line {i}\n" for i in range(20_000))
+    if runner == "pytest":
+        names = [f"lib/pkg/tests/test_m.py::test_{i}[{'p' * 60}-{i}]" for i in range(2500)]
+        log = noise + "=== short test summary info ===\n" + "".join(f"PASSED {n}\n" for n in names) + "=== 2500 passed ===\n"
+        end_only = log[-200_000:]
+    else:  # Python 3.11's `test_x (app.tests.T.test_x)`, graded as SWE-bench names it (`test_x (app.tests.T)`)
+        printed = [f"test_{i} (app.tests.T{i}.test_{i})" for i in range(2500)]
+        names = [f"test_{i} (app.tests.T{i})" for i in range(2500)]
+        log = ("".join(f"{n} ... ok\n" for n in printed[:2000]) + noise
+               + "".join(f"{n} ... printed by the test\nmore output\nok\n" for n in printed[2000:]))  # its status lines later
+        end_only = log[-runner_module.LOG_LIMIT:]
+    assert len(log) > runner_module.LOG_LIMIT
+    cut = runner_module._cut(log)
+    assert len(cut) <= runner_module.LOG_LIMIT + 100
+    assert not upstream_resolved(TestRun(True, "", 0, end_only), names[:1], names[1:], runner)
+    assert upstream_resolved(TestRun(True, "", 0, cut), names[:1], names[1:], runner)
+    assert cut.endswith("=== 2500 passed ===\n" if runner == "pytest" else "more output\nok\n")  # then as much of the end as fits
+
+
+def test_a_log_whose_status_lines_alone_are_too_long_keeps_its_end():
+    from verifierbench.sources.swebench.testrun import _runner_module
+
+    runner_module = _runner_module()
+    log = "".join(f"PASSED tests/test_m.py::test_{i}_{'x' * 100}\n" for i in range(10_000))
+    assert runner_module._cut(log) == log[-runner_module.LOG_LIMIT:]
+    assert runner_module._cut("short\n") == "short\n"

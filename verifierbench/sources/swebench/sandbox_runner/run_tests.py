@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -18,7 +19,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LOG_LIMIT = 200_000  # characters of test output kept (the end: pytest's summary is last)
+LOG_LIMIT = 400_000  # characters of test output kept: every test's status line, then the end (pytest's summary is last)
+# The lines SWE-bench's log parsers read a test's status from: pytest's `-rA` summary (`PASSED name`), django's
+# `name ... ok` and the `ok` / `FAIL:` / `ERROR:` lines that follow a test's own output.
+STATUS_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b| \.\.\. |^\s*(ok\b|FAIL:|ERROR:)")
 TEST_TIMEOUT_S = 600  # unless the job says (the task's budget): a few django test modules (admin_scripts) take minutes
 
 
@@ -99,7 +103,7 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
         if problem:
             return {"applied": False, "apply_error": f"test patch: {problem}"}
     if not tests:
-        return {"applied": True, "exit_code": None, "log": "", "report": {}, "tests": []}
+        return {"applied": True, "exit_code": None, "log": "", "report": {}}
     report_path = os.path.join(base, f"report-{secrets.token_hex(8)}.json")
     env = {"PATH": "/usr/bin:/bin", "HOME": base, "TMPDIR": base, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "PYTHONIOENCODING": "utf8", "PYTHONDONTWRITEBYTECODE": "1",
@@ -126,14 +130,38 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
         exit_code, output = done.returncode, done.stdout
     except subprocess.TimeoutExpired as e:
         exit_code, output = None, (e.stdout or b"") + b"\n[verifierbench: tests timed out]\n"
-    log = output.decode("utf-8", errors="replace")[-LOG_LIMIT:]
+    log = _cut(output.decode("utf-8", errors="replace"))
     report = _read_json(report_path)
-    out = {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {},
-           "tests": list(tests)}
+    # (the log, the report and the reach map share the 1 MiB a sandboxed result may hold)
+    out = {"applied": True, "exit_code": exit_code, "log": log, "report": report if isinstance(report, dict) else {}}
     if reach:
         mapped = _read_json(reach_path)
         out["reach"] = mapped if "functions" in mapped else {}  # else the names we wrote: the run never got to its end
     return out
+
+
+def _cut(log: str, limit: int = LOG_LIMIT) -> str:
+    """The log in at most about `limit` characters: a longer one keeps every status line, then as much of its end as fits.
+
+    Keeping only the end lost the first tests' lines of a large run (matplotlib-25122: 2,490 tests, 270 kB of `-rA`
+    summary), and SWE-bench's grading of that log then called the gold patch unresolved. When even the status lines do
+    not fit, the end alone, as before.
+    """
+    if len(log) <= limit:
+        return log
+    lines = log.splitlines(keepends=True)
+    keep = [bool(STATUS_LINE.search(line)) for line in lines]
+    room = limit - sum(len(line) for line, kept in zip(lines, keep) if kept)
+    if room < 0:
+        return log[-limit:]
+    for i in range(len(lines) - 1, -1, -1):
+        if not keep[i]:
+            if len(lines[i]) > room:
+                break
+            keep[i], room = True, room - len(lines[i])
+    cut = keep.count(False)
+    return f"[verifierbench: {cut} lines of output cut; every test's status line kept]\n" + "".join(
+        line for line, kept in zip(lines, keep) if kept)
 
 
 def _read_json(path: str) -> dict:
