@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verifierbench.executor import Executor  # noqa: E402
-from verifierbench.export import export, reference_libraries, reference_site_packages  # noqa: E402
+from verifierbench.cli.options import judge_libraries  # noqa: E402
+from verifierbench.export import export  # noqa: E402
 from verifierbench.harness.prompt import task_files  # noqa: E402
-from verifierbench.harness.sandbox import SANDBOX_LIB  # noqa: E402
 from verifierbench.policies.verifiers import verifier_source  # noqa: E402
 from verifierbench.public_env.jobs import case_job  # noqa: E402
 from verifierbench.protocol import ENTRYPOINT  # noqa: E402
@@ -51,10 +51,8 @@ def judge_both(suite: Suite, kind: str, tasks: list[Task], slots: int | None,
     Returns the decisions by case id on each path, each path's wall time, and how many cases each path kind ran.
     """
     trusted = kind == "reference"
-    # The libraries `judge` gives (cli.options.executor_from): the public helpers (vgb_env) to every verifier, as in the
-    # eval; the exported references' packages with --reference-libs.
-    libraries = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),) + (reference_libraries() if trusted else ())
-    options = {"libraries": libraries, "site_packages": reference_site_packages() if trusted else (), "trusted_preload": trusted}
+    libraries, site_packages = judge_libraries(reference_libs=trusted)  # what `judge` mounts (--reference-libs for references)
+    options = {"libraries": libraries, "site_packages": site_packages, "trusted_preload": trusted}
     with tempfile.TemporaryDirectory(prefix="vgb-warm-parity-") as tmp, Executor(slots=slots, **options) as executor:
         write_verifiers(suite, kind, tasks, Path(tmp))
         frozen = {task.id: executor.freeze(Path(tmp) / task.id) for task in tasks}

@@ -39,16 +39,22 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
 
 
-def executor_from(args: argparse.Namespace) -> Executor:
-    limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
+def judge_libraries(reference_libs: bool) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """(libraries, site-packages) `judge` mounts: the public helpers (vgb_env) for every verifier, as in the eval; with
+    --reference-libs also the packages exported reference verifiers import."""
     from verifierbench.harness.sandbox import SANDBOX_LIB
 
-    libraries: tuple[tuple[str, str], ...] = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)  # the public helpers, as in the eval
-    site_packages: tuple[str, ...] = ()
-    if getattr(args, "reference_libs", False):
-        from verifierbench.export import reference_libraries, reference_site_packages
+    libraries: tuple[tuple[str, str], ...] = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)
+    if not reference_libs:
+        return libraries, ()
+    from verifierbench.export import reference_libraries, reference_site_packages
 
-        libraries, site_packages = libraries + reference_libraries(), reference_site_packages()
+    return libraries + reference_libraries(), reference_site_packages()
+
+
+def executor_from(args: argparse.Namespace) -> Executor:
+    limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
+    libraries, site_packages = judge_libraries(getattr(args, "reference_libs", False))
     return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
                     libraries=libraries, site_packages=site_packages, warm=False if getattr(args, "cold", False) else None,
                     trusted_preload=getattr(args, "reference_libs", False))
