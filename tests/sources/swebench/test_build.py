@@ -39,6 +39,30 @@ def test_suite_has_every_category_and_the_reference_agrees(code_suite):
     assert set(task.reference["gold_outcomes"].values()) == {"passed"}
 
 
+def test_a_fresh_decision_stops_at_the_first_failure_and_decides_as_the_full_run(code_suite):
+    """Fresh decisions (screening's C2 repeats, exported references, the audit) stop the tests at their first failure
+    when that decides exactly as the full run (`reference.failfast_decides`); the build's and C6's runs are full."""
+    from verifierbench.sources.swebench import grading
+    from verifierbench.sources.swebench import reference as code_reference
+
+    suite = load_suite(code_suite)
+    (task,) = suite.tasks.values()
+    reference = task.reference
+    assert code_reference.failfast_decides(reference) and not code_reference.failfast_decides(reference, frozenset({"exit_code"}))
+    assert not code_reference.failfast_decides({**reference, "gold_exit_code": 1})
+    stopped = []
+    for case in suite.cases_by_task[task.id]:
+        full, fresh = code_reference.decide(reference, case.candidate, cached=True), code_reference.decide(reference, case.candidate)
+        assert full[0] is fresh[0] is (case.label.value == "PASS"), (case.provenance, full, fresh)
+        diff = case.candidate["diff"]
+        if not full[0] and grading.static_problem(diff, reference["test_files"]) is None:
+            run, whole = code_reference.hidden_run(reference, diff, failfast=True), code_reference.cached_run(reference, diff)
+            assert run.failfast and not whole.failfast
+            if run.applied and len(run.outcomes) < len(whole.outcomes):
+                stopped.append(case.provenance["operator"])
+    assert "empty_diff" in stopped, stopped  # it does stop early: the FAIL_TO_PASS tests run first
+
+
 def test_c1_drops_a_draft_the_reference_contradicts_with_evidence(code_suite):
     """A near-miss mutant that changes nothing the tests can see (here: a comment) is dropped, not mislabeled."""
     from verifierbench.sources.swebench.cases import candidate

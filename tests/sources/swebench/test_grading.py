@@ -48,8 +48,9 @@ def test_known_exploit_is_rejected(task_and_cases, operator):
     fools_upstream, reason = EXPLOITS[operator]
     diff = cases[operator].candidate["diff"]
     assert cases[operator].label.value == "FAIL"
-    accepted, why = decide(task.reference, {"diff": diff})
+    accepted, why = decide(task.reference, {"diff": diff}, cached=True)  # the full run: each check's own reason
     assert not accepted and reason in why, why
+    assert not decide(task.reference, {"diff": diff})[0]  # a fresh run, stopped at its first failure, rejects it too
     run = hidden_run(task.reference, diff)
     assert upstream_resolved(run, task.reference["FAIL_TO_PASS"], task.reference["PASS_TO_PASS"]) is fools_upstream
 
@@ -115,6 +116,25 @@ def test_missing_tests_empty_reports_and_failed_runs_fail():
     assert "exited with status 2" in grade(_run({"t.py::a": "passed"}, exit_code=2), ["t.py::a"], [], {})[1]
     assert grade(TestRun(applied=False, apply_error="patch failed"), ["t.py::a"], [], {}) == (False, "the diff does not apply: patch failed")
     assert "the test run failed: timed out" in grade(TestRun(applied=False, problem="timed out"), ["t.py::a"], [], {})[1]
+
+
+def test_a_run_stopped_at_its_first_failure_fails_only_where_the_full_run_would():
+    """A fail-fast run (`reference.failfast_decides`) decides by its exit status only when the gold exits 0 and every
+    check is on; it names the test it stopped at as the full run would."""
+    from dataclasses import replace
+
+    from verifierbench.sources.swebench.grading import grade
+
+    f2p, p2p = ["t.py::fixed"], ["t.py::a", "t.py::b"]
+    stopped = replace(_run({"t.py::fixed": "passed", "t.py::a": "failed"}, exit_code=1), failfast=True)
+    assert grade(stopped, f2p, p2p, {}) == (False, "PASS_TO_PASS test t.py::a: failed (the run stopped at its first failure)")
+    unnamed = replace(_run({"t.py::helper": "error"}, exit_code=1), failfast=True)
+    assert grade(unnamed, f2p, p2p, {})[1].startswith("the test runner exited with status 1 (t.py::helper: error)")
+    # not where the gold itself exits non-zero, nor for a mutant with a check off: those read the full report
+    assert "named tests are missing" in grade(unnamed, f2p, p2p, {}, gold_exit_code=1)[1]
+    assert "named tests are missing" in grade(stopped, f2p, p2p, {}, disabled=frozenset({"exit_code"}))[1]
+    complete = replace(_run({t: "passed" for t in f2p + p2p}), failfast=True)
+    assert grade(complete, f2p, p2p, {})[0]
 
 
 @pytest.mark.parametrize("runner", ["pytest", "django"])

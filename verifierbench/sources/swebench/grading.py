@@ -101,6 +101,9 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
         return False, f"the test run failed: {run.problem}"
     if not run.applied:
         return False, f"the diff does not apply: {run.apply_error}"
+    if run.failfast and isinstance(run.exit_code, int) and run.exit_code != 0 and not disabled and gold_exit_code in (0, None):
+        # The tests stopped at their first failure (`reference.failfast_decides`): the full run would exit non-zero too.
+        return False, _first_failure(run, fail_to_pass, pass_to_pass) + " (the run stopped at its first failure)"
     outcomes = run.outcomes
     named = list(fail_to_pass) + list(pass_to_pass)
     if "complete_report" not in disabled:
@@ -129,6 +132,13 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
     if "exit_code" not in disabled and run.exit_code not in allowed:
         return False, f"the test runner exited with status {run.exit_code} though every named test passed"
     return True, "every FAIL_TO_PASS and PASS_TO_PASS test passes"
+
+
+def _first_failure(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str]) -> str:
+    test, outcome = next(((t, o) for t, o in run.outcomes.items() if o in ("failed", "error")), (None, None))
+    if test in fail_to_pass or test in pass_to_pass:
+        return f"{'FAIL_TO_PASS' if test in fail_to_pass else 'PASS_TO_PASS'} test {test}: {outcome}"
+    return f"the test runner exited with status {run.exit_code}" + (f" ({test}: {outcome})" if test else "")
 
 
 def _passes(got: str, gold: str | None, strict: bool, missing_ok: bool) -> bool:

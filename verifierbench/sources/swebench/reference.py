@@ -22,7 +22,7 @@ def candidate_diff(candidate: Any) -> str | None:
     return None
 
 
-def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = False) -> TestRun:
+def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = False, failfast: bool = False) -> TestRun:
     """The hidden test run of `diff`: FAIL_TO_PASS and PASS_TO_PASS with the hidden test patch applied.
 
     Args:
@@ -32,6 +32,7 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
             build time and screening's C1, never C2's repeats.
         reach: also map the functions only PASS_TO_PASS tests reach (`testrun.run_tests`): the build's gold run, for its
             regression cases.
+        failfast: stop at the first failing test (`failfast_decides`); not with `reuse` or `reach`.
     """
     runner = reference.get("runner", "pytest")
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
@@ -40,11 +41,23 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
         tests = envs.pytest_selection(reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
     timeout_s = budget.run_timeout_s(reference)
     if in_sandbox():
-        return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s)
+        return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s,
+                         failfast=failfast)
     checkout = checkout_dir(reference["checkout"])
     return run_tests(checkout, [diff], tests, reference["test_patch"], reference["test_files"], environment=environment_of(reference),
-                     runner=runner, timeout_s=timeout_s, cache=reuse,
+                     runner=runner, timeout_s=timeout_s, cache=reuse, failfast=failfast,
                      reach={"fail_to_pass": reference["FAIL_TO_PASS"], "pass_to_pass": reference["PASS_TO_PASS"]} if reach else None)
+
+
+def failfast_decides(reference: dict, disabled: frozenset[str] = frozenset()) -> bool:
+    """Whether a run stopped at its first failing test decides exactly as the full run would.
+
+    It does when the gold's own run exits 0 and every check is on: then the full run of any candidate that has a failing
+    or erroring test exits non-zero, which fails it (`grading.grade`'s exit-status check), and a candidate without one
+    runs every test either way. A mutant with checks switched off (screening's C6) reads the full run; so does a task
+    whose gold run exits non-zero (an unnamed test failing in this environment), where only the full report decides.
+    """
+    return not disabled and reference.get("gold_exit_code", 0) == 0
 
 
 def environment_of(reference: dict) -> Path | None:
@@ -88,8 +101,8 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
             return False, problem
     if cached:
         run = cached_run(reference, diff)
-    else:
-        run = hidden_run(reference, diff)
+    else:  # a fresh run (screening's C2 repeats, an exported reference, the audit): stop at the first failure when that decides the same
+        run = hidden_run(reference, diff, failfast=failfast_decides(reference, disabled))
     return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled,
                          runner=reference.get("runner", "pytest"), gold_exit_code=reference.get("gold_exit_code", 0))
 

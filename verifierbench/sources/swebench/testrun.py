@@ -43,6 +43,7 @@ class TestRun:
     problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
     seconds: float = 0.0  # the sandboxed run's wall time, from its slot on (not the wait for one); 0: not measured
     reach: dict = field(default_factory=dict)  # a run asked for it: the functions only PASS_TO_PASS tests reached (`vgb_reach`)
+    failfast: bool = False  # the tests stopped at their first failure: a non-zero exit, not a complete report
 
     @classmethod
     def from_json(cls, data: dict) -> "TestRun":
@@ -72,7 +73,7 @@ def in_sandbox() -> bool:
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
               environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
-              cache: bool = False, reach: dict | None = None) -> TestRun:
+              cache: bool = False, reach: dict | None = None, failfast: bool = False) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -91,12 +92,14 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         reach: {"fail_to_pass": [...], "pass_to_pass": [...]}: also map the repository's functions only the
             PASS_TO_PASS tests reach (`sandbox_runner/vgb_reach.py`); the build's gold run for its regression cases,
             never a candidate's.
+        failfast: stop at the first failing test (`reference.hidden_run`); never kept in the run cache, whose runs
+            screening's mutants read in full.
     """
     job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
-           "timeout_s": timeout_s, **({"reach": reach} if reach else {})}
+           "timeout_s": timeout_s, **({"reach": reach} if reach else {}), **({"failfast": True} if failfast else {})}
     if in_sandbox():
         python = SANDBOX_PYTHON if os.path.isfile(SANDBOX_PYTHON) else None
-        return TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python))
+        return replace(TestRun.from_json(_runner_module().run(SANDBOX_REPO, **job, python=python)), failfast=failfast)
     assert checkout is not None, "a checkout is needed outside the sandbox"
     with _lock:
         executor = _executor(environment is not None)
@@ -110,7 +113,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
-    if cache and runcache.enabled():
+    if cache and not failfast and runcache.enabled():
         key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=LOOPBACK)
     if key is not None:
         record = runcache.load(key, timeout_s)
@@ -124,7 +127,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
                                                              "runner": runner, "tests": len(tests), "timeout_s": timeout_s})
-    return raw.parsed()
+    return replace(raw.parsed(), failfast=failfast)
 
 
 @dataclass(frozen=True)

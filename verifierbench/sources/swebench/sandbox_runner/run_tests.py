@@ -53,13 +53,14 @@ def _reset(work: str, repo: str, paths: list[str]) -> None:
             shutil.copyfile(original, target)
 
 
-def _command(runner: str, python: str, tests: list[str]) -> list[str]:
-    """The repository's own test command (SWE-bench's), with our structured report attached."""
+def _command(runner: str, python: str, tests: list[str], failfast: bool = False) -> list[str]:
+    """The repository's own test command (SWE-bench's), with our structured report attached; `failfast`: stop at the
+    first failing or erroring test (django's `--failfast`, pytest's `-x`)."""
     if runner == "django":
         return [python, os.path.join(HERE, "vgb_django_report.py"), "tests/runtests.py", "--verbosity", "2",
-                "--settings=test_sqlite", "--parallel", "1", *tests]
+                "--settings=test_sqlite", "--parallel", "1", *(["--failfast"] if failfast else []), *tests]
     return [python, "-m", "pytest", "-p", "vgb_pytest_report", "-p", "no:cacheprovider", "-rA", "--tb=short",
-            "-o", "addopts=", *tests]
+            "-o", "addopts=", *(["-x"] if failfast else []), *tests]
 
 
 def _environment_record(python: str | None) -> dict:
@@ -76,16 +77,16 @@ def _environment_record(python: str | None) -> dict:
 
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
         scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S,
-        reach: dict | None = None) -> dict:
+        reach: dict | None = None, failfast: bool = False) -> dict:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     try:
-        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s, reach)
+        return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s, reach, failfast)
     finally:
         shutil.rmtree(base, ignore_errors=True)  # every way out, a diff that does not apply too
 
 
 def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
-            runner: str, python: str | None, timeout_s: float, reach: dict | None = None) -> dict:
+            runner: str, python: str | None, timeout_s: float, reach: dict | None = None, failfast: bool = False) -> dict:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -123,7 +124,7 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
         # its conftest.py names. Also most of pytest's start-up time in a large environment. An environment of the
         # repository's own whose configuration names its plugins' options and markers (astropy's setup.cfg) says so.
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    argv = _command(runner, python or sys.executable, tests)
+    argv = _command(runner, python or sys.executable, tests, failfast)
     try:
         done = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=timeout_s)
@@ -178,7 +179,7 @@ def main() -> None:
         job = json.load(handle)
     result = run(job["repo"], job.get("diffs", []), job.get("tests", []), job.get("test_patch", ""), job.get("reset", []),
                  job.get("scratch"), job.get("runner", "pytest"), job.get("python"), float(job.get("timeout_s", TEST_TIMEOUT_S)),
-                 job.get("reach") if isinstance(job.get("reach"), dict) else None)
+                 job.get("reach") if isinstance(job.get("reach"), dict) else None, job.get("failfast") is True)
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump({"decision": "PASS", "result": result}, handle)
 
