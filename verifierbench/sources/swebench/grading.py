@@ -101,8 +101,12 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
         return False, f"the test run failed: {run.problem}"
     if not run.applied:
         return False, f"the diff does not apply: {run.apply_error}"
-    if run.failfast and isinstance(run.exit_code, int) and run.exit_code != 0 and not disabled and gold_exit_code in (0, None):
-        # The tests stopped at their first failure (`reference.failfast_decides`): the full run would exit non-zero too.
+    # The runner's exit status covers the whole test modules: where the gold run itself exits non-zero
+    # (an unnamed test failing in this environment), the candidate must exit exactly as the gold did.
+    allowed = {0} | ({gold_exit_code} if isinstance(gold_exit_code, int) else set())
+    if run.failfast and "exit_code" not in disabled and isinstance(run.exit_code, int) and run.exit_code not in allowed:
+        # The tests stopped at their first failure (asked for only where `reference.failfast_decides`): the exit-status
+        # check below would fail the full run too; say which test it stopped at rather than which ones never ran.
         return False, _first_failure(run, fail_to_pass, pass_to_pass) + " (the run stopped at its first failure)"
     outcomes = run.outcomes
     named = list(fail_to_pass) + list(pass_to_pass)
@@ -126,9 +130,6 @@ def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_o
             if _passes(got, gold_outcomes.get(test), strict="strict_outcomes" not in disabled, missing_ok="complete_report" in disabled):
                 continue
             return False, f"{'FAIL_TO_PASS' if group == 'fail_to_pass' else 'PASS_TO_PASS'} test {test}: {got}"
-    # The runner's exit status covers the whole test modules: where the gold run itself exits non-zero
-    # (an unnamed test failing in this environment), the candidate must exit exactly as the gold did.
-    allowed = {0} | ({gold_exit_code} if isinstance(gold_exit_code, int) else set())
     if "exit_code" not in disabled and run.exit_code not in allowed:
         return False, f"the test runner exited with status {run.exit_code} though every named test passed"
     return True, "every FAIL_TO_PASS and PASS_TO_PASS test passes"
