@@ -190,3 +190,129 @@ def read_named_file(path: str | os.PathLike, limit: int) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(os.fspath(path), limit)
     return data
+
+
+# -- stores: the directories the project keeps between runs (environments, checkouts, run cache, ...) ------------------
+
+MAX_LINKS = 40  # as the kernel's limit on links followed in one lookup
+
+
+class UntrustedStore(UnsafePath):
+    """A store, or a directory on its way, that someone other than this user (or root) could have made or can change."""
+
+
+def _owner_name(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (KeyError, ImportError):
+        return f"uid {uid}"
+
+
+def trusted_store(path: str | os.PathLike, create: bool = True) -> str:
+    """The store directory `path`, made (0755) when missing, once it is safe to trust what it holds; its canonical path.
+
+    Every directory from / down is opened without following links (O_NOFOLLOW, one component at a time from the last
+    one's descriptor). Each on the way must belong to root or to this user and be writable by no one else, except
+    a sticky one (/tmp, /var/tmp), where others cannot rename or delete what is not theirs; the store itself must be
+    this user's and writable by no one else. A link on the way is followed only when it is root's or this user's
+    (its target is then walked the same way). Anything else is refused with UntrustedStore naming the path and its
+    owner: a store another local user made first (in /var/tmp, say) could hold planted entries or links.
+    """
+    me = os.geteuid()
+    pending = [part for part in os.path.abspath(os.fspath(path)).split("/") if part]
+    walked: list[str] = []
+    links = 0
+    fd = os.open("/", DIR_FLAGS)
+    try:
+        _check_store_dir(os.fstat(fd), "/", me, last=not pending)
+        while pending:
+            part = pending.pop(0)
+            here = "/" + "/".join([*walked, part])
+            try:
+                info = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                info = os.stat(part, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                if info.st_uid not in (0, me):
+                    raise UntrustedStore(f"store {os.fspath(path)}: {here} is a link owned by {_owner_name(info.st_uid)}")
+                links += 1
+                if links > MAX_LINKS:
+                    raise UntrustedStore(f"store {os.fspath(path)}: too many links on the way")
+                target = os.readlink(part, dir_fd=fd)
+                if target.startswith("/"):
+                    walked = []
+                    os.close(fd)
+                    fd = os.open("/", DIR_FLAGS)
+                pending = [p for p in target.split("/") if p] + pending
+                continue
+            if part == "..":
+                walked = walked[:-1]
+            elif part != ".":
+                walked.append(part)
+            child = _open_child_dir(fd, part)
+            os.close(fd)
+            fd = child
+            _check_store_dir(os.fstat(fd), here, me, last=not pending)
+        return "/" + "/".join(walked)
+    finally:
+        os.close(fd)
+
+
+def _check_store_dir(info: os.stat_result, where: str, me: int, last: bool) -> None:
+    if not stat.S_ISDIR(info.st_mode):
+        raise UntrustedStore(f"{where} is {kind(info.st_mode)}, not a directory")
+    if last and info.st_uid != me:
+        raise UntrustedStore(f"store {where} is owned by {_owner_name(info.st_uid)}, not by {_owner_name(me)}; "
+                             "remove it or choose another place")
+    if info.st_uid not in (0, me):
+        raise UntrustedStore(f"store path {where} is owned by {_owner_name(info.st_uid)}; choose a place of root's or yours")
+    if info.st_mode & 0o022 and (last or not info.st_mode & stat.S_ISVTX):
+        raise UntrustedStore(f"store path {where} (owned by {_owner_name(info.st_uid)}) is writable by "
+                             f"{'group and others' if info.st_mode & 0o022 == 0o022 else 'group' if info.st_mode & 0o020 else 'others'}"
+                             "; choose another place or `chmod go-w` it")
+
+
+def trusted_entry(store: str | os.PathLike, name: str) -> os.stat_result | None:
+    """lstat of the entry `name` of a trusted store, or None when absent; UntrustedStore when it is a link, or not
+    this user's, or writable by group or others (never made by us: someone else planted it)."""
+    check_name(name)
+    try:
+        info = os.lstat(os.path.join(os.fspath(store), name))
+    except FileNotFoundError:
+        return None
+    where = os.path.join(os.fspath(store), name)
+    if stat.S_ISLNK(info.st_mode) or not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+        raise UntrustedStore(f"store entry {where} is {kind(info.st_mode)}, not a file or directory we made")
+    if info.st_uid != os.geteuid():
+        raise UntrustedStore(f"store entry {where} is owned by {_owner_name(info.st_uid)}, not by {_owner_name(os.geteuid())}")
+    if info.st_mode & 0o022:
+        raise UntrustedStore(f"store entry {where} (owned by {_owner_name(info.st_uid)}) is writable by group or others")
+    return info
+
+
+def open_store_file(store: str | os.PathLike, name: str, flags: int = os.O_RDWR | os.O_CREAT, mode: int = 0o600) -> int:
+    """A descriptor for the regular file `name` directly in a trusted store (a lock, a log): never through a link
+    (a planted `.key.lock -> /etc/shadow` would otherwise be truncated by root), and only when it is this user's."""
+    check_name(name)
+    dir_fd = open_dir(store)
+    try:
+        try:
+            fd = os.open(name, flags | FILE_FLAGS, mode, dir_fd=dir_fd)
+        except OSError as exc:
+            raise _refusal(exc, dir_fd, name) from None
+    finally:
+        os.close(dir_fd)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        os.close(fd)
+        raise UntrustedStore(f"store file {os.path.join(os.fspath(store), name)} is {kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else 'a file'} "
+                             f"owned by {_owner_name(info.st_uid)}, mode {stat.S_IMODE(info.st_mode):o}: not one we made")
+    return fd

@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 
 STORE_ENV = "VERIFIERBENCH_CHECKOUTS"
@@ -49,8 +51,7 @@ def tree_digest(directory: Path) -> str:
 
 def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
     """Exports `commit` of the git repository `repo` into `root` (default: the store); returns its digest."""
-    root = root or store_root()
-    root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    root = _trusted(root or store_root())
     _require_searchable(root)
     add_search_dir(root)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
@@ -68,10 +69,12 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
                     os.chmod(path, 0o755 if os.access(path, os.X_OK) else 0o644)
         digest = tree_digest(staging)
         target = root / digest
-        if target.is_dir():
+        if _entry(root, digest) is not None and tree_digest(target) == digest:
             shutil.rmtree(staging)
-        else:
+        else:  # absent, or not what its name says (a damaged or planted tree): replaced
+            shutil.rmtree(target, ignore_errors=True)
             os.rename(staging, target)
+        _verified.add(target)
         return digest
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -120,11 +123,49 @@ def _errors(stderr: bytes) -> list[str]:
     return [line for line in stderr.decode(errors="replace").splitlines() if line.startswith("error:")]
 
 
+def _trusted(root: Path, create: bool = True) -> Path:
+    """The store at `root` once it is safe to trust (safe_fs.trusted_store), or UserError naming the path and owner."""
+    try:
+        return Path(safe_fs.trusted_store(root, create=create))
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(f"checkouts directory: {exc}; set ${STORE_ENV} to a directory of yours") from None
+
+
+def _entry(root: Path, digest: str) -> os.stat_result | None:
+    """The checkout `digest`'s lstat in `root` when it is a directory we made; UserError for one someone else planted."""
+    try:
+        info = safe_fs.trusted_entry(root, digest)
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(str(exc)) from None
+    return info if info is not None and stat.S_ISDIR(info.st_mode) else None
+
+
+_verified: set[Path] = set()  # checkouts whose tree this process has seen match their digest
+
+
 def checkout_dir(digest: str) -> Path:
-    places = ([Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else []) + _searched + [Path(DEFAULT_STORE)]
+    """The checkout named `digest`: from the store (which must be this user's and writable by no one else) or a loaded
+    suite's directory, once its tree is seen to match its digest (once per process)."""
+    if len(digest) != 32 or any(c not in "0123456789abcdef" for c in digest):
+        raise UserError(f"repository checkout {digest!r} is not a content digest")
+    stores = [Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else [Path(DEFAULT_STORE)]
+    places = stores[:1] + _searched + [Path(DEFAULT_STORE)]
     for place in places:
-        if (place / digest).is_dir():
-            return place / digest
+        if not place.is_dir():
+            continue
+        if place in stores or place == Path(DEFAULT_STORE):
+            place = _trusted(place, create=False)
+            if _entry(place, digest) is None:
+                continue
+        elif not (place / digest).is_dir() or (place / digest).is_symlink():
+            continue
+        target = place / digest
+        if target not in _verified:
+            if tree_digest(target) != digest:
+                raise UserError(f"repository checkout {target} does not match its digest (damaged or altered); "
+                                "remove it and rebuild the code tasks")
+            _verified.add(target)
+        return target
     raise UserError(f"repository checkout {digest} not found (looked in {', '.join(map(str, places))}); load the suite "
                     f"that holds it, set ${STORE_ENV}, or rebuild the code tasks with `verifierbench build --source swebench ...`")
 

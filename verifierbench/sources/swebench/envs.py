@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Callable
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.sources.swebench import bullseye, extensions
 
@@ -194,23 +196,54 @@ def root() -> Path:
     return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
 
 
-def env_dir(key: str) -> Path | None:
-    path = root() / key
-    return path if (path / "verifierbench-env.json").is_file() else None
+RECORD = "verifierbench-env.json"  # written last: the directory holding it is a complete environment
+RECORD_MAX_BYTES = 1 << 20
+
+
+def store() -> Path:
+    """The environments' directory, made if missing, once it is safe to trust (safe_fs.trusted_store): this user's
+    and writable by no one else along its whole path. UserError naming the path and its owner otherwise."""
+    try:
+        return Path(safe_fs.trusted_store(root()))
+    except OSError as exc:
+        raise UserError(f"environments directory: {exc}; set ${ROOT_ENV} to a directory of yours") from None
+
+
+def env_dir(key: str, spec: "EnvSpec | None" = None) -> Path | None:
+    """The environment named `key` when it is complete and is what its name says: its record (read without following
+    links) names `key` and, given `spec`, is `spec`'s. A planted or foreign entry is refused (UserError)."""
+    base = store()
+    try:
+        info = safe_fs.trusted_entry(base, key)
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            return None
+        record = json.loads(safe_fs.read_below(base, [key, RECORD], RECORD_MAX_BYTES))
+    except FileNotFoundError:
+        return None
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(str(exc)) from None
+    except (OSError, ValueError):
+        return None  # a damaged record: not an environment (ensure remakes it)
+    if not isinstance(record, dict) or record.get("key") != key or (spec is not None and record != spec.to_json()):
+        return None
+    return base / key
 
 
 def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Path:
     """The environment's directory, made first if missing (one maker at a time per key, across processes)."""
-    found = env_dir(spec.key)
+    found = env_dir(spec.key, spec)
     if found:
         return found
     venv = ensure(spec.venv, checkout, say) if spec.extensions else None
-    base = root()
-    base.mkdir(parents=True, exist_ok=True)
+    base = store()
     _searchable(base)
-    with open(base / f".{spec.key}.lock", "w") as lock:
+    try:  # never through a link: a planted `.key.lock -> /etc/shadow` would be truncated by root
+        lock_fd = safe_fs.open_store_file(base, f".{spec.key}.lock")
+    except OSError as exc:
+        raise UserError(f"environments directory {base}: {exc}") from None
+    with os.fdopen(lock_fd, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        found = env_dir(spec.key)
+        found = env_dir(spec.key, spec)
         if found:
             return found
         what = "compiled extensions for" if venv else "test environment"
@@ -238,7 +271,8 @@ class _Logged:
 
     def __init__(self, spec: EnvSpec, log_path: Path) -> None:
         self.spec, self.log_path = spec, log_path
-        self.log = open(log_path, "w")
+        # Never through a link (the store is ours, but a link there would make root write where it points).
+        self.log = os.fdopen(safe_fs.open_store_file(log_path.parent, log_path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w")
 
     def __call__(self, argv: list[str], cwd: Path | None = None, env: dict | None = None) -> None:
         self.log.write(f"$ {' '.join(argv)}\n")
@@ -301,7 +335,7 @@ def _publish(spec: EnvSpec, staging: Path) -> None:
             path = os.path.join(dirpath, filename)
             if not os.path.islink(path):
                 os.chmod(path, os.stat(path).st_mode | 0o444)
-    (staging / "verifierbench-env.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n")
+    (staging / RECORD).write_text(json.dumps(spec.to_json(), indent=1) + "\n")
 
 
 def _make(spec: EnvSpec, checkout: Path, staging: Path) -> None:
