@@ -12,6 +12,8 @@ MiB = 1 << 20
 class Limits:
     timeout_s: float = 60.0  # wall clock per case
     memory_bytes: int = 2 * GiB  # address space (RLIMIT_AS)
+    # Everything one sandbox holds, its processes together, kernel and socket memory included (executor.memcg).
+    sandbox_memory_bytes: int = 3 * GiB
     max_processes: int = 64  # per sandbox uid (RLIMIT_NPROC)
     max_file_bytes: int = 64 * MiB  # any one file written, stdout and stderr included (RLIMIT_FSIZE)
     max_open_files: int = 256
@@ -22,7 +24,7 @@ class Limits:
     stderr_tail_bytes: int = 4096  # how much of stderr the diagnostics keep
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "memory_bytes", "max_processes", "max_file_bytes", "max_open_files", "scratch_bytes",
+        for name in ("timeout_s", "memory_bytes", "sandbox_memory_bytes", "max_processes", "max_file_bytes", "max_open_files", "scratch_bytes",
                      "shm_bytes", "output_bytes", "output_files"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"limit {name} must be positive")

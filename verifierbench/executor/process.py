@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from verifierbench.executor import netns, seccomp
+from verifierbench.executor import memcg, netns, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import IsolationLevel, drop_to
+from verifierbench.executor.isolation import IsolationLevel, drop_to, running_as_root
 from verifierbench.executor.limits import Limits
 
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
@@ -91,6 +91,26 @@ def spawn_options(uid: int, pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     return {"close_fds": True, "pass_fds": pass_fds, "process_group": 0, "env": dict(HOST_ENV), **drop_to(uid)}
 
 
+def spawn(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...] = ()) -> tuple[list[str], dict[str, Any]]:
+    """The host command line and Popen keyword arguments of a sandbox: `spawn_options`, and where the machine has
+    memory cgroups (executor.memcg), the sandbox uid's cgroup capped at `limits.sandbox_memory_bytes`, entered
+    before the uid is dropped (the child starts as root only for that, then setpriv drops to `uid`).
+
+    Args:
+        argv: the host command (prlimit around bubblewrap).
+        uid: the sandbox uid.
+        limits: the sandbox's limits.
+        pass_fds: descriptors the child keeps (the seccomp filter).
+    """
+    procs = memcg.cgroup_for(uid, limits.sandbox_memory_bytes) if running_as_root() else None
+    options = spawn_options(uid, pass_fds)
+    if procs is None:
+        return argv, options
+    for key in ("user", "group", "extra_groups"):
+        options.pop(key, None)
+    return memcg.enter_argv(procs, uid, argv), options
+
+
 def run(command: Command, level: IsolationLevel, uid: int, cwd: str, stderr: IO[bytes], timeout_s: float,
         network: int | None = None) -> tuple[int | None, bool]:
     """Runs `command` to its end or its timeout; stdin empty, stdout discarded. Returns (exit status, timed out).
@@ -107,8 +127,8 @@ def run(command: Command, level: IsolationLevel, uid: int, cwd: str, stderr: IO[
     with seccomp_filter(level) as filter_fd:
         # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
         with netns.entered(network):
-            proc = subprocess.Popen(command.host_argv(level, filter_fd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=stderr, cwd=cwd, **spawn_options(uid, _fds(filter_fd)))
+            argv, options = spawn(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd))
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd, **options)
     # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
     pidfd = os.pidfd_open(proc.pid)
     try:
@@ -138,9 +158,10 @@ async def run_async(command: Command, level: IsolationLevel, uid: int, cwd: str,
         output_limit: bytes kept of each stream (the end).
     """
     with seccomp_filter(level) as filter_fd:
+        argv, options = spawn(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd))
         process = await asyncio.create_subprocess_exec(
-            *command.host_argv(level, filter_fd), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, cwd=cwd, **spawn_options(uid, _fds(filter_fd)),
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=cwd,
+            **options,
         )
     try:
         stdout, stderr = await asyncio.wait_for(_communicate(process, input, output_limit), timeout=timeout_s)

@@ -1,0 +1,94 @@
+"""Per-sandbox memory that counts kernel and socket memory (issue 35, defect 2): unix socket buffers are not in
+RLIMIT_AS, so a verifier filling them from many processes held host memory outside every cap. With a memory cgroup
+per sandbox uid (executor.memcg) it is stopped at the sandbox's limit."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from tests.conftest import write_verifier
+from verifierbench.executor import Executor, Job, memcg
+from verifierbench.executor.isolation import slot_uid
+from verifierbench.executor.limits import Limits
+from verifierbench.protocol import Decision
+
+pytestmark = pytest.mark.sandbox
+MiB = 1 << 20
+LIMIT = 256 * MiB
+
+# 12 processes, each filling socket pairs until the kernel refuses, reporting what it queued; together they would
+# queue well over LIMIT (about 60 MiB each here), far less than the machine's memory.
+SOCKET_FILLER = """
+import os, socket, sys, time
+children = []
+for _ in range(12):
+    pid = os.fork()
+    if pid == 0:
+        pairs, total = [], 0
+        try:
+            for _ in range(100):
+                a, b = socket.socketpair()
+                a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20)
+                a.setblocking(False)
+                try:
+                    while total < 160 << 20:
+                        total += a.send(b"x" * 65536)
+                except BlockingIOError:
+                    pass
+                pairs.append((a, b))
+                os.write(2, f"queued {total}\\n".encode())
+        except OSError:
+            pass
+        time.sleep(1)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+import json
+json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+"""
+
+
+def _available() -> int:
+    with open("/proc/meminfo") as meminfo:
+        return next(int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:"))
+
+
+class _LowestAvailable(threading.Thread):
+    """The host's lowest MemAvailable while the case runs (others' work on the machine adds noise: hence a margin)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.before, self.lowest, self.done = _available(), _available(), threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.02):
+            self.lowest = min(self.lowest, _available())
+
+
+def _memcg_or_skip() -> None:
+    if memcg.hierarchy() is None:
+        pytest.skip("memcg-unavailable: no writable memory cgroup (v1 or v2 with a delegated memory controller) "
+                    "or not root; sandboxes run with RLIMIT_AS only (docs/isolation.md)")
+
+
+def test_socket_buffers_from_many_processes_stop_at_the_sandbox_limit(bwrap_available, tmp_path):
+    _memcg_or_skip()
+    verifier = write_verifier(tmp_path / "v", SOCKET_FILLER)
+    limits = Limits(timeout_s=30, memory_bytes=1 << 30, max_processes=32, sandbox_memory_bytes=LIMIT)
+    with Executor(limits, isolation="bwrap", slots=1, warm=False) as executor:
+        watch = _LowestAvailable()
+        watch.start()
+        outcome = executor.run(Job(verifier, {}, key="fill"))
+        watch.done.set()
+        watch.join()
+        peak = memcg.peak_bytes(slot_uid(0))
+    queued = sum(int(n) for n in re.findall(r"queued (\d+)", outcome.stderr_tail)[-12:])
+    drop = watch.before - watch.lowest
+    print(f"queued {queued >> 20} MiB, cgroup peak {(peak or 0) >> 20} MiB, host available dropped {drop >> 20} MiB")
+    assert outcome.decision is Decision.U, (outcome, queued)
+    assert peak is not None and peak <= LIMIT
+    assert drop <= LIMIT + 96 * MiB  # the margin: other processes on a shared machine

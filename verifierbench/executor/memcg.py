@@ -1,0 +1,195 @@
+"""A memory cgroup per sandbox uid: a cap on everything one sandbox holds, kernel and socket memory included.
+
+RLIMIT_AS caps each process's address space, not what the kernel keeps for it: unix socket buffers filled
+from many processes held 1.7 GiB of host memory under a 2 GiB RLIMIT_AS per process (issue 35). A memory
+cgroup charges those pages (slab, socket buffers, tmpfs pages) to the sandbox, and at its limit the kernel's
+OOM killer ends a process of that sandbox only: its case comes back U (killed), the host keeps the rest.
+
+One cgroup per sandbox uid (an executor slot's, a generation sandbox's), made at its first spawn and reused
+for every later one: making and removing one per case would cost the warm path (executor.warm), and the slot's
+cases run one at a time anyway. The sandbox is placed in it before it runs anything: the spawn starts as root
+in a tiny shell that writes its own pid into the cgroup and then execs setpriv, which drops to the sandbox uid
+(the uid cannot write the cgroup's files, so it cannot leave it or raise its limit).
+
+Both hierarchies are handled: cgroup v1 (a `memory` mount; memory.limit_in_bytes, which on current kernels
+counts kernel memory too) and v2 (memory.max, with memory.swap.max 0). The cgroups live below the harness's
+own cgroup, in `verifierbench-<pid>`, removed when the process ends (`release`) and swept by the next harness
+when a killed one left them. Fallback, documented in docs: where neither is available or writable (not root, a
+read-only /sys/fs/cgroup, v2 without a delegated memory controller), sandboxes run with RLIMIT_AS only and the
+executor logs it once; `VERIFIERBENCH_MEMCG=0` asks for that fallback.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+SWITCH = "VERIFIERBENCH_MEMCG"  # "0": no memory cgroups (RLIMIT_AS only)
+PREFIX = "verifierbench-"  # then the harness's pid
+SETPRIV = "/usr/bin/setpriv"
+# The spawned shell's script: $0 is the cgroup's procs file, then setpriv's arguments.
+ENTER = 'echo $$ > "$0" && exec "$@"'
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    version: int  # 1 or 2
+    own: Path  # the harness's own cgroup directory in that hierarchy
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "").strip() != "0"
+
+
+@functools.lru_cache(maxsize=1)
+def hierarchy() -> Hierarchy | None:
+    """Where this process's memory cgroup is, when we can make cgroups below it; None: the fallback."""
+    if os.geteuid() != 0 or not os.path.exists(SETPRIV):
+        return None
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        mounts = [line.split() for line in Path("/proc/self/mounts").read_text().splitlines()]
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            for fields in mounts:
+                if fields[2] == "cgroup" and "memory" in fields[3].split(","):
+                    own = Path(fields[1]) / path.lstrip("/")
+                    if (own / "memory.limit_in_bytes").exists() and os.access(own, os.W_OK):
+                        return Hierarchy(1, own)
+    for line in lines:
+        if line.startswith("0::"):
+            for fields in mounts:
+                if fields[2] == "cgroup2":
+                    own = Path(fields[1]) / line[3:].lstrip("/")
+                    if _v2_ready(own):
+                        return Hierarchy(2, own)
+    return None
+
+
+def _v2_ready(own: Path) -> bool:
+    """Whether cgroups below `own` can get the memory controller (v2 lets a cgroup with processes of its own have no
+    controlled children, so the harness's cgroup must delegate it already, e.g. a systemd unit with Delegate=yes)."""
+    try:
+        if "memory" not in (own / "cgroup.controllers").read_text().split():
+            return False
+        if "memory" not in (own / "cgroup.subtree_control").read_text().split():
+            (own / "cgroup.subtree_control").write_text("+memory")
+        return os.access(own, os.W_OK)
+    except OSError:
+        return False
+
+
+_lock = threading.Lock()
+_made: dict[int, Path] = {}  # sandbox uid -> its cgroup
+_swept = False
+
+
+def _parent(found: Hierarchy) -> Path:
+    global _swept
+    parent = found.own / f"{PREFIX}{os.getpid()}"
+    if not _swept:
+        _swept = True
+        sweep(found.own)
+        atexit.register(release)
+    if not parent.is_dir():
+        parent.mkdir(mode=0o755)
+        if found.version == 2:
+            (parent / "cgroup.subtree_control").write_text("+memory")
+    return parent
+
+
+def cgroup_for(uid: int, limit_bytes: int) -> Path | None:
+    """The procs file of sandbox uid `uid`'s memory cgroup, capped at `limit_bytes` (made at first use, its limit
+    kept up to date); None when memory cgroups are unavailable (RLIMIT_AS only)."""
+    found = hierarchy() if enabled() else None
+    if found is None:
+        return None
+    with _lock:
+        try:
+            group = _made.get(uid)
+            if group is None:
+                group = _parent(found) / f"uid-{uid}"
+                group.mkdir(mode=0o755, exist_ok=True)
+                _made[uid] = group
+            _set_limit(found.version, group, limit_bytes)
+        except OSError as exc:
+            logger.warning("no memory cgroup for sandbox uid %d (%s): RLIMIT_AS only", uid, exc)
+            return None
+    return group / "cgroup.procs"
+
+
+def _set_limit(version: int, group: Path, limit_bytes: int) -> None:
+    if version == 1:
+        current = (group / "memory.limit_in_bytes").read_text().strip()
+        if current != str(limit_bytes):
+            (group / "memory.limit_in_bytes").write_text(str(limit_bytes))
+            if (group / "memory.memsw.limit_in_bytes").exists():  # no escape into swap either
+                (group / "memory.memsw.limit_in_bytes").write_text(str(limit_bytes))
+    else:
+        if (group / "memory.max").read_text().strip() != str(limit_bytes):
+            (group / "memory.max").write_text(str(limit_bytes))
+            if (group / "memory.swap.max").exists():
+                (group / "memory.swap.max").write_text("0")
+
+
+def enter_argv(procs_file: Path, uid: int, argv: list[str]) -> list[str]:
+    """`argv` started as root in the cgroup whose procs file is `procs_file`, then as `uid` (and its group, no others)."""
+    return ["/bin/sh", "-c", ENTER, str(procs_file),
+            SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *argv]
+
+
+def peak_bytes(uid: int) -> int | None:
+    """The most memory sandbox uid `uid`'s cgroup has held (tests and measurements), or None."""
+    group = _made.get(uid)
+    if group is None:
+        return None
+    for name in ("memory.max_usage_in_bytes", "memory.peak"):
+        if (group / name).exists():
+            return int((group / name).read_text())
+    return None
+
+
+def release() -> None:
+    """Removes this process's cgroups (each must be empty: its sandboxes have ended)."""
+    found = hierarchy()
+    if found is None:
+        return
+    with _lock:
+        _remove(found.own / f"{PREFIX}{os.getpid()}")
+        _made.clear()
+
+
+def sweep(own: Path) -> list[str]:
+    """Removes the cgroups of harnesses that no longer run (killed ones leave theirs)."""
+    removed = []
+    for entry in own.glob(f"{PREFIX}*"):
+        pid = entry.name[len(PREFIX):]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            _remove(entry)
+            removed.append(str(entry))
+    return removed
+
+
+def _remove(parent: Path) -> None:
+    if not parent.is_dir():
+        return
+    for child in parent.iterdir():
+        if child.is_dir():
+            try:
+                child.rmdir()  # cgroup directories go with rmdir (their files are not files)
+            except OSError as exc:
+                logger.warning("memory cgroup %s not removed (%s)", child, exc.strerror)
+    try:
+        parent.rmdir()
+    except OSError as exc:
+        logger.warning("memory cgroup %s not removed (%s)", parent, exc.strerror)
