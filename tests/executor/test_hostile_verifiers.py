@@ -23,10 +23,11 @@ HUGE_INT = 'open(sys.argv[2], "w").write(\'{"decision": "PASS", "n": \' + "9" * 
 NOT_UTF8 = 'open(sys.argv[2], "wb").write(b\'{"decision": "PASS", "reason": "\\xff\\xfe"}\')'
 
 
-def leftover_processes(marker: str) -> list[int]:
+def leftover_processes(marker: str, executor=None) -> list[int]:
     """Processes left by a run: as root, any of the sandbox uids (a run's processes never leave them; other
     harnesses' verify.py processes on the machine carry the same marker); otherwise any carrying the marker."""
-    uids = {slot_uid(0), slot_uid(1)} if running_as_root() else set()
+    slot_uids = executor.slot_uid if executor is not None else slot_uid
+    uids = {slot_uids(0), slot_uids(1)} if running_as_root() else set()
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -68,7 +69,7 @@ def test_infinite_loop_is_U_within_the_limit_and_leaves_no_process(sandbox, tmp_
     elapsed = time.monotonic() - started
     assert outcome.decision is Decision.U and outcome.timed_out
     assert elapsed <= sandbox.limits.timeout_s + 2
-    assert leftover_processes("1000.123") == [] and leftover_processes("/verifier/verify.py") == []
+    assert leftover_processes("1000.123", sandbox) == [] and leftover_processes("/verifier/verify.py", sandbox) == []
 
 
 def test_a_jobs_own_timeout_replaces_the_executors_both_ways(sandbox, tmp_path):
@@ -97,7 +98,7 @@ def test_fork_bomb_is_contained(sandbox, tmp_path):
     """)
     assert outcome.decision is Decision.U
     assert outcome.exit_status == 3, outcome  # fork failed at the process limit instead of taking the machine
-    assert leftover_processes("/verifier/verify.py") == []
+    assert leftover_processes("/verifier/verify.py", sandbox) == []
 
 
 def test_allocating_4_gib_gives_U(sandbox, tmp_path):

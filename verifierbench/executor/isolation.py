@@ -43,10 +43,15 @@ def drop_to(uid: int) -> DropPrivileges:
     return {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
 
 
-def slot_uid(slot: int) -> int:
+def slot_uid(slot: int, block: int = 0) -> int:
     """One unprivileged uid per parallel slot (no passwd entry needed), in this harness process's own range
-    (executor.uid_range). Non-root harnesses use their own."""
-    return uid_range.base() + slot if running_as_root() else os.getuid()
+    (executor.uid_range), in the executor's own block of it (`uid_range.take_block`; 0: the probes'). Non-root
+    harnesses use their own."""
+    if not running_as_root():
+        return os.getuid()
+    if not 0 <= slot < uid_range.BLOCK:
+        raise IsolationUnavailable(f"slot {slot}: an executor has at most {uid_range.BLOCK} slots")
+    return uid_range.base() + block * uid_range.BLOCK + slot
 
 
 @functools.lru_cache(maxsize=1)

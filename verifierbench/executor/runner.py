@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import netns, process, tmpfs
+from verifierbench.executor import netns, process, tmpfs, uid_range
 from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
@@ -114,7 +114,7 @@ class Executor:
         """
         self.limits = limits or Limits()
         self.level = resolve_isolation(isolation, allow_unsandboxed)
-        self.slots = max(1, slots or os.cpu_count() or 1)
+        self.slots = min(max(1, slots or os.cpu_count() or 1), uid_range.BLOCK)
         self.interpreter = interpreter
         self.warm = not cold_from_environment() if warm is None else warm
         self.trusted_preload = trusted_preload
@@ -137,7 +137,9 @@ class Executor:
         # Each slot's empty network namespace (executor.netns), made at the slot's first run; root only.
         self._share_network = self.level is IsolationLevel.bwrap and not network_per_run and netns.supported()
         self._networks: dict[int, int] = {}
-        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts, self._networks)
+        # This executor's own slot uids, apart from every other executor's in this process (uid_range.take_block).
+        self._uid_block = uid_range.take_block() if running_as_root() and self.level is IsolationLevel.bwrap else 0
+        self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts, self._networks, self._uid_block)
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._stage_numbers = itertools.count()
@@ -149,6 +151,10 @@ class Executor:
 
     def close(self) -> None:
         self._cleanup()
+
+    def slot_uid(self, slot: int) -> int:
+        """The uid slot `slot` of this executor runs untrusted code as."""
+        return slot_uid(slot, self._uid_block)
 
     def __enter__(self) -> "Executor":
         return self
@@ -316,7 +322,7 @@ class Executor:
         run_dir = self._slot_dir(slot)
         try:
             network = None if job.loopback else self._slot_network(slot)  # None: bwrap makes the run's own
-            return self._execute(job, frozen.directory / ENTRYPOINT, slot_uid(slot), run_dir, network)
+            return self._execute(job, frozen.directory / ENTRYPOINT, self.slot_uid(slot), run_dir, network)
         finally:
             # Each run starts from empty output and scratch directories (bwrap's /tmp is a fresh tmpfs).
             _clear(run_dir / "out")
@@ -329,7 +335,7 @@ class Executor:
         cannot fill the host's disk through it; otherwise only each file is capped (RLIMIT_FSIZE)."""
         run_dir = self.root / "slots" / str(slot)
         if not run_dir.exists():
-            uid = slot_uid(slot)
+            uid = self.slot_uid(slot)
             for name, mode in (("in", 0o755), ("out", 0o700), ("scratch", 0o700)):
                 (run_dir / name).mkdir(parents=True)
                 if name != "in" and running_as_root():
@@ -601,13 +607,15 @@ def _tree_signature(path: Path) -> tuple:
         return ()
 
 
-def _remove_root(root: str, mounts: list[str], networks: dict[int, int]) -> None:
+def _remove_root(root: str, mounts: list[str], networks: dict[int, int], uid_block: int = 0) -> None:
     for fd in networks.values():
         os.close(fd)
     networks.clear()
     for mount_point in mounts:
         tmpfs.unmount(mount_point)
     shutil.rmtree(root, ignore_errors=True)
+    if uid_block:
+        uid_range.give_back(uid_block)
 
 
 def sweep_stale_outputs() -> list[str]:

@@ -6,7 +6,8 @@ namespaces (/proc, signals, files both can reach). A range is RANGE_SIZE uids: t
 its start, the vgb sandbox's generation uids at GENERATION_OFFSET. The process claims the first free range
 of RANGES, starting at POOL_BASE, with an exclusive flock on the range's claim file in a root-only
 directory; the kernel drops the lock when the process dies, however it dies, so a crashed holder's range is
-free again. A range whose uids still own a process (a sandbox a dead holder left behind) is skipped.
+free again. Within a range each executor takes a BLOCK of its own (`take_block`), so two executors of one process (the
+judge's and the test runs') never share a uid either. A range whose uids still own a process (a sandbox a dead holder left behind) is skipped.
 
 `VERIFIERBENCH_SANDBOX_UID_BASE` pins the base instead: the operator then promises that no other pinned harness
 uses those uids. A pinned base inside the pool holds a shared lock on the claim files of the ranges it overlaps, so
@@ -33,7 +34,11 @@ RANGE_SIZE = 20_000
 GENERATION_OFFSET = 10_000  # the vgb sandbox's uids within a range, apart from the executor's slot uids
 RANGES = 100  # uids 200000 to 2199999
 
+BLOCK = 256  # each executor's slot uids: a block of its own within the range's first GENERATION_OFFSET uids
+BLOCKS = GENERATION_OFFSET // BLOCK  # block 0 is the process's own probes' (isolation.probe_bwrap, doctor)
+
 _lock = threading.Lock()
+_blocks_taken: set[int] = set()
 _claimed: tuple[int, int] | None = None  # (base, the claim file's descriptor, kept open for the process's life)
 _reserved: int | None = None  # the pinned base whose overlapped ranges this process holds shared locks on
 
@@ -155,3 +160,19 @@ def _claim_directory(directory: Path) -> None:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise IsolationUnavailable(f"the uid claim directory {directory} must be a directory of uid {os.geteuid()} "
                                    f"that group and others cannot write")
+
+
+def take_block() -> int:
+    """A block of slot uids for one executor, apart from every other executor's in this process (issue 35: two
+    executors sharing slot uids let one's verifier take the other's process limit). Give it back with `give_back`."""
+    with _lock:
+        for block in range(1, BLOCKS):
+            if block not in _blocks_taken:
+                _blocks_taken.add(block)
+                return block
+    raise IsolationUnavailable(f"more than {BLOCKS - 1} executors at once in one harness process; close some first")
+
+
+def give_back(block: int) -> None:
+    with _lock:
+        _blocks_taken.discard(block)

@@ -32,7 +32,6 @@ from pathlib import Path
 
 from verifierbench.executor import netns, process, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import slot_uid
 from verifierbench.executor.runner import (LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome,
                                            _clear, _tail)
 from verifierbench.protocol import ENTRYPOINT
@@ -130,7 +129,7 @@ class WarmSandbox:
             raise ValueError("only trusted verifiers share a warm sandbox")
         self.executor, self.slot, self.shared = executor, slot, shared
         self.frozen: FrozenVerifier | None = None if shared else frozen  # the verifier /verifier holds now
-        self.uid = slot_uid(slot)
+        self.uid = executor.slot_uid(slot)
         self.run_dir = executor._slot_dir(slot)
         self.stderr_path = self.run_dir / "stderr"
         self.extra_ro = template.extra_ro
