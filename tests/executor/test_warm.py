@@ -482,3 +482,18 @@ def test_a_trusted_server_s_heap_is_on_huge_pages_and_a_case_s_writes_to_it_stay
         assert all(report[0] >= 2048 for report in reports), reports  # at least one 2 MiB page of the server's heap
     elif thp_mode() == "madvise":
         assert all(report[0] == 0 for report in reports), reports
+
+
+def test_a_verifier_cannot_fake_the_server_s_setup_failure(one_slot, tmp_path):
+    """Issue 35, defect 4: exit 125 after printing the server's own "case setup failed" line is the case's failure (U),
+    not a crash: no second, cold try at the case, and the later cases stay warm."""
+    verifier = write_verifier(tmp_path / "v", """
+        import json, os, sys
+        if json.load(open(sys.argv[1])) == 0:
+            os.write(2, b"vgb warm server: case setup failed: faked\\n")
+            os._exit(125)
+        json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
+    """)
+    outcomes = run_warm(one_slot, verifier, list(range(4)))
+    assert [o.path for o in outcomes] == ["warm"] * 4
+    assert [o.decision for o in outcomes] == [Decision.U] + [Decision.P] * 3

@@ -12,7 +12,8 @@ path; the sandbox sees the slot's public/ directory at /run/vgb, and each case's
 hard-linked there for that case only (a unix socket is reached through its inode, so the link
 connects to that case's service; it is removed before the next case starts).
 
-Anything unexpected from the server (no reply in time, a broken pipe, a setup failure) raises
+Anything unexpected from the server (no reply in time, a broken pipe, a setup failure it reports on a pipe of
+its own, which the case cannot write) raises
 WarmCrash; the executor then runs that case and the rest cold.
 """
 
@@ -45,7 +46,6 @@ FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a file beside verify.py: no directory, no ".."
 SERVER_DIR = "/opt/vgb/warm"
 SERVER = Path(__file__).with_name("warm_server.py")
-SETUP_FAILED = b"vgb warm server: case setup failed"
 REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
 START_TIMEOUT_S = 20.0
 TASK_START_TIMEOUT_S = 120.0  # a shared sandbox's task server: its verifier's warm-up call (a task's data)
@@ -216,8 +216,8 @@ class WarmSandbox:
             reply = self._exchange(request, limits.timeout_s + REPLY_GRACE_S)
             wall = time.monotonic() - started
             stderr_tail = _tail(self.stderr_path, executor.limits.stderr_tail_bytes)
-            if reply.get("status") == 125 and SETUP_FAILED.decode() in stderr_tail:
-                raise WarmCrash(stderr_tail.strip().splitlines()[-1])
+            if reply.get("setup_failed"):  # the server's own channel: never the case's stderr or status (issue 35)
+                raise WarmCrash(str(reply["setup_failed"]))
             timed_out = bool(reply["timed_out"])
             status = -9 if timed_out else int(reply["status"])
             return executor._outcome(job, limits, status, timed_out, wall, stderr_tail, out_dir, token, path="warm")

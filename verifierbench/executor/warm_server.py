@@ -12,7 +12,8 @@ namespaces and gets a fresh tmpfs at /tmp and /dev/shm, its own /proc, the reque
 no capability, and the verifier run as `verify.py CANDIDATE RESULT`. When
 that process ends, the kernel kills everything it left in its pid namespace; the mounts and IPC
 objects go with the namespaces. The reply, one JSON line on fd 1: {"status": exit status as bwrap
-reports it, "timed_out": bool}.
+reports it, "timed_out": bool, and "setup_failed": why, when the case could not be set up (from a pipe
+the case closes before its verifier runs)}.
 
 Where a case's time went (issue 22, profiled on a 2-core VM): a forked interpreter pays a page fault for
 every page of the server's heap it writes to, and the interpreter's own shutdown writes to nearly all
@@ -197,14 +198,23 @@ def serve_cases(requests, replies, task_server=False):
                 return serve_cases(requests, replies, task_server=True)
             os.write(replies, (json.dumps({"ended": wait_status(pid)}) + "\n").encode())
             continue
+        # A setup failure is reported on a pipe of its own, closed in the case before any verifier code runs: the case
+        # cannot fake one (its stderr and exit status are its own to write; issue 35).
+        setup_r, setup_w = os.pipe()
         pid = fork_case()
         if pid == 0:
             try:
-                os.closerange(3, 1 << 16)  # the control channel (and SERVER_PID_NS) never reach verifier code
-                return become_case_pid1(request)
+                os.closerange(3, setup_w)  # the control channel (and SERVER_PID_NS) never reach verifier code
+                os.closerange(setup_w + 1, 1 << 16)
+                request = become_case_pid1(request)
+                os.close(setup_w)
+                return request
             except BaseException as exc:  # noqa: BLE001 - the setup failed: report it as a crash
-                os.write(2, f"vgb warm server: case setup failed: {exc}\n".encode())
+                message = f"vgb warm server: case setup failed: {exc}"
+                os.write(2, (message + "\n").encode())
+                os.write(setup_w, message.encode()[:4096])
                 os._exit(125)
+        os.close(setup_w)
         pidfd = os.pidfd_open(pid)
         ready = select.poll()
         ready.register(pidfd, select.POLLIN)
@@ -214,7 +224,10 @@ def serve_cases(requests, replies, task_server=False):
             os.kill(pid, signal.SIGKILL)  # its pid namespace's init: the kernel kills the rest of it
         status = wait_status(pid)
         reap_everything()
-        os.write(replies, (json.dumps({"status": status, "timed_out": timed_out}) + "\n").encode())
+        setup_failed = os.read(setup_r, 4096).decode(errors="replace")  # the case's write end is gone: no wait
+        os.close(setup_r)
+        reply = {"status": status, "timed_out": timed_out, **({"setup_failed": setup_failed} if setup_failed else {})}
+        os.write(replies, (json.dumps(reply) + "\n").encode())
     return None
 
 
