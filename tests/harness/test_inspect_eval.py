@@ -58,7 +58,7 @@ def test_score_metadata_holds_the_frozen_verifier_and_every_case(tmp_path, bfcl_
         assert record["case_hash"] == cases[record["case_id"]].content_hash
         assert record["verifier_hash"] == meta["verifier_hash"]
         assert record["decisions"][0] in ("P", "F")
-    assert meta["run_public"] == {"cap_run_public": 0, "cap_budget_blocks": 0}
+    assert meta["run_public"] == {"cap_run_public": 0, "cap_budget_blocks": 0, "cap_resets": 0}
     # The agent loop ran for real: the policy's tool calls and their results are in the transcript.
     calls = [e.function for e in sample.events if e.event == "tool"]
     assert calls == ["bash", "write_file", "bash", "submit"]

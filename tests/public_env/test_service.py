@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
@@ -15,6 +16,7 @@ from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.scorers.hidden_cases import shared_executor  # generated verifiers' executor: vgb_env mounted
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
+from verifierbench.sources.interaction.environment import ServedEnvironment
 
 REF = data.TaskRef("banking", "user_task_0")
 
@@ -171,3 +173,37 @@ def test_no_replay_runs_after_the_service_stops():
     assert len(environment.started) == 1
     for client in clients:
         client.join(5)
+
+
+class _CostlyReset(ServedEnvironment):
+    """A reset that costs the harness 10 ms of CPU, like a replay of the initial state."""
+
+    def __init__(self) -> None:
+        self.computed = 0
+
+    def run_request(self, request):
+        return {"state_hash": "x"}
+
+    def reset_reply(self):
+        self.computed += 1
+        end = time.process_time() + 0.01
+        while time.process_time() < end:
+            pass
+        return {"state": {}, "state_hash": "initial"}
+
+
+def test_resets_are_budgeted_and_counted(tmp_path):
+    """Issue 35, defect 5: 306 resets cost the harness 3 s of CPU, uncounted. Now the initial state is computed once,
+    resets past the allowance are refused, and every one is counted (the log's run_public counters)."""
+    from verifierbench.public_env.service import RESET_ALLOWANCE, RESETS_EXCEEDED
+
+    environment = _CostlyReset()
+    service = PublicService(environment, 5)
+    started = time.process_time()
+    replies = [service.handle({"op": "reset"}) for _ in range(306)]
+    spent = time.process_time() - started
+    assert environment.computed == 1 and spent < 0.5
+    allowed = 5 + RESET_ALLOWANCE
+    assert [r.get("state_hash") for r in replies[:allowed]] == ["initial"] * allowed
+    assert all(r == {"error": RESETS_EXCEEDED} for r in replies[allowed:])
+    assert (service.resets, service.reset_blocks, service.uses) == (306, 306 - allowed, 0)

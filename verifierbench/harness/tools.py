@@ -17,6 +17,7 @@ from inspect_ai.util import sandbox, store
 
 RUN_PUBLIC_USES = "cap_run_public"
 BUDGET_BLOCKS = "cap_budget_blocks"
+RESETS = "cap_resets"  # reset requests to run_public (budgeted too: public_env.service)
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 STATE_FILE = "/workspace/public/last_state.json"
 SUBMITTED = "verifierbench:submitted"  # store flag: the agent called submit (the scorer explains a missing verifier with it)
@@ -148,6 +149,7 @@ def sync_counters(service=None) -> None:
     if service is not None:
         store().set(RUN_PUBLIC_USES, service.uses)
         store().set(BUDGET_BLOCKS, service.blocks)
+        store().set(RESETS, service.resets)
 
 
 def _sample_service():

@@ -5,6 +5,8 @@ replays the calls on a fresh copy of the initial environment and answers `{"obse
 "state_hash"}`; for code tasks `{"op": "run_public", "diff": str, "tests": [...]}` applies the diff to a
 scratch copy of the checkout and runs the tests. `{"op": "reset"}` answers the initial state. Each `run_public`
 counts against the budget, blocked ones included; past it the answer is `{"error": "BudgetExceeded: run_public"}`.
+Resets are counted too (`resets`, in the log beside the run_public count): the initial state is computed once per
+service, and past the budget plus RESET_ALLOWANCE the answer is `{"error": "BudgetExceeded: reset"}`.
 The socket's directory is bind-mounted read-only into sandboxes; the counters live only here.
 A malformed request gets an error reply; once the service is stopped (its run has ended), nothing more is replayed.
 """
@@ -29,6 +31,8 @@ POLL_S = 0.02
 READ_TIMEOUT_S = 30.0  # a client that connects and never finishes its line does not hold a thread forever
 SERVICE_ENDED = "run_public: the run has ended"
 STOP_WAIT_S = 120.0  # longest stop() waits for a replay in progress
+RESET_ALLOWANCE = 20  # resets a run may ask for beyond its run_public budget (issue 35: 306 in 8 s cost 3 s of CPU)
+RESETS_EXCEEDED = "BudgetExceeded: reset"
 
 
 class PublicService:
@@ -37,6 +41,9 @@ class PublicService:
         self.budget = budget
         self.uses = 0
         self.blocks = 0
+        self.resets = 0  # reset requests, refused ones included
+        self.reset_blocks = 0
+        self._initial: dict[str, Any] | None = None  # the reset reply, computed at the first reset
         self._lock = threading.Lock()
         self._ended = threading.Event()  # set by stop(): no replay starts after the run is over
         self._server: socketserver.UnixStreamServer | None = None
@@ -56,8 +63,17 @@ class PublicService:
                 if self.uses > self.budget:
                     self.blocks += 1
                     return {"error": BUDGET_EXCEEDED}
+            if request["op"] == "reset":
+                self.resets += 1
+                if self.resets > self.budget + RESET_ALLOWANCE:
+                    self.reset_blocks += 1
+                    return {"error": RESETS_EXCEEDED}
             try:
-                return self.environment.reset_reply() if request["op"] == "reset" else self.environment.run_request(request)
+                if request["op"] == "reset":
+                    if self._initial is None:
+                        self._initial = self.environment.reset_reply()
+                    return json.loads(json.dumps(self._initial))  # a copy: no caller can change the next reply
+                return self.environment.run_request(request)
             except ValueError as e:
                 return {"error": f"bad request: {e}"}
             except Exception as e:  # noqa: BLE001 - an environment failure is an answer, not a crash of the service

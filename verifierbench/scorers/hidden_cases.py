@@ -28,7 +28,7 @@ from verifierbench.executor import Executor, Limits
 from verifierbench.metrics import CaseCounts
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
-from verifierbench.harness.tools import BUDGET_BLOCKS, RUN_PUBLIC_USES, sync_counters
+from verifierbench.harness.tools import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Task, TaskType, TestCase
@@ -137,7 +137,7 @@ def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[Jud
             "rounds_judged": judged,
             **({"undelivered": undelivered or "no verifier delivered"} if not submitted else {"failures": explained}),
             "cases": [_case_record(case, decisions[case.id], verifier_hash) for case in cases],
-            "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks},
+            "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks, RESETS: store().get(RESETS, 0)},
         },
     )
 
