@@ -216,7 +216,7 @@ def trusted_store(path: str | os.PathLike, create: bool = True) -> str:
     Every directory from / down is opened without following links (O_NOFOLLOW, one component at a time from the last
     one's descriptor). Each on the way must belong to root or to this user and be writable by no one else, except
     a sticky one (/tmp, /var/tmp), where others cannot rename or delete what is not theirs; the store itself must be
-    this user's and writable by no one else. A link on the way is followed only when it is root's or this user's
+    this user's (or root's: a non-root harness may use what root made) and writable by no one else. A link on the way is followed only when it is root's or this user's
     (its target is then walked the same way). Anything else is refused with UntrustedStore naming the path and its
     owner: a store another local user made first (in /var/tmp, say) could hold planted entries or links.
     """
@@ -269,7 +269,7 @@ def trusted_store(path: str | os.PathLike, create: bool = True) -> str:
 def _check_store_dir(info: os.stat_result, where: str, me: int, last: bool) -> None:
     if not stat.S_ISDIR(info.st_mode):
         raise UntrustedStore(f"{where} is {kind(info.st_mode)}, not a directory")
-    if last and info.st_uid != me:
+    if last and info.st_uid not in (me, 0):
         raise UntrustedStore(f"store {where} is owned by {_owner_name(info.st_uid)}, not by {_owner_name(me)}; "
                              "remove it or choose another place")
     if info.st_uid not in (0, me):

@@ -11,7 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from verifierbench import safe_fs
 from verifierbench.audit.witness import Witness
+from verifierbench.errors import UserError
 
 ENV = "VERIFIERBENCH_WITNESS_POOL"
 
@@ -27,9 +29,27 @@ class WitnessPool:
     def path(self, task_id: str) -> Path:
         return self.directory / f"{task_id}.jsonl"
 
+    def _trusted(self, create: bool) -> None:
+        """The pool must be ours (or root's) and writable by no one else along its whole path, and each file ours
+        (safe_fs.trusted_store): witnesses planted by another user would steer every audit that reads them."""
+        try:
+            safe_fs.trusted_store(self.directory, create=create)
+        except safe_fs.UntrustedStore as exc:
+            raise UserError(f"witness pool: {exc}; set ${ENV} or --pool to a directory of yours") from None
+
+    def _entry(self, name: str) -> bool:
+        try:
+            return safe_fs.trusted_entry(self.directory, name) is not None
+        except safe_fs.UntrustedStore as exc:
+            raise UserError(f"witness pool: {exc}") from None
+
     def load(self, task_id: str, task_hash: str) -> list[Witness]:
         path = self.path(task_id)
-        if not path.exists():
+        try:
+            self._trusted(create=False)
+        except FileNotFoundError:
+            return []
+        if not self._entry(path.name):
             return []
         with _locked(path, fcntl.LOCK_SH):
             return _read(path, task_hash)
@@ -42,8 +62,9 @@ class WitnessPool:
             by_task.setdefault(w.task_id, []).append(w)
         for task_id, items in by_task.items():
             path = self.path(task_id)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self._trusted(create=True)
             with _locked(path, fcntl.LOCK_EX):
+                self._entry(path.name)
                 known = {w.key for w in _read(path, items[0].task_hash)}
                 fresh = []
                 for w in items:
@@ -78,8 +99,7 @@ def _read(path: Path, task_hash: str) -> list[Witness]:
 @contextmanager
 def _locked(path: Path, mode: int) -> Iterator[None]:
     lock = path.with_suffix(".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as handle:
+    with os.fdopen(safe_fs.open_store_file(lock.parent, lock.name), "a") as handle:  # never through a link
         fcntl.flock(handle, mode)
         try:
             yield

@@ -10,8 +10,9 @@ import logging
 import os
 from pathlib import Path
 
-from verifierbench import __version__
+from verifierbench import __version__, safe_fs
 from verifierbench.build import build_suite
+from verifierbench.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.suite import MANIFEST, Suite, load_suite
 
@@ -42,15 +43,29 @@ def _load(directory: str, mtime_ns: int) -> Suite:
 def open_suite(suite: str | None = None) -> tuple[Path, Suite]:
     """Loads the suite (cached per process); builds the default one first when none exists yet."""
     directory = resolve_suite_dir(suite)
-    if not (directory / MANIFEST).exists() and directory == cache_dir():
-        _build_default(directory)
+    if directory == cache_dir():
+        _trusted_cache(directory, create=False)
+        if not (directory / MANIFEST).exists():
+            _build_default(directory)
     manifest = directory / MANIFEST
     return directory, _load(str(directory.resolve()), manifest.stat().st_mtime_ns if manifest.exists() else 0)
 
 
+def _trusted_cache(directory: Path, create: bool) -> None:
+    """The default suite's cache must be ours (or root's) and writable by no one else along its whole path
+    (safe_fs.trusted_store): a suite planted there would be judged as ours."""
+    try:
+        safe_fs.trusted_store(directory.parent, create=create)
+    except FileNotFoundError:
+        pass
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(f"suite cache: {exc}; set VERIFIERBENCH_SUITE or XDG_CACHE_HOME to a directory of yours") from None
+
+
 def _build_default(directory: Path) -> None:
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    with open(directory.parent / ".build.lock", "w") as lock:  # concurrent evals build it once
+    _trusted_cache(directory, create=True)
+    # concurrent evals build it once; the lock is never opened through a link
+    with os.fdopen(safe_fs.open_store_file(directory.parent, ".build.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (directory / MANIFEST).exists():
             logger.warning("no suite found: building the default suite from the installed packages into %s", directory)

@@ -154,3 +154,91 @@ def test_trusted_store_refuses_another_user_s_link_and_directory(tmp_path):
     os.symlink("/etc/passwd", tmp_path / "mine" / ".y.lock")
     with pytest.raises(safe_fs.UnsafePath):
         safe_fs.open_store_file(tmp_path / "mine", ".y.lock")
+
+
+def _theirs(tmp_path):
+    """A directory another local user made first in a sticky, world-writable place (as in /var/tmp)."""
+    os.chmod(tmp_path, 0o1777)
+    theirs = tmp_path / "verifierbench"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, OTHER, OTHER)
+    return theirs
+
+
+@needs_root
+def test_the_run_cache_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
+    from verifierbench.sources.swebench import runcache
+
+    theirs = _theirs(tmp_path)
+    (theirs / "runs").mkdir(mode=0o700)  # ours, but they can rename it away and put their own in its place
+    monkeypatch.setenv(envs.ROOT_ENV, str(theirs / "envs"))
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        runcache._open_directory(create=False)
+
+
+@needs_root
+def test_build_memos_below_another_user_s_directory_are_refused(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from verifierbench.sources.swebench import build
+
+    theirs = _theirs(tmp_path)
+    memo = theirs / "builds" / "inst-0123456789abcdef.json"
+    replayed = SimpleNamespace(task=SimpleNamespace(model_dump=lambda mode: {}), cases=[], dropped=[], exclusion=None)
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        build._remember(memo, replayed)
+    assert not memo.exists()
+
+
+@needs_root
+def test_the_python39_root_file_system_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
+    from verifierbench.sources.swebench import bullseye
+
+    theirs = _theirs(tmp_path)
+    python = theirs / "rootfs" / bullseye.PYTHON_IN_ROOTFS
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n")
+    os.chmod(python, 0o755)
+    monkeypatch.setenv(bullseye.ROOTFS_ENV, str(theirs / "rootfs"))
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        bullseye.ensure_rootfs(lambda line: None)
+
+
+@needs_root
+def test_the_default_suite_cache_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
+    from verifierbench.harness import suite_source
+    from verifierbench.suite import MANIFEST
+
+    theirs = _theirs(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(theirs))
+    monkeypatch.delenv("VERIFIERBENCH_SUITE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    planted = suite_source.cache_dir()
+    planted.mkdir(parents=True)
+    (planted / MANIFEST).write_text("{}")
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        suite_source.open_suite()
+
+
+@needs_root
+def test_compose_files_below_another_user_s_directory_are_refused(tmp_path, monkeypatch):
+    import tempfile
+
+    from verifierbench.sources.swebench import sandbox
+
+    theirs = _theirs(tmp_path)
+    (theirs / f"verifierbench-compose-{os.getuid()}").mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(theirs))
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        sandbox.private_directory()
+
+
+@needs_root
+def test_a_witness_pool_below_another_user_s_directory_is_refused(tmp_path):
+    from verifierbench.audit.pool import WitnessPool
+
+    theirs = _theirs(tmp_path)
+    (theirs / "v1").mkdir()
+    (theirs / "v1" / "t.jsonl").write_text("")
+    with pytest.raises(UserError, match=f"uid {OTHER}"):
+        WitnessPool(theirs, "v1").load("t", "hash")

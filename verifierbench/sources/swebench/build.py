@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from typing import Any, Callable, Iterator
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.references import each
 from verifierbench.schema import CandidateFormat, Task, TaskType, TestCase
@@ -517,24 +518,44 @@ def _memo_path(inst: instances.Instance, seed: int, with_environment: bool):
     return envs.root().parent / "builds" / f"{inst.instance_id}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
 
+MEMO_MAX_BYTES = 256 << 20
+
+
+def _memo_store(memo, create: bool):
+    """The memos' directory once it is safe to trust (safe_fs.trusted_store), or UserError naming the path and owner: a
+    memo holds an instance's hidden cases, so one planted by another user would decide labels."""
+    try:
+        return safe_fs.trusted_store(memo.parent, create=create)
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(f"build memos: {exc}; set ${envs.ROOT_ENV} to a directory of yours") from None
+
+
 def _remember(memo, replayed: Replayed) -> None:
     record = {"task": replayed.task.model_dump(mode="json"), "cases": [c.model_dump(mode="json") for c in replayed.cases],
-              "dropped": replayed.dropped, "exclusion": replayed.exclusion}
+              "dropped": replayed.dropped, "exclusion": replayed.exclusion, "memo": memo.name}
+    store = _memo_store(memo, create=True)
     try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        staging = memo.with_suffix(".partial")
-        staging.write_text(json.dumps(record))
-        os.replace(staging, memo)
+        staging = f".{memo.stem}.{os.getpid()}.partial"
+        safe_fs.write_below(store, [staging], json.dumps(record).encode())
+        os.replace(os.path.join(store, staging), memo)
     except OSError:
         pass  # a cache only
 
 
 def _recall(memo, inst: instances.Instance, clone, store) -> Replayed | None:
     try:
-        record = json.loads(memo.read_text())
+        store = _memo_store(memo, create=False)
+        info = safe_fs.trusted_entry(store, memo.name)
+        if info is None:
+            return None
+        record = json.loads(safe_fs.read_below(store, [memo.name], MEMO_MAX_BYTES))  # never through a link
+        if record.get("memo") != memo.name:  # not the memo its name (the key's digest) says
+            return None
         task = Task.model_validate(record["task"])
         replayed = Replayed(task, [TestCase.model_validate(c) for c in record["cases"]], record["dropped"], record["exclusion"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except safe_fs.UntrustedStore as exc:  # planted by another user: refused, not read
+        raise UserError(f"build memos: {exc}") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     # The checkout must be in this build's store too (it travels with the suite).
     if checkout.materialize(clone, inst.base_commit, store) != task.reference["checkout"]:

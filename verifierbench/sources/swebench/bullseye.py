@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 
 SWITCH_ENV = "VERIFIERBENCH_PY39_FALLBACK"  # "0": never try Python 3.9 (the build excludes with code S as before)
@@ -55,14 +56,17 @@ def python() -> Path:
 def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
     """The root file system, made first if missing (one maker at a time, across processes)."""
     target = rootfs()
+    try:  # the way to it: ours or root's and writable by no one else (its interpreter runs every 3.9 test)
+        safe_fs.trusted_store(target.parent)
+    except safe_fs.UntrustedStore as exc:
+        raise RootfsError(f"Python 3.9 root file system {target}: {exc}; set ${ROOTFS_ENV} to a directory of yours") from None
     if (target / PYTHON_IN_ROOTFS).is_file():
         return _trusted(target)
     if os.geteuid() != 0:
         raise RootfsError(f"Python 3.9 root file system {target} is missing and only root can make it (debootstrap)")
     if not shutil.which("debootstrap"):
         raise RootfsError("Python 3.9 root file system: debootstrap is not installed (as root: apt-get install debootstrap)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
+    with os.fdopen(safe_fs.open_store_file(target.parent, f".{target.name}.lock"), "w") as lock:  # never through a link
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (target / PYTHON_IN_ROOTFS).is_file():
             return target

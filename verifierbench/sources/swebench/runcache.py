@@ -60,6 +60,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.sources.swebench import envs
 
@@ -139,8 +140,13 @@ def run_key(job: dict, checkout: Path, environment: Path | None, level: str, lim
 def _open_directory(create: bool) -> int | None:
     """A descriptor of the cache directory (None: it does not exist and `create` is False); UserError when unsafe."""
     path = directory()
+    try:  # the whole way to it: ours or root's, writable by no one else (safe_fs.trusted_store)
+        safe_fs.trusted_store(path.parent, create=create)
+    except FileNotFoundError:
+        return None
+    except safe_fs.UntrustedStore as exc:
+        raise _unsafe(path, str(exc)) from None
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             path.mkdir(mode=0o700)
         except FileExistsError:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jinja2 import Template
 
+from verifierbench import safe_fs
 from verifierbench.errors import UserError
 from verifierbench.schema import Task
 
@@ -60,6 +61,10 @@ def private_directory() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         raise UserError(f"{directory} is not a directory of this user's that only it can write to: remove it "
                         "(docker compose files of code tasks are rendered there)")
+    try:  # and the whole way to it (safe_fs.trusted_store)
+        safe_fs.trusted_store(directory, create=False)
+    except safe_fs.UntrustedStore as exc:
+        raise UserError(f"docker compose files of code tasks: {exc}") from None
     return directory
 
 
