@@ -10,6 +10,7 @@ import os
 import queue
 import secrets
 import shutil
+import signal
 import stat
 import tempfile
 import threading
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.executor import netns, process, tmpfs, uid_range
+from verifierbench.executor import memcg, netns, process, tmpfs, uid_range
 from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.limits import Limits
@@ -140,6 +141,8 @@ class Executor:
         # This executor's own slot uids, apart from every other executor's in this process (uid_range.take_block).
         self._uid_block = uid_range.take_block() if running_as_root() and self.level is IsolationLevel.bwrap else 0
         self._cleanup = weakref.finalize(self, _remove_root, str(self.root), self._mounts, self._networks, self._uid_block)
+        _live.add(self)
+        _clean_up_on_signals()
         self._staged: dict[tuple[Path, tuple], FrozenVerifier] = {}
         self._stage_lock = threading.Lock()
         self._stage_numbers = itertools.count()
@@ -605,6 +608,28 @@ def _tree_signature(path: Path) -> tuple:
         return tuple(entries)
     except OSError:
         return ()
+
+
+_live: "weakref.WeakSet[Executor]" = weakref.WeakSet()  # this process's open executors, closed on SIGTERM and SIGHUP
+
+
+def _clean_up_on_signals() -> None:
+    """SIGTERM and SIGHUP end a Python process without its finalizers, leaving the slots' /output tmpfs mounted
+    (issue 35). Where they still have the default action, they now close every executor first, then end the
+    process by the same signal (so its parent sees what it always saw). Only the main thread can set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _close_and_end)
+
+
+def _close_and_end(signum: int, frame: object) -> None:
+    for executor in list(_live):
+        executor.close()
+    memcg.release()  # the sandboxes' memory cgroups (the next harness sweeps any still busy)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _remove_root(root: str, mounts: list[str], networks: dict[int, int], uid_block: int = 0) -> None:
