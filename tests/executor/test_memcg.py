@@ -11,7 +11,6 @@ import pytest
 
 from tests.conftest import write_verifier
 from verifierbench.executor import Executor, Job, memcg
-from verifierbench.executor.isolation import slot_uid
 from verifierbench.executor.limits import Limits
 from verifierbench.protocol import Decision
 
@@ -85,7 +84,7 @@ def test_socket_buffers_from_many_processes_stop_at_the_sandbox_limit(bwrap_avai
         outcome = executor.run(Job(verifier, {}, key="fill"))
         watch.done.set()
         watch.join()
-        peak = memcg.peak_bytes(slot_uid(0))
+        peak = memcg.peak_bytes(executor.slot_uid(0))
     queued = sum(int(n) for n in re.findall(r"queued (\d+)", outcome.stderr_tail)[-12:])
     drop = watch.before - watch.lowest
     print(f"queued {queued >> 20} MiB, cgroup peak {(peak or 0) >> 20} MiB, host available dropped {drop >> 20} MiB")

@@ -7,9 +7,12 @@ OOM killer ends a process of that sandbox only: its case comes back U (killed), 
 
 One cgroup per sandbox uid (an executor slot's, a generation sandbox's), made at its first spawn and reused
 for every later one: making and removing one per case would cost the warm path (executor.warm), and the slot's
-cases run one at a time anyway. The sandbox is placed in it before it runs anything: the spawn starts as root
-in a tiny shell that writes its own pid into the cgroup and then execs setpriv, which drops to the sandbox uid
-(the uid cannot write the cgroup's files, so it cannot leave it or raise its limit).
+cases run one at a time anyway. The sandbox is born in it, before it runs anything: on cgroup v1 the spawning
+thread alone enters the cgroup for the fork (`thread_in`; v1 moves single threads, and charges memory by the
+process's owner, so the harness's own memory stays where it was); on v2, and for asyncio spawns (whose thread runs
+other tasks meanwhile), the spawn starts as root in a tiny shell that writes its own pid into the cgroup and then
+execs setpriv, which drops to the sandbox uid (`enter_argv`). The uid cannot write the cgroup's files, so it cannot
+leave it or raise its limit.
 
 Both hierarchies are handled: cgroup v1 (a `memory` mount; memory.limit_in_bytes, which on current kernels
 counts kernel memory too) and v2 (memory.max, with memory.swap.max 0). The cgroups live below the harness's
@@ -26,6 +29,8 @@ import functools
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,6 +147,23 @@ def _set_limit(version: int, group: Path, limit_bytes: int) -> None:
                 (group / "memory.swap.max").write_text("0")
 
 
+@contextmanager
+def thread_in(procs_file: Path) -> Iterator[bool]:
+    """cgroup v1 only: the calling thread in the cgroup of `procs_file` while the block runs, so a child it forks
+    there is born in it (with no exec in between: the cold path's spawn stays as fast as before); then back in the
+    harness's own. Yields False (nothing moved) on v2, where only whole processes move: use `enter_argv` there."""
+    found = hierarchy()
+    if found is None or found.version != 1:
+        yield False
+        return
+    tid = str(threading.get_native_id())
+    (procs_file.parent / "tasks").write_text(tid)  # v1's tasks file moves one thread, cgroup.procs the whole process
+    try:
+        yield True
+    finally:
+        (found.own / "tasks").write_text(tid)
+
+
 def enter_argv(procs_file: Path, uid: int, argv: list[str]) -> list[str]:
     """`argv` started as root in the cgroup whose procs file is `procs_file`, then as `uid` (and its group, no others)."""
     return ["/bin/sh", "-c", ENTER, str(procs_file),
@@ -157,6 +179,18 @@ def peak_bytes(uid: int) -> int | None:
         if (group / name).exists():
             return int((group / name).read_text())
     return None
+
+
+def forget(uid: int) -> None:
+    """Removes sandbox uid `uid`'s cgroup once its sandbox is gone for good (a generation sandbox's at its end); a
+    later spawn as that uid makes a new one."""
+    with _lock:
+        group = _made.pop(uid, None)
+        if group is not None:
+            try:
+                group.rmdir()
+            except OSError as exc:  # a process of it still ending: left for `release` at exit
+                logger.warning("memory cgroup %s not removed (%s)", group, exc.strerror)
 
 
 def release() -> None:

@@ -17,7 +17,7 @@ import select
 import signal
 import subprocess
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -91,24 +91,34 @@ def spawn_options(uid: int, pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     return {"close_fds": True, "pass_fds": pass_fds, "process_group": 0, "env": dict(HOST_ENV), **drop_to(uid)}
 
 
-def spawn(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...] = ()) -> tuple[list[str], dict[str, Any]]:
-    """The host command line and Popen keyword arguments of a sandbox: `spawn_options`, and where the machine has
-    memory cgroups (executor.memcg), the sandbox uid's cgroup capped at `limits.sandbox_memory_bytes`, entered
-    before the uid is dropped (the child starts as root only for that, then setpriv drops to `uid`).
+@contextmanager
+def spawning(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...] = (),
+             same_thread: bool = True) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """The host command line and Popen keyword arguments of a sandbox, to start inside the block: `spawn_options`,
+    and where the machine has memory cgroups (executor.memcg), in the sandbox uid's cgroup, capped at
+    `limits.sandbox_memory_bytes`, from its first instruction. On cgroup v1 the calling thread is in that cgroup for the
+    block (its child is born there); otherwise the child starts as root only to enter it, then setpriv drops to `uid`.
 
     Args:
         argv: the host command (prlimit around bubblewrap).
         uid: the sandbox uid.
         limits: the sandbox's limits.
         pass_fds: descriptors the child keeps (the seccomp filter).
+        same_thread: the child is forked by this thread within the block, nothing else runs on it meanwhile (not so
+            for asyncio, whose loop runs other tasks: then always the shell).
     """
     procs = memcg.cgroup_for(uid, limits.sandbox_memory_bytes) if running_as_root() else None
     options = spawn_options(uid, pass_fds)
     if procs is None:
-        return argv, options
+        yield argv, options
+        return
+    with memcg.thread_in(procs) if same_thread else nullcontext(False) as moved:
+        if moved:
+            yield argv, options
+            return
     for key in ("user", "group", "extra_groups"):
         options.pop(key, None)
-    return memcg.enter_argv(procs, uid, argv), options
+    yield memcg.enter_argv(procs, uid, argv), options
 
 
 def run(command: Command, level: IsolationLevel, uid: int, cwd: str, stderr: IO[bytes], timeout_s: float,
@@ -127,8 +137,9 @@ def run(command: Command, level: IsolationLevel, uid: int, cwd: str, stderr: IO[
     with seccomp_filter(level) as filter_fd:
         # The child is born in the slot's network namespace when there is one (bwrap --share-net keeps it).
         with netns.entered(network):
-            argv, options = spawn(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd))
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd, **options)
+            with spawning(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd)) as (argv, options):
+                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd,
+                                        **options)
     # A pidfd wakes us the moment the process ends; Popen.wait(timeout) polls with sleeps.
     pidfd = os.pidfd_open(proc.pid)
     try:
@@ -158,11 +169,11 @@ async def run_async(command: Command, level: IsolationLevel, uid: int, cwd: str,
         output_limit: bytes kept of each stream (the end).
     """
     with seccomp_filter(level) as filter_fd:
-        argv, options = spawn(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd))
-        process = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=cwd,
-            **options,
-        )
+        with spawning(command.host_argv(level, filter_fd), uid, command.limits, _fds(filter_fd), same_thread=False) as (argv, options):
+            process = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=cwd,
+                **options,
+            )
     try:
         stdout, stderr = await asyncio.wait_for(_communicate(process, input, output_limit), timeout=timeout_s)
     except asyncio.TimeoutError:

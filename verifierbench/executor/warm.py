@@ -170,9 +170,8 @@ class WarmSandbox:
         limits = [arg for arg in executor.limits.prlimit_args() if not arg.startswith("--cpu=")] + ["--cpu=unlimited"]
         self.stderr = open(self.stderr_path, "ab")  # appended to: truncated between cases, each starts at 0
         try:
-            host_argv, options = process.spawn(["prlimit", *limits, "--", *argv], self.uid, executor.limits,
-                                               () if filter_fd is None else (filter_fd,))
-            with netns.entered(network):
+            with process.spawning(["prlimit", *limits, "--", *argv], self.uid, executor.limits,
+                                  () if filter_fd is None else (filter_fd,)) as (host_argv, options), netns.entered(network):
                 self.proc = subprocess.Popen(host_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                              cwd=str(self.run_dir), **options)
         except BaseException:

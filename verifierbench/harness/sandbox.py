@@ -37,7 +37,7 @@ from inspect_ai.util import (
 from typing_extensions import override
 
 from verifierbench import safe_fs
-from verifierbench.executor import process, uid_range
+from verifierbench.executor import memcg, process, uid_range
 from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
@@ -50,7 +50,7 @@ SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
 OUTPUT_LIMIT = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE  # per stream, the end kept (Inspect's documented behaviour)
 READ_LIMIT = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE  # read_file: then OutputLimitExceededError
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
-GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024,
+GENERATION_LIMITS = Limits(timeout_s=600, memory_bytes=4 << 30, sandbox_memory_bytes=4 << 30, max_processes=256, max_file_bytes=256 << 20, max_open_files=1024,
                            shm_bytes=64 << 20)
 
 WORKSPACE_MB = int(os.environ.get("VERIFIERBENCH_WORKSPACE_MB", "1024"))
@@ -156,6 +156,7 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         if self.capped:
             subprocess.run(["umount", "-l", str(self.workspace)], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)
+        memcg.forget(self.uid)  # its memory cgroup (one per sandbox uid, executor.memcg); the uid is not reused soon
 
     # -- exec -------------------------------------------------------------------------------
 
