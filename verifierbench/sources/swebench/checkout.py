@@ -74,7 +74,6 @@ def materialize(repo: Path, commit: str, root: Path | None = None) -> str:
         else:  # absent, or not what its name says (a damaged or planted tree): replaced
             shutil.rmtree(target, ignore_errors=True)
             os.rename(staging, target)
-        _verified.add(target)
         return digest
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -140,12 +139,10 @@ def _entry(root: Path, digest: str) -> os.stat_result | None:
     return info if info is not None and stat.S_ISDIR(info.st_mode) else None
 
 
-_verified: set[Path] = set()  # checkouts whose tree this process has seen match their digest
-
-
 def checkout_dir(digest: str) -> Path:
-    """The checkout named `digest`: from the store (which must be this user's and writable by no one else) or a loaded
-    suite's directory, once its tree is seen to match its digest (once per process)."""
+    """The checkout named `digest`: from the store, which must be this user's and writable by no one else, as must the
+    entry (so it is the tree `materialize` checked against its digest: only we can have written it), or from a loaded
+    suite's directory. Its tree is not hashed again here: a django checkout takes seconds, on every case's run."""
     if len(digest) != 32 or any(c not in "0123456789abcdef" for c in digest):
         raise UserError(f"repository checkout {digest!r} is not a content digest")
     stores = [Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else [Path(DEFAULT_STORE)]
@@ -159,13 +156,7 @@ def checkout_dir(digest: str) -> Path:
                 continue
         elif not (place / digest).is_dir() or (place / digest).is_symlink():
             continue
-        target = place / digest
-        if target not in _verified:
-            if tree_digest(target) != digest:
-                raise UserError(f"repository checkout {target} does not match its digest (damaged or altered); "
-                                "remove it and rebuild the code tasks")
-            _verified.add(target)
-        return target
+        return place / digest
     raise UserError(f"repository checkout {digest} not found (looked in {', '.join(map(str, places))}); load the suite "
                     f"that holds it, set ${STORE_ENV}, or rebuild the code tasks with `verifierbench build --source swebench ...`")
 
