@@ -9,6 +9,7 @@ that happens to be equivalent to the gold fix.
 from __future__ import annotations
 
 import ast
+import copy
 import random
 import re
 from dataclasses import dataclass, field
@@ -605,8 +606,9 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
         except SyntaxError:
             continue
         for test in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in names):
+            constants = _local_constants(test)
             for node in ast.walk(test):
-                case = _literal_question(node, functions, text)
+                case = _literal_question(node, functions, text, constants)
                 if case:
                     path, function, condition = case
                     inserts.setdefault(path, []).append((function, condition))
@@ -625,8 +627,38 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
     return out
 
 
-def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str, ast.FunctionDef, str] | None:
-    """`assert f(...) == expected` (pytest style) or `self.assertEqual(f(...), expected)` (unittest style)."""
+def _local_constants(test: ast.FunctionDef) -> dict[str, ast.expr]:
+    """The test's locals bound exactly once, by `name = <literal>` (`body = "..."`): what its questions may name."""
+    stores: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    return {name: value for name, value in values.items() if stores.get(name) == 1 and _literal(value) is not None}
+
+
+def _literal(node: ast.expr, constants: dict[str, ast.expr] | None = None) -> str | None:
+    """`node` as self-contained source: a literal, with the test's local constants written in; None otherwise
+    (a question naming the test's other locals or calling code cannot be answered from the code under test:
+    written in as it stands it raises NameError there, django-12155's `body` and `title`)."""
+    class Inline(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            return (constants or {}).get(name.id, name)
+
+    text = ast.unparse(Inline().visit(copy.deepcopy(node)))
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text
+
+
+def _literal_question(node: ast.AST, functions: dict, source: str,
+                      constants: dict[str, ast.expr] | None = None) -> tuple[str, ast.FunctionDef, str] | None:
+    """`assert f(...) == expected` (pytest style) or `self.assertEqual(f(...), expected)` (unittest style), where the
+    arguments and the expected value are literals or the test's local constants."""
     if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
             and isinstance(node.test.ops[0], ast.Eq) and isinstance(node.test.left, ast.Call)):
         call, expected_node = node.test.left, node.test.comparators[0]
@@ -643,9 +675,9 @@ def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str,
     if len(call.args) > len(params) or any(k.arg is None or k.arg not in params for k in call.keywords):
         return None
     bound = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
-    values = [ast.get_source_segment(source, value) for _, value in bound]
+    values = [_literal(value, constants) for _, value in bound]
     present = [v for v in values if v is not None]
-    expected = ast.get_source_segment(source, expected_node)
+    expected = _literal(expected_node, constants)
     if not bound or len(present) < len(values) or expected is None:
         return None
     condition = f"if ({', '.join(p for p, _ in bound)},) == ({', '.join(present)},):\n    return {expected}"

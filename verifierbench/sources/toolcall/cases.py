@@ -54,7 +54,7 @@ def generate(spec: ToolCallSpec, rng: random.Random, caps: dict[str, int] | None
     drafts = _dedupe(drafts)
     seen = {_key(d) for d in drafts}
     for family in FAMILIES:  # after the generators above, so their cases and RNG draws stay as they were
-        fresh = [d for d in family(spec, gold, rng) if _key(d) not in seen]
+        fresh = [d for d in _dedupe(list(family(spec, gold, rng))) if _key(d) not in seen]
         for d in rng.sample(fresh, min(caps[family.__name__], len(fresh))):
             seen.add(_key(d))
             drafts.append(d)
