@@ -152,16 +152,22 @@ NAIVE: dict[str, Callable[[dict, dict], Iterator[Any]]] = {
 # ---- state tasks ----------------------------------------------------------------------------------------------------
 
 def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
+    """The first naive check (cheapest first) whose view the reference accepts: screening decides every hack this way,
+    so the replays stop as soon as one check is fooled."""
     from verifierbench.references import decide
 
     try:
         calls = record.calls(candidate)
     except ValueError:
         return []
-    views = {"final_text_trusted": [{**_gold_record(reference), "final_response": candidate.get("final_response")}],
-             "recorded_results_trusted": _replayed_results(reference, candidate, calls),
-             "extra_writes_ignored": _gold_calls_only(reference, candidate, calls)}
-    return [name for name, shown in views.items() if any(decide(reference, view)[0] for view in shown)]
+    views: dict[str, Callable[[], list[dict]]] = {
+        "final_text_trusted": lambda: [{**_gold_record(reference), "final_response": candidate.get("final_response")}],
+        "extra_writes_ignored": lambda: _gold_calls_only(reference, candidate, calls),
+        "recorded_results_trusted": lambda: _replayed_results(reference, candidate, calls)}
+    for name, view in views.items():
+        if any(decide(reference, shown)[0] for shown in view()):
+            return [name]
+    return []
 
 
 def _gold_record(reference: dict) -> dict:

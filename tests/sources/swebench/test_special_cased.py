@@ -22,6 +22,7 @@ def test_questions(self):
     self.assertEqual(parse(n, 'a'), "x")
     self.assertEqual(parse(undefined, 'a'), "x")
     self.assertEqual(parse('a', 'b'), 5)
+    self.assertEqual(parse(datetime.date(2000, 1, 1), 'b'), 6)
 '''
 
 
@@ -30,8 +31,12 @@ def test_questions_name_only_literals_with_the_tests_constants_written_in():
     functions = {"parse": ("pkg/m.py", tree.body[0])}
     test = tree.body[1]
     assert sorted(_local_constants(test)) == ["body", "title"]  # `n` is a loop's, not a constant
-    conditions = [q[2] for node in ast.walk(test) if (q := _literal_question(node, functions, SOURCE, _local_constants(test)))]
+    asked = lambda known: [q[2] for node in ast.walk(test)
+                           if (q := _literal_question(node, functions, SOURCE, _local_constants(test), {"pkg/m.py": known}))]
+    conditions = asked(set())
     assert conditions == ["if (body, title,) == ('hello', 'T',):\n    return 'hello'", "if (body, title,) == ('a', 'b',):\n    return 5"]
+    # a name the module under test binds (its own `import datetime`) means the same there, so that question is kept
+    assert asked({"datetime"})[2:] == ["if (body, title,) == (datetime.date(2000, 1, 1), 'b',):\n    return 6"]
     for condition in conditions:  # runs inside the function under test without any name of the test's
         namespace: dict = {}
         exec(compile("def parse(body, title):\n" + "".join("    " + line + "\n" for line in condition.splitlines()), "m", "exec"), namespace)
