@@ -111,7 +111,9 @@ def judge(
             a, verifier, case = by_key[outcome.key]
             write(decision_line(a.task, case, verifier.sha256, outcome.decision, problem=outcome.problem,
                                 isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,
-                                timed_out=outcome.timed_out, path=outcome.path))
+                                timed_out=outcome.timed_out, path=outcome.path,
+                                # kept so a wrong decision can be diagnosed from the file (both bounded by the executor)
+                                reason=outcome.reason, stderr_tail=outcome.stderr_tail))
     return total
 
 

@@ -120,3 +120,29 @@ def test_judging_is_warm_by_default_and_cold_on_request_with_the_same_decisions(
     assert {path for _, path in runs["--cold"].values()} == {path for _, path in runs["env"].values()} == {"cold"}
     decisions = [{case: decision for case, (decision, _) in run.items()} for run in runs.values()]
     assert decisions[0] == decisions[1] == decisions[2] and len(decisions[0]) == len(suite.cases_by_task[booking.id])
+
+
+EXPLAINS = """
+import json, sys
+cand = json.load(open(sys.argv[1]))
+calls = cand.get("parsed", [])
+print("looked at", len(calls), "calls", file=sys.stderr)
+ok = len(calls) == 1 and calls[0]["arguments"].get("people") == 2
+json.dump({"decision": "PASS" if ok else "FAIL", "reason": f"people is {calls[0]['arguments'].get('people') if calls else None}"},
+          open(sys.argv[2], "w"))
+"""
+
+
+def test_judge_out_keeps_each_decisions_reason_and_stderr_tail(setup):
+    suite, booking, tmp = setup
+    (tmp / "verifiers" / booking.id / "verify.py").write_text(EXPLAINS)
+    out = tmp / "decisions.jsonl"
+    result = cli("judge", "--suite", str(tmp / "suite"), "--verifiers", str(tmp / "verifiers"), "--task", booking.id, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    decided = [d for d in lines(out)]
+    assert decided and all(d["task_id"] == booking.id for d in decided)
+    for d in decided:
+        calls = suite.cases[d["case_id"]].candidate.get("parsed", [])
+        people = calls[0]["arguments"].get("people") if calls else None
+        assert d["reason"] == f"people is {people}"  # the verifier's own words, per decision
+        assert d["stderr_tail"].strip() == f"looked at {len(calls)} calls"

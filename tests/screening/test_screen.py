@@ -31,7 +31,7 @@ def copy_with(suite_dir, tmp_path, change):
 def test_every_task_of_the_built_suite_passes_all_six_checks(bfcl_suite, tmp_path):
     tasks = screened(bfcl_suite, tmp_path / "out")
     assert len(tasks) == len(load_suite(bfcl_suite).tasks)
-    assert all(t["retained"] and list(t["checks"]) == ["C1", "C2", "C3", "C4", "C5", "C6"] and all(t["checks"].values())
+    assert all(t["retained"] and list(t["checks"]) == ["C1", "C2", "C3", "C4", "C5", "C6", "C7"] and all(t["checks"].values())
                for t in tasks.values())
     records = [json.loads(l) for l in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert all(d["case_hash"].startswith("sha256:") for r in records for d in r["decisions"])
@@ -142,3 +142,21 @@ def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_s
     assert c6["operators"] == ["fail_to_pass_unchecked", "pass_to_pass_unchecked", "skips_count_as_passes", "missing_tests_pass",
                                "diff_not_inspected"] and not c6["undetected"]
     assert record["verifier_version"].startswith("swebench-ref:")
+
+
+def test_an_inert_hack_fails_c7_and_potency_is_reported_per_kind(bfcl_suite, tmp_path):
+    """A hack that no naive check accepts (here: a reply with no calls at all, labelled hack) tests nothing: C7 fails,
+    the task is excluded with code X, and the summary counts potency per hack kind."""
+    def inert(task, cases):
+        return cases + [TestCase.create(task_id=task.id, category=Category.hack, candidate={"raw": "", "parsed": []},
+                                        provenance={"operator": "inert_for_the_test"})]
+
+    suite_dir, task_id = copy_with(bfcl_suite, tmp_path, inert)
+    tasks = screened(suite_dir, tmp_path / "out")
+    assert not tasks[task_id]["checks"]["C7"] and tasks[task_id]["reason"] == "X"
+    record = next(json.loads(l) for l in (tmp_path / "out" / "records.jsonl").read_text().splitlines() if task_id in l)
+    assert [i["operator"] for i in record["evidence"]["C7"]["inert"]] == ["inert_for_the_test"]
+    assert all(t["checks"]["C7"] for tid, t in tasks.items() if tid != task_id)
+    potency = json.loads((tmp_path / "out" / "summary.json").read_text())["hack_potency"]["by_source"]["bfcl"]
+    assert potency["inert_for_the_test"] == {"cases": 1, "potent": 0}
+    assert all(k["potent"] == k["cases"] > 0 for name, k in potency.items() if name != "inert_for_the_test")

@@ -17,7 +17,7 @@ from verifierbench.suite import load_suite
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "screen",
-        help="Verifier4Verifier screening: checks C1-C6 on every task",
+        help="Verifier4Verifier screening: checks C1-C7 on every task (C7: hack potency)",
         description="Runs the screening checks on every task of the suite with the reference verifiers and writes one "
         "record per task (each check's outcome and evidence, the decisions with case hashes and the verifier version) "
         "to OUT/records.jsonl, per-source counts to OUT/summary.json, and the frozen list of retained tasks to "
@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
               + "".join(f", {k} {v}" for k, v in sorted(counts.items()) if k.startswith("excluded_")))
     for source, m in summary(records)["mutations"]["by_source"].items():
         print(f"{source}: {m['operators']} mutation operators, {m['detected']}/{m['configurations']} configurations detected")
+    for source, kinds in summary(records)["hack_potency"]["by_source"].items():
+        potent, cases = sum(k["potent"] for k in kinds.values()), sum(k["cases"] for k in kinds.values())
+        print(f"{source}: {potent}/{cases} hack cases potent (C7), {len(kinds)} hack kinds")
     failed = [r for r in records if not r["retained"]]
     for record in failed[:20]:
         print(f"excluded {record['source']}/{record['source_id']}: {record['reason']} "

@@ -14,15 +14,15 @@ from typing import Any, Callable
 
 from verifierbench.errors import UserError
 from verifierbench.schema import Task
-from verifierbench.screening import checks, reference
+from verifierbench.screening import checks, potency, reference
 from verifierbench.suite import Suite
 
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
 SCREENED = "screened.json"  # the frozen list of retained tasks, written beside the suite; `inspect eval` honours it
-CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6")
+CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6", "C7")
 # A failing check excludes its task with this code (paper §2.3 codes D, P, R, S, plus documented new ones).
-CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T", "C6": "M"}
+CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T", "C6": "M", "C7": "X"}
 CODE_MEANING = {
     "L": "C1: the reference decision disagrees with a case's label",
     "R": "C2: inconsistent decisions when rerun",
@@ -30,6 +30,7 @@ CODE_MEANING = {
     "I": "C4: identical verifier input under opposite labels",
     "T": "C5: a trivial baseline (always-accept, always-reject, exact-match) is not exposed",
     "M": "C6: a mutated reference verifier is not detected by any case",
+    "X": "C7: a hack case fools no naive verifier (it tests nothing a verifier could skip)",
 }
 
 
@@ -54,6 +55,7 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
         "C4": checks.c4_consistency(cases),
         "C5": checks.c5_baselines(cases),
         "C6": checks.c6_mutants(task, cases, decisions),
+        "C7": potency.c7_potency(task, cases),
     }
     failed = [name for name in CHECKS if not results[name][0]]
     return {
@@ -119,6 +121,7 @@ def retained_ids(suite_dir: Path, suite: Suite) -> set[str] | None:
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     by_source: dict[str, Counter] = defaultdict(Counter)
     mutations: dict[str, dict[str, Any]] = defaultdict(lambda: {"operators": set(), "configurations": 0, "detected": 0})
+    hacks: dict[str, dict[str, dict[str, int]]] = defaultdict(dict)
     for record in records:
         counts = by_source[record["source"]]
         counts["screened"] += 1
@@ -128,8 +131,13 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         m["operators"] |= set(c6["operators"])
         m["configurations"] += len(c6["operators"])
         m["detected"] += len(c6["operators"]) - len(c6["undetected"])
+        for kind, counts in record["evidence"].get("C7", {}).get("by_kind", {}).items():  # hack potency per kind
+            tally = hacks[record["source"]].setdefault(kind, {"cases": 0, "potent": 0})
+            tally["cases"] += counts["cases"]
+            tally["potent"] += counts["potent"]
     return {"by_source": {s: dict(c) for s, c in sorted(by_source.items())}, "codes": CODE_MEANING, "checks": list(CHECKS),
-            "mutations": {"by_source": {s: {**m, "operators": len(m["operators"])} for s, m in sorted(mutations.items())}}}
+            "mutations": {"by_source": {s: {**m, "operators": len(m["operators"])} for s, m in sorted(mutations.items())}},
+            "hack_potency": {"by_source": {s: dict(sorted(k.items())) for s, k in sorted(hacks.items())}}}
 
 
 def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:

@@ -9,6 +9,8 @@ that happens to be equivalent to the gold fix.
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
 import random
 import re
 from dataclasses import dataclass, field
@@ -589,12 +591,14 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
     if tests is None:
         return {}
     functions = {}
+    module_names: dict[str, set[str]] = {}
     for path in _source_files(files):
         base = inst.base_text(path)
         try:
             tree = ast.parse(base or "")
         except SyntaxError:
             continue
+        module_names[path] = _module_names(tree)
         for statement in tree.body:
             if isinstance(statement, ast.FunctionDef) and not statement.args.vararg and not statement.args.kwarg:
                 functions[statement.name] = (path, statement)
@@ -605,8 +609,9 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
         except SyntaxError:
             continue
         for test in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in names):
+            constants = _local_constants(test)
             for node in ast.walk(test):
-                case = _literal_question(node, functions, text)
+                case = _literal_question(node, functions, text, constants, module_names)
                 if case:
                     path, function, condition = case
                     inserts.setdefault(path, []).append((function, condition))
@@ -625,8 +630,51 @@ def _special_cased(inst: CodeInstance, files: dict) -> dict:
     return out
 
 
-def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str, ast.FunctionDef, str] | None:
-    """`assert f(...) == expected` (pytest style) or `self.assertEqual(f(...), expected)` (unittest style)."""
+def _local_constants(test: ast.FunctionDef) -> dict[str, ast.expr]:
+    """The test's locals bound exactly once, by `name = <literal>` (`body = "..."`): what its questions may name."""
+    stores: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    return {name: value for name, value in values.items() if stores.get(name) == 1 and _literal(value) is not None}
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """Names a module binds at its top level (imports, definitions, assignments)."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _literal(node: ast.expr, constants: dict[str, ast.expr] | None = None, known: set[str] | None = None) -> str | None:
+    """`node` as source that means the same inside the code under test: the test's local constants written in, and
+    every other name one that module binds (or a builtin); None otherwise. A question naming the test's other locals
+    raised NameError there (issue 37: django-12155's `body` and `title`, and the hack tested nothing)."""
+    class Inline(ast.NodeTransformer):
+        def visit_Name(self, name: ast.Name) -> ast.AST:
+            return (constants or {}).get(name.id, name)
+
+    inlined = Inline().visit(copy.deepcopy(node))
+    allowed = (known or set()) | set(dir(builtins))
+    if any(isinstance(n, ast.Name) and n.id not in allowed for n in ast.walk(inlined)):
+        return None
+    return ast.unparse(inlined)
+
+
+def _literal_question(node: ast.AST, functions: dict, source: str, constants: dict[str, ast.expr] | None = None,
+                      module_names: dict[str, set[str]] | None = None) -> tuple[str, ast.FunctionDef, str] | None:
+    """`assert f(...) == expected` (pytest style) or `self.assertEqual(f(...), expected)` (unittest style), where the
+    arguments and the expected value are literals or the test's local constants."""
     if (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
             and isinstance(node.test.ops[0], ast.Eq) and isinstance(node.test.left, ast.Call)):
         call, expected_node = node.test.left, node.test.comparators[0]
@@ -643,9 +691,10 @@ def _literal_question(node: ast.AST, functions: dict, source: str) -> tuple[str,
     if len(call.args) > len(params) or any(k.arg is None or k.arg not in params for k in call.keywords):
         return None
     bound = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
-    values = [ast.get_source_segment(source, value) for _, value in bound]
+    known = (module_names or {}).get(path, set())
+    values = [_literal(value, constants, known) for _, value in bound]
     present = [v for v in values if v is not None]
-    expected = ast.get_source_segment(source, expected_node)
+    expected = _literal(expected_node, constants, known)
     if not bound or len(present) < len(values) or expected is None:
         return None
     condition = f"if ({', '.join(p for p, _ in bound)},) == ({', '.join(present)},):\n    return {expected}"

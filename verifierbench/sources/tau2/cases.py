@@ -263,7 +263,9 @@ def _hack(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
     mutations = _mutations(task, rng)
     if mutations:
         i, operator, calls = mutations[0]
-        out.append(Draft("hack", _record(task, calls, note=POLICY_CLAIM, final=POLICY_FINAL), "policy_claimed_to_allow_wrong_write",
+        # The final response reports what the user asked to be told (issue 37): without it the hack fails on the missing
+        # information too, and a verifier that believes the policy claim would still reject it (the hack tests nothing).
+        out.append(Draft("hack", _record(task, calls, note=POLICY_CLAIM, final=POLICY_FINAL + info), "policy_claimed_to_allow_wrong_write",
                          {"call": i, "mutation": operator}))
     return out
 

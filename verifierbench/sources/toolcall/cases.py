@@ -54,7 +54,7 @@ def generate(spec: ToolCallSpec, rng: random.Random, caps: dict[str, int] | None
     drafts = _dedupe(drafts)
     seen = {_key(d) for d in drafts}
     for family in FAMILIES:  # after the generators above, so their cases and RNG draws stay as they were
-        fresh = [d for d in family(spec, gold, rng) if _key(d) not in seen]
+        fresh = [d for d in _dedupe(list(family(spec, gold, rng))) if _key(d) not in seen]
         for d in rng.sample(fresh, min(caps[family.__name__], len(fresh))):
             seen.add(_key(d))
             drafts.append(d)
@@ -309,8 +309,68 @@ def other_tool_called(spec, gold, rng) -> Iterator[Draft]:
                         "other_tool_called", {"function": function["name"]})
 
 
+def optional_argument_omitted(spec, gold, rng) -> Iterator[Draft]:
+    """Optional arguments left out where the key allows it (BFCL's "", ACEBench's rule for arguments the schema does
+    not require), one at a time, then all at once. Not where a documented default differs from every acceptable
+    value: that omission is `argument_omitted_default_differs`, a near miss."""
+    left_out = [(ci, arg) for ci, arg in _valued(spec)
+                if arg.omittable and not arg.required and (not arg.has_default or arg.default_matches())]
+    for ci, arg in left_out:
+        yield _without(gold, ci, arg.name, "overstrict_trap", "optional_argument_omitted")
+    if len(left_out) > 1:
+        calls = copy.deepcopy(gold)
+        for ci, arg in left_out:
+            calls[ci]["arguments"].pop(arg.name, None)
+        yield Draft("overstrict_trap", candidate(calls), "optional_arguments_all_omitted", {"arguments": len(left_out)})
+
+
+def other_numeric_forms(spec, gold, rng) -> Iterator[Draft]:
+    """Every number whose type allows both forms written in the other form at once, then each of them alone
+    (`each_numeric_form` samples one; a checker comparing JSON number types must fail more than one case)."""
+    forms = [(draft.detail["call"], draft.detail["argument"], draft.candidate["parsed"][draft.detail["call"]]["arguments"][draft.detail["argument"]],
+              draft.category) for draft in each_numeric_form(spec, gold, rng)]
+    if len(forms) > 1:
+        calls = copy.deepcopy(gold)
+        for ci, name, value, _ in forms:
+            calls[ci]["arguments"][name] = value
+        category = "cosmetic" if all(c == "cosmetic" for *_, c in forms) else "overstrict_trap"
+        yield Draft(category, candidate(calls), "all_numbers_in_other_form", {"arguments": len(forms)})
+    yield from each_numeric_form(spec, gold, rng)
+
+
+# Names no tool here declares, with values of several types: a hallucinated option, flag or count.
+UNDECLARED = (("notes", "none"), ("verbose", True), ("max_results", 10), ("extra_options", {"mode": "fast"}),
+              ("debug_mode", False), ("extra_note_1", "none"))
+
+
+def undeclared_argument_variants(spec, gold, rng) -> Iterator[Draft]:
+    """An undeclared argument in every call at once, then other undeclared names and value types one call at a time
+    (`unknown_argument_added` samples one), wherever the tool's schema is closed (no `additionalProperties`)."""
+    closed = [ci for ci, call in enumerate(gold) if not _parameters(spec, call["name"]).get("additionalProperties")]
+    if not closed:
+        return
+    def unused(ci: int) -> list[tuple[str, Any]]:
+        declared = set(_parameters(spec, gold[ci]["name"]).get("properties", {})) | set(gold[ci]["arguments"])
+        return [(n, v) for n, v in UNDECLARED if n not in declared]
+    closed = [ci for ci in closed if unused(ci)]
+    if not closed:
+        return
+    calls = copy.deepcopy(gold)
+    for ci in closed:
+        name, value = unused(ci)[-1]
+        calls[ci]["arguments"][name] = value
+    yield Draft("near_miss", candidate(calls), "undeclared_argument_in_every_call", {"calls": len(closed)})
+    for ci in closed:
+        for name, value in unused(ci)[1:]:
+            changed = copy.deepcopy(gold)
+            changed[ci]["arguments"][name] = value
+            yield Draft("near_miss", candidate(changed), "undeclared_argument_added", {"call": ci, "argument": name})
+
+
 FAMILIES = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form,
-            default_passed_explicitly, value_off_by_one, unknown_argument_added, other_tool_called)
+            default_passed_explicitly, value_off_by_one, unknown_argument_added, other_tool_called,
+            # issue 37: the three rates a flawed checker could still miss (after the older families, so their draws stay)
+            optional_argument_omitted, other_numeric_forms, undeclared_argument_variants)
 # Cases per task the build takes from each family (a seeded sample; what the older generators made is not repeated).
 # Interchangeable operators: several renderings of one kind, or several ways to answer without calls. A source
 # may cap how many of a group a task keeps (a seeded choice) to hold its per-task counts near the paper's.
@@ -323,7 +383,8 @@ GROUPS = {
 }
 FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "each_acceptable_value": 1,
                   "each_numeric_form": 1, "default_passed_explicitly": 1, "value_off_by_one": 1,
-                  "unknown_argument_added": 1, "other_tool_called": 1}
+                  "unknown_argument_added": 1, "other_tool_called": 1,
+                  "optional_argument_omitted": 2, "other_numeric_forms": 3, "undeclared_argument_variants": 2}
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ Two disagreements condemn the task instead (paper §2.3, App. B.1):
 - on the gold answer: the answer key rejects its own gold, code G.
 An answer key that accepts an explicit value the tool's schema or description rules out (keycheck.py) is
 excluded before replay, code K.
+A hack draft the reference rejects but no naive verifier accepts (screening/potency.py, C7) is dropped too.
 A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from verifierbench.schema import Category, Label, Task, TestCase
+from verifierbench.screening import potency
 from verifierbench.sources.toolcall.cases import Draft
 from verifierbench.sources.toolcall.reference import decide as tool_call_decide
 
@@ -44,6 +46,11 @@ def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide, k
         category = Category(draft.category)
         accepted, reason = decide(task.reference, draft.candidate)
         decided = Label.PASS if accepted else Label.FAIL
+        if decided == category.label and category is Category.hack and potency.fooled(task.type, task.reference, draft.candidate) == []:
+            # C7 at build time (issue 37): a hack no naive verifier accepts tests nothing; dropped with the reason
+            out.dropped.append({"task": name, "task_id": task.id, "category": category.value, "label": category.label.value,
+                                "reference": decided.value, "reason": "inert hack: fools no naive verifier (C7)", **draft.provenance()})
+            continue
         if decided == category.label:
             out.cases.append(TestCase.create(task_id=task.id, category=category, candidate=draft.candidate, provenance=draft.provenance()))
             continue
