@@ -124,7 +124,8 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_VERSION,
-        metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
+        metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
+                  "harness": harness, "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
 
