@@ -25,8 +25,8 @@ from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
 
-# Bumped whenever scores stop being comparable with earlier logs.
-TASK_VERSION = 1
+# `N-X` (README, Changelog): N changes when scores stop being comparable with earlier logs, X for other changes.
+TASK_VERSION = "1-B"
 SANDBOXES_DIR = Path(str(files("verifierbench") / "sandboxes"))  # package data: found in a wheel install too
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E

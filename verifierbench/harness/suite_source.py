@@ -12,6 +12,7 @@ import functools
 import hashlib
 import logging
 import os
+import sys
 from pathlib import Path
 
 from verifierbench import __version__
@@ -91,11 +92,17 @@ def open_suite(suite: str | Path | None = None, logged: Path | None = None) -> t
     return directory, _load(str(directory.resolve()), manifest.stat().st_mtime_ns if manifest.exists() else 0)
 
 
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _build_default(directory: Path) -> None:
     directory.parent.mkdir(parents=True, exist_ok=True)
     with open(directory.parent / ".build.lock", "w") as lock:  # concurrent evals build it once
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (directory / MANIFEST).exists():
-            logger.warning("no suite found: building the default suite from the installed packages into %s", directory)
+            # Progress for the user, not a warning: plain lines on stderr (Inspect's display has not started yet).
+            say(f"verifierbench: no suite found: building the default suite from the installed packages into {directory}")
             # Code tasks take hours to build (each instance's tests run per case): build them explicitly.
-            build_suite(directory, sources=registry.built_by_default(), say=logger.warning)
+            build_suite(directory, sources=registry.built_by_default(), say=say)
+            logger.info("built the default suite in %s", directory)
