@@ -193,3 +193,35 @@ def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(l
     (mutations,) = rows(tmp_path / "paper" / "table_09_mutations.csv")
     assert int(mutations["Operators"]) >= 9 and mutations["Detected"] == mutations["Configurations"]
     assert "Paper Table 2 against ours" in result.stdout
+
+
+def test_logs_from_before_task_version_1_b_read_as_before(logs, bfcl_suite, tmp_path):
+    """Logs written before 1-B (metrics named `BA_norm[bfcl]`, a `round` metric, no suite path or hash) rank as the same
+    logs do now, beside new ones; `paper` finds the suite through the new logs."""
+    from inspect_ai.log import EvalMetric, read_eval_log, write_eval_log
+
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for number, path in enumerate(sorted(logs.glob("*.eval"))):
+        log = read_eval_log(str(path))
+        if number % 2 == 0:  # every other log as the older version wrote it
+            score = log.results.scores[0]
+            renamed = {}
+            for name, value in score.metrics.items():
+                sliced = re.fullmatch(r"(BA_norm|TPR|TNR|FPR_h)_(.+)", name)
+                if name != "BA_norm_stderr":
+                    old_name = f"{sliced[1]}[{sliced[2]}]" if sliced else name
+                    renamed[old_name] = EvalMetric(name=old_name, value=value.value)
+            renamed["round"] = EvalMetric(name="round", value=1.0)
+            score.metrics = renamed
+            log.eval.metadata = {k: v for k, v in log.eval.metadata.items() if k not in ("suite_dir", "suite_hash")}
+            log.eval.task_version = 1
+        write_eval_log(log, str(mixed / path.name))
+    before = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    after = json.loads(cli("leaderboard", str(mixed), "--no-write", "--json").stdout)
+    assert {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in after.items()} == \
+           {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in before.items()}
+    result = cli("paper", "--logs", str(mixed), "--screening", str(tmp_path / "none"), "--out", str(tmp_path / "paper"),
+                 "--figures", str(tmp_path / "fig"))
+    assert result.returncode == 0, result.stderr
+    assert f"suite {bfcl_suite}" in (tmp_path / "paper" / "index.html").read_text()
