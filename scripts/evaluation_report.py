@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 from verifierbench import __version__
-from verifierbench.leaderboard.interval import bootstrap_interval, per_task_ba_norm
 from verifierbench.leaderboard.logs import inventory, read_runs, score_run
 
 
@@ -19,7 +18,7 @@ def main(log_dir: str) -> None:
     rows = []
     for run in runs.values():
         result = score_run(run, tasks)
-        low, high = bootstrap_interval(per_task_ba_norm(run, tasks, result["round"] - 1))
+        low, high = result["BA_norm_ci"]
         day = max(run.created.values())[:10]
         rows.append((result["BA_norm"], f"| {run.name} | {result['BA_norm']:.1f} [{low:.1f}, {high:.1f}] | {result['TPR']:.1f} | "
                      f"{result['TNR']:.1f} | {result['n_tasks']} | {day} | {__version__} |"))

@@ -94,6 +94,20 @@ def test_the_wheel_builds_a_source_and_runs_inspect_eval_from_any_directory(inst
     (log,) = list_eval_logs(str(elsewhere / "logs"))
     log = read_eval_log(log)
     assert log.status == "success" and len(log.samples) == 3
+    assert log.eval.metadata["suite_dir"] == str(elsewhere / "suite")  # absolute, though given as `suite`
+    # The CLI finds the suite through the logs, from another directory (one resolver for the task and the CLI).
+    other = traversable_tmp / "other"
+    other.mkdir()
+    audited = run(verifierbench, "audit", elsewhere / "logs", "--rounds", "0", "--pool", other / "pool", "--json", cwd=other)
+    assert json.loads(audited.stdout)["suite"] == log.eval.metadata["suite_version"]
+
+
+def test_a_wheel_built_in_the_clone_adds_no_copy_of_the_task(installed):
+    """setup.cfg puts setuptools' build tree under build/_setuptools, which Inspect's task search skips."""
+    listed = run(BIN / "inspect", "list", "tasks", cwd=REPO_ROOT).stdout.split()
+    assert sorted(t for t in listed if t.endswith("@verifierbench")) == ["tasks/verifierbench.py@verifierbench",
+                                                                         "verifierbench/task.py@verifierbench"]
+    assert not (REPO_ROOT / "verifierbench.egg-info").exists()  # setup.cfg puts it under build/ too
 
 
 def test_a_fresh_clone_without_shared_builds_all_95_tool_call_tasks(traversable_tmp):

@@ -57,7 +57,18 @@ def operator_counts(selection: Selection) -> dict[str, dict[str, int]]:
 
 
 def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say: Callable[[str], None] = print,
-                paths: SourcePaths | None = None) -> BuildResult:
+                paths: SourcePaths | None = None, starting: Callable[[str, int, int], None] | None = None) -> BuildResult:
+    """Builds the suite into `out`.
+
+    Args:
+        out: the suite directory.
+        seed: selection and generation seed.
+        sources: the sources to build; unset, those built by default.
+        say: where progress lines go.
+        paths: where the sources' data is.
+        starting: called with (source, its 1-based position, the number of sources) as each source starts, for a
+            progress display; unset, `say` gets a line instead.
+    """
     paths = paths or SourcePaths()
     if paths.checkouts is None:
         paths = replace(paths, checkouts=out / "checkouts")
@@ -66,7 +77,11 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         sources = registry.built_by_default()
         on_request = [name for name in SOURCES if name not in sources]
         say(f"build: not built unless named: {', '.join(on_request)} (code tasks take minutes each: add --source swebench)")
-    for name in sources:
+    for position, name in enumerate(sources, start=1):
+        if starting is not None:
+            starting(name, position, len(sources))
+        else:
+            say(f"build: {name} ({position}/{len(sources)}): selecting and screening tasks")
         try:
             selection = registry.select(name, seed, paths, say)
         except UserError as e:

@@ -1,5 +1,8 @@
 """Errors meant for the user: the CLI prints them as one line and exits with status 2."""
 
+from inspect_ai._util.error import PrerequisiteError  # Inspect's "print the message, no traceback" error (not public API)
+from rich.markup import escape
+
 
 class UserError(Exception):
     """Bad input from the user (a file, an option, a path). The message names the problem."""
@@ -11,3 +14,21 @@ class SuiteIntegrityError(UserError):
 
 class IsolationUnavailable(UserError):
     """Untrusted code was about to run but no isolation is available and the user did not opt in."""
+
+
+class InspectUserError(PrerequisiteError, UserError):
+    """A user error raised where Inspect calls us (a `-T` option, a `--model verifierbench/...` name): `inspect eval`
+    prints its one line without a traceback and exits with status 1."""
+
+    def __init__(self, message: str) -> None:
+        # Escaped: Inspect prints the message as rich markup, which would eat '[...]'.
+        super().__init__(escape(f"verifierbench: {message}"))
+        self.args = (message,)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def for_inspect(error: UserError) -> InspectUserError:
+    """The same message as an error `inspect eval` prints in one line."""
+    return error if isinstance(error, InspectUserError) else InspectUserError(str(error))

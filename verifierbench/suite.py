@@ -15,6 +15,7 @@ from typing import Any, Iterable, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from verifierbench.errors import SuiteIntegrityError
+from verifierbench.hashing import content_hash
 from verifierbench.jsonl import loads, read_jsonl
 from verifierbench.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
 
@@ -45,6 +46,12 @@ class Suite:
         suite = cls(manifest, {t.id: t for t in tasks}, {c.id: c for c in cases})
         suite._check_consistency("<in memory>")
         return suite
+
+    def content_hash(self) -> str:
+        """`sha256:...` of every task's and case's id and content hash: equal for suites with the same content,
+        wherever they are and whenever they were built."""
+        return content_hash({"tasks": [[t.id, t.content_hash] for t in self.manifest.tasks],
+                             "cases": [[c.id, c.content_hash] for c in self.manifest.cases]})
 
     def __post_init__(self) -> None:
         by_task: dict[str, list[TestCase]] = defaultdict(list)

@@ -13,6 +13,7 @@ from typing import Literal, cast, get_args
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
+from verifierbench.errors import UserError, for_inspect
 from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
@@ -24,8 +25,8 @@ from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
 
-# Bumped whenever scores stop being comparable with earlier logs.
-TASK_VERSION = 1
+# `N-X` (README, Changelog): N changes when scores stop being comparable with earlier logs, X for other changes.
+TASK_VERSION = "1-B"
 SANDBOXES_DIR = Path(str(files("verifierbench") / "sandboxes"))  # package data: found in a wheel install too
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
@@ -80,13 +81,27 @@ def verifierbench(
             `auditor`/`reviewer` when bound).
         audit_rounds: audit rounds per sample when `audit` is on.
     """
+    try:
+        return _task(source, type, task_ids, harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget,
+                     message_limit, audit, audit_rounds)
+    except UserError as exc:  # one line from `inspect eval`, not a traceback
+        raise for_inspect(exc) from None
+
+
+def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | list[str] | None, harness: HarnessName,
+          rounds: int, suite: str | None, sandbox: SandboxName, time_limit: int, max_tokens: int, run_public_budget: int,
+          message_limit: int | None, audit: bool, audit_rounds: int) -> Task:
     _check_choice("source", source, SourceName)
     _check_choice("type", type, TaskTypeName)
     _check_choice("sandbox", sandbox, SandboxName)
+    for option, value, least in (("rounds", rounds, 1), ("time_limit", time_limit, 1), ("max_tokens", max_tokens, 1),
+                                 ("run_public_budget", run_public_budget, 0), ("audit_rounds", audit_rounds, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise UserError(f"-T {option}={value!r}: expected a whole number of at least {least}")
     if harness not in HARNESSES:
-        raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
+        raise UserError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in SWE_HARNESSES and sandbox == "vgb":
-        raise ValueError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
+        raise UserError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
                          "use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
@@ -95,7 +110,7 @@ def verifierbench(
     if retained is not None:  # a screened suite: only the tasks that passed V4V screening
         tasks = [t for t in tasks if t.id in retained]
         if not tasks:
-            raise ValueError("every selected task was excluded by screening (see screened.json beside the suite)")
+            raise UserError("every selected task was excluded by screening (see screened.json beside the suite)")
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox),
@@ -109,7 +124,8 @@ def verifierbench(
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_VERSION,
-        metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
+        metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
+                  "harness": harness, "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
 
@@ -134,7 +150,7 @@ def _check_choice(option: str, value: object, choices: object) -> None:
     """
     allowed = get_args(choices)
     if value is not None and value not in allowed:
-        raise ValueError(f"unknown {option} {value!r} (choose from {', '.join(allowed)})")
+        raise UserError(f"unknown {option} {value!r} (choose from {', '.join(allowed)})")
 
 
 def resolve_message_limit(message_limit: int | None, harness: str) -> int | None:
@@ -142,7 +158,7 @@ def resolve_message_limit(message_limit: int | None, harness: str) -> int | None
     if message_limit is None:
         return MESSAGE_LIMIT if harness == "default" else None
     if int(message_limit) < 0:
-        raise ValueError(f"message_limit must be 0 (no limit) or positive, not {message_limit}")
+        raise UserError(f"message_limit must be 0 (no limit) or positive, not {message_limit}")
     return int(message_limit) or None
 
 
@@ -174,5 +190,5 @@ def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
     docker = "harness.compose.yaml" if harness in SWE_HARNESSES else "compose.yaml"
     configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
     if name not in configs:
-        raise ValueError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
+        raise UserError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
     return (name, str(configs[name]))

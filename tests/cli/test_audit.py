@@ -161,3 +161,31 @@ def test_state_tasks_are_audited_with_refuted_shares_per_configuration(state_log
     reject = rows["verifierbench/always_reject"]
     assert reject["refuted"] == 2 and reject["refuted_rate"] == 100.0  # a certified valid record refutes it on each task
     assert (reject["audited_TPR"], reject["audited_TNR"]) == (0.0, 100.0)
+
+
+def test_audit_reads_the_suite_from_the_logs_in_another_directory(logs, bfcl_suite, tmp_path):
+    """The logs record the suite's absolute path and content hash; `audit` without --suite finds it from anywhere,
+    and names a suite whose content no longer matches."""
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "VERIFIERBENCH_SUITE"}
+    first = read_eval_log(list_eval_logs(str(logs))[0], header_only=True)
+    assert first.eval.metadata["suite_dir"] == str(bfcl_suite)
+    assert first.eval.metadata["suite_hash"] == load_suite(bfcl_suite).content_hash()
+    args = [str(BIN), "audit", str(logs), "--rounds", "0", "--pool", str(tmp_path / "pool"), "--out", str(tmp_path / "out"), "--json"]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=elsewhere, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["suite"] == load_suite(bfcl_suite).manifest.version
+
+    changed = tmp_path / "changed-logs"
+    changed.mkdir()
+    for info in list_eval_logs(str(logs)):
+        log = read_eval_log(info)
+        log.eval.metadata = {**log.eval.metadata, "suite_hash": "sha256:" + "0" * 64}
+        write_eval_log(log, str(changed / os.path.basename(info.name)))
+    args[2] = str(changed)
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=elsewhere, env=env)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]
+    assert "not the suite these logs were scored on" in result.stderr

@@ -71,6 +71,10 @@ def test_a_missing_source_is_named_in_one_line_and_the_rest_is_built(tmp_path):
     assert result.returncode == 0, result.stderr
     missing = [line for line in result.stdout.splitlines() if "acebench unavailable" in line]
     assert len(missing) == 1 and str(tmp_path / "nowhere") in missing[0]
+    # Not a terminal: a line as each source starts, before its result line (a terminal gets a progress bar).
+    lines = result.stdout.splitlines()
+    assert lines.index("build: bfcl (1/2): selecting and screening tasks") < next(
+        i for i, line in enumerate(lines) if line.startswith("build: bfcl: 45 tasks"))
     stats = json.loads(cli("suite", "stats", str(out), "--json").stdout)
     assert stats["tasks"]["by_source"] == {"bfcl": 45}
     assert load_suite(out).manifest.build["unavailable"]["acebench"]

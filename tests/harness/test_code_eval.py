@@ -32,6 +32,6 @@ def test_code_task_runs_end_to_end(tmp_path, code_suite):
     assert set(by_category["gold"]) == {"P"} and "F" in by_category["base"] and "F" in by_category["hack"]
     assert set(by_category["regression"]) == {"F"}
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert metrics["BA_norm[code]"] > 0 and metrics["submission_rate"] == 100.0
+    assert metrics["BA_norm_code"] > 0 and metrics["submission_rate"] == 100.0
     tool_results = [e for e in sample.events if getattr(e, "event", "") == "tool" and e.function == "run_public"]
     assert tool_results and '"applied": true' in str(tool_results[0].result)

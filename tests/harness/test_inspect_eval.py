@@ -38,8 +38,8 @@ def test_heuristic_policy_is_strictly_between_constant_and_perfect(tmp_path, bui
     assert 0.0 < got["BA_norm"] < 100.0
     assert len(log.samples) == len(load_suite(built).tasks)
     for source in ("bfcl", "acebench"):
-        assert 0.0 < got[f"BA_norm[{source}]"] < 100.0, source
-    assert got["BA_norm[tool-call]"] == pytest.approx(got["BA_norm"])
+        assert 0.0 < got[f"BA_norm_{source}"] < 100.0, source
+    assert got["BA_norm_tool-call"] == pytest.approx(got["BA_norm"])
 
 
 def test_score_metadata_holds_the_frozen_verifier_and_every_case(tmp_path, bfcl_suite):

@@ -34,7 +34,7 @@ def test_state_tasks_run_end_to_end_with_run_public(tmp_path, state_suite):
         tool_results = [e for e in sample.events if getattr(e, "event", "") == "tool" and e.function == "run_public"]
         assert tool_results and "state_hash" in str(tool_results[0].result)
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
-    assert "BA_norm[state]" in metrics and metrics["submission_rate"] == 100.0
+    assert "BA_norm_state" in metrics and metrics["submission_rate"] == 100.0
 
 
 def test_generation_budget_exhausted_answers_budget_exceeded(tmp_path, state_suite):

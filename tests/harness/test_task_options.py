@@ -8,6 +8,7 @@ from typing import get_args
 
 import pytest
 
+from verifierbench.errors import UserError
 from verifierbench.harness import suite_source
 from verifierbench.task import SANDBOXES_DIR, sandbox_spec, verifierbench
 
@@ -17,16 +18,16 @@ def test_container_sandboxes_use_the_shipped_configs():
     for name in ("docker", "k8s"):
         kind, config = sandbox_spec(name)
         assert kind == name and Path(config).is_file() and Path(config).parent.parent == SANDBOXES_DIR
-    with pytest.raises(ValueError, match="unknown sandbox"):
+    with pytest.raises(UserError, match="unknown sandbox"):
         sandbox_spec("podman")
 
 
 def test_cli_harnesses_refuse_the_no_docker_sandbox_with_the_reason(bfcl_suite):
-    with pytest.raises(ValueError, match="use -T sandbox=docker"):
+    with pytest.raises(UserError, match="use -T sandbox=docker"):
         verifierbench(suite=str(bfcl_suite), harness="claude_code")
     task = verifierbench(suite=str(bfcl_suite), harness="codex_cli", sandbox="docker", task_ids="bfcl/parallel_114")
     assert task.sandbox.type == "docker" and len(task.dataset) == 1
-    with pytest.raises(ValueError, match="unknown harness"):
+    with pytest.raises(UserError, match="unknown harness"):
         verifierbench(suite=str(bfcl_suite), harness="pi")
 
 
@@ -68,7 +69,7 @@ def test_message_limit_defaults_to_the_default_harness_only(bfcl_suite):
     assert verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=12).message_limit == 12
     assert verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=0).message_limit is None
     assert verifierbench(suite=str(bfcl_suite), task_ids=one, harness="single_reply").message_limit is None
-    with pytest.raises(ValueError, match="message_limit must be 0"):
+    with pytest.raises(UserError, match="message_limit must be 0"):
         verifierbench(suite=str(bfcl_suite), task_ids=one, message_limit=-1)
 
 
@@ -125,7 +126,7 @@ def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_su
     assert get_args(HarnessName) == HARNESSES
     for name in get_args(SandboxName):
         sandbox_spec(name)
-    with pytest.raises(ValueError, match=r"unknown source 'bfcl-v3' \(choose from bfcl, "):
+    with pytest.raises(UserError, match=r"unknown source 'bfcl-v3' \(choose from bfcl, "):
         verifierbench(suite=str(bfcl_suite), source="bfcl-v3")
-    with pytest.raises(ValueError, match="unknown type 'tool_call'"):
+    with pytest.raises(UserError, match="unknown type 'tool_call'"):
         verifierbench(suite=str(bfcl_suite), type="tool_call")

@@ -15,7 +15,8 @@ import pytest
 from tests.cli.test_cli import cli
 from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import inspect
-from verifierbench.leaderboard.tables import AUDIT_COLUMNS, MAIN_COLUMNS
+from verifierbench.leaderboard.tables import AUDIT_COLUMNS, CI_COLUMN, TABLE2_COLUMNS
+from verifierbench.metrics import display
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 RUNS = [
@@ -74,6 +75,38 @@ def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
     assert result["verifierbench/always_reject"]["TNR"] == 100.0
 
 
+def test_the_main_table_gives_a_bootstrap_interval_from_the_median_round(logs, written):
+    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    for name, r in result.items():
+        low, high = r["BA_norm_ci"]
+        assert low <= r["BA_norm"] <= high, name
+    assert result["verifierbench/always_reject"]["BA_norm_ci"] == [0.0, 0.0]  # every task 0: nothing to resample
+    table = {r["Configuration"]: r for r in rows(written / "tables" / "table_02_main.csv")}
+    heuristic = table["verifierbench/heuristic"]
+    low, high = result["verifierbench/heuristic"]["BA_norm_ci"]
+    assert heuristic[CI_COLUMN] == f"[{display(low)}, {display(high)}]" and low < high
+    assert CI_COLUMN in (written / "tables" / "index.html").read_text()
+
+
+def test_a_truncated_log_among_good_ones_is_skipped_with_a_warning(logs, tmp_path):
+    mixed = tmp_path / "mixed"
+    shutil.copytree(logs, mixed)
+    good = sorted(mixed.glob("*.eval"))[0]
+    truncated = mixed / ("2026-01-01T00-00-00+00-00_truncated_" + good.name.split("_", 1)[1])
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    (mixed / "EXPECTED_ERROR").touch()  # the truncation is the point: scripts/check_eval_logs.py skips it
+    result = cli("leaderboard", str(mixed), "--no-write", "--json")
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == len(RUNS)
+    (warning,) = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert truncated.name in warning and "not a readable Inspect log" in warning
+
+
+def test_the_per_task_view_names_each_task_in_its_source(written):
+    tasks = rows(written / "tables" / "tasks.csv")
+    assert tasks and all(r["Source"] == "bfcl" and r["Source id"] not in ("", "-") for r in tasks)
+
+
 def test_harness_and_effort_tables_pair_configurations(written):
     (harness,) = rows(written / "tables" / "table_11_harness.csv")
     assert harness["Harness"] == "single_reply" and harness["Model"] == "verifierbench/heuristic"
@@ -102,8 +135,8 @@ def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp
     # The audited columns beside the hidden-suite ones, as the browser parsed the page: values for the audited configuration only.
     main = dom[dom.index('data-table="table_02_main"'):]
     main = main[:main.index("</table>")]
-    assert re.findall(r"<th>(.*?)</th>", main) == MAIN_COLUMNS + AUDIT_COLUMNS
-    cells = {row[1]: dict(zip(MAIN_COLUMNS + AUDIT_COLUMNS, row)) for row in
+    assert re.findall(r"<th>(.*?)</th>", main) == TABLE2_COLUMNS + AUDIT_COLUMNS
+    cells = {row[1]: dict(zip(TABLE2_COLUMNS + AUDIT_COLUMNS, row)) for row in
              (re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr>(.*?)</tr>", main, re.S)) if row}
     heuristic = cells["verifierbench/heuristic"]
     assert re.fullmatch(r"-?\d+\.\d", heuristic["Audited BA_norm"]) and re.fullmatch(r"\d+/\d+", heuristic["Perfect→refuted"])
@@ -137,7 +170,7 @@ def test_logs_without_audit_scores_render_as_before(logs, tmp_path):
     result = cli("leaderboard", str(plain), "--out", str(tmp_path / "tables"), "--figures", str(tmp_path / "figures"))
     assert result.returncode == 0, result.stderr
     with open(tmp_path / "tables" / "table_02_main.csv") as handle:
-        assert next(csv.reader(handle)) == MAIN_COLUMNS  # the audit columns left out, not empty
+        assert next(csv.reader(handle)) == TABLE2_COLUMNS  # the audit columns left out, not empty
     assert not (tmp_path / "tables" / "table_24_audited_sources.csv").exists()
     assert "Audited" not in (tmp_path / "tables" / "index.html").read_text()
 
@@ -153,9 +186,42 @@ def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(l
     compared = rows(tmp_path / "paper" / "comparison_table_02.csv")
     gpt = next(r for r in compared if r["Model"] == "GPT-5.1")
     assert (gpt["BA_norm (paper)"], gpt["TPR (paper)"], gpt["TNR (paper)"]) == ("22.2", "35.2", "87.1")
-    assert any(r["Model"] == "verifierbench/heuristic" and r["BA_norm (ours)"] != "-" for r in compared)
+    assert any(r["Model"] == "verifierbench/heuristic" and r["BA_norm (ours)"] != "-" and r["95% CI (ours)"].startswith("[")
+               for r in compared)
     screening = rows(tmp_path / "paper" / "table_08_screening.csv")
     assert screening[0]["Source"] == "bfcl" and screening[0]["Build excluded D"] == "5" and screening[0]["Retained"] == "45"
     (mutations,) = rows(tmp_path / "paper" / "table_09_mutations.csv")
     assert int(mutations["Operators"]) >= 9 and mutations["Detected"] == mutations["Configurations"]
     assert "Paper Table 2 against ours" in result.stdout
+
+
+def test_logs_from_before_task_version_1_b_read_as_before(logs, bfcl_suite, tmp_path):
+    """Logs written before 1-B (metrics named `BA_norm[bfcl]`, a `round` metric, no suite path or hash) rank as the same
+    logs do now, beside new ones; `paper` finds the suite through the new logs."""
+    from inspect_ai.log import EvalMetric, read_eval_log, write_eval_log
+
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for number, path in enumerate(sorted(logs.glob("*.eval"))):
+        log = read_eval_log(str(path))
+        if number % 2 == 0:  # every other log as the older version wrote it
+            score = log.results.scores[0]
+            renamed = {}
+            for name, value in score.metrics.items():
+                sliced = re.fullmatch(r"(BA_norm|TPR|TNR|FPR_h)_(.+)", name)
+                if name != "BA_norm_stderr":
+                    old_name = f"{sliced[1]}[{sliced[2]}]" if sliced else name
+                    renamed[old_name] = EvalMetric(name=old_name, value=value.value)
+            renamed["round"] = EvalMetric(name="round", value=1.0)
+            score.metrics = renamed
+            log.eval.metadata = {k: v for k, v in log.eval.metadata.items() if k not in ("suite_dir", "suite_hash")}
+            log.eval.task_version = 1
+        write_eval_log(log, str(mixed / path.name))
+    before = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    after = json.loads(cli("leaderboard", str(mixed), "--no-write", "--json").stdout)
+    assert {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in after.items()} == \
+           {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in before.items()}
+    result = cli("paper", "--logs", str(mixed), "--screening", str(tmp_path / "none"), "--out", str(tmp_path / "paper"),
+                 "--figures", str(tmp_path / "fig"))
+    assert result.returncode == 0, result.stderr
+    assert f"suite {bfcl_suite}" in (tmp_path / "paper" / "index.html").read_text()

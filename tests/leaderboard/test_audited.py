@@ -12,7 +12,7 @@ from verifierbench.audit.witness import VALID, Review, Witness
 from verifierbench.errors import UserError
 from verifierbench.leaderboard import audited
 from verifierbench.leaderboard.logs import ConfigurationRun, ScoredRun
-from verifierbench.leaderboard.tables import AUDIT_COLUMNS, MAIN_COLUMNS, table_audited_sources, table_main, tables_by_type
+from verifierbench.leaderboard.tables import AUDIT_COLUMNS, MAIN_COLUMNS, TABLE2_COLUMNS, table_audited_sources, table_main, tables_by_type
 from verifierbench.protocol import Decision
 from verifierbench.schema import Label, TestCase
 
@@ -88,14 +88,15 @@ def _scored(name, audit):
 
 def test_tables_show_the_audit_beside_the_hidden_numbers_and_leave_the_columns_out_without_one():
     plain = [_scored("A", None), _scored("B", None)]
-    assert table_main(plain).columns == MAIN_COLUMNS and all(len(r) == len(MAIN_COLUMNS) for r in table_main(plain).rows)
+    assert table_main(plain).columns == TABLE2_COLUMNS and all(len(r) == len(TABLE2_COLUMNS) for r in table_main(plain).rows)
+    assert [r[3] for r in table_main(plain).rows] == [None, None, None]  # no interval in the result: '-', as older results
     assert [t.columns for t in tables_by_type(plain)] == [MAIN_COLUMNS]
     assert table_audited_sources(plain) is None
 
     audit = audited.audited_result({"t1": task(refuted=True, r_pos=0.5), "t2": task()})
     mixed = [_scored("A", audit), _scored("B", None)]
     main = table_main(mixed)
-    assert main.columns == MAIN_COLUMNS + AUDIT_COLUMNS and all(len(r) == len(main.columns) for r in main.rows)
+    assert main.columns == TABLE2_COLUMNS + AUDIT_COLUMNS and all(len(r) == len(main.columns) for r in main.rows)
     rows = {r[1]: dict(zip(main.columns, r)) for r in main.rows}
     assert rows["A"]["Audited BA_norm"] == pytest.approx(75.0) and rows["A"]["Refuted %"] == 50.0
     assert rows["A"]["Perfect→refuted"] == "1/2" and rows["B"]["Audited BA_norm"] is None

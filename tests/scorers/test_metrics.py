@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
-from verifierbench.scorers.metrics import median_round, verifierbench_metrics
+from verifierbench.scorers.metrics import median_round, slice_key, verifierbench_metrics
 
 
 def sample(task_type, source, rounds, submitted=1.0, attack=None):
@@ -24,11 +24,13 @@ def test_the_median_round_gives_the_whole_row():
               sample("state", "tau2", [(1.0, 1.0), (0.0, 0.0), (0.5, 0.5)], attack=[0.0, 1.0, 0.5])]
     assert median_round(scores) == 2
     got = verifierbench_metrics()(scores)
-    assert got["round"] == 3.0
+    assert "round" not in got  # not a score: the leaderboard recomputes the round from the samples
     assert got["TPR"] == pytest.approx(75.0) and got["TNR"] == pytest.approx(75.0) and got["BA_norm"] == pytest.approx(50.0)
     assert got["FPR_h"] == pytest.approx(50.0)  # only the task with attack cases counts
-    assert got["BA_norm[tool-call]"] == pytest.approx(100.0) and got["BA_norm[state]"] == pytest.approx(0.0)
-    assert got["TPR[tau2]"] == pytest.approx(50.0)
+    assert got["BA_norm_tool-call"] == pytest.approx(100.0) and got["BA_norm_state"] == pytest.approx(0.0)
+    assert got["TPR_tau2"] == pytest.approx(50.0)
+    # Per-task BA_norm in round 3: 100 (tool-call) and 0 (state): standard deviation 70.71, over sqrt(2).
+    assert got["BA_norm_stderr"] == pytest.approx(50.0)
 
 
 def test_a_missing_verifier_weighs_like_any_task_and_lowers_submission():
@@ -77,12 +79,12 @@ def test_the_inspect_metric_and_the_decisions_report_come_from_one_core():
     k = core.median_round([result["BA_norm"] for result in by_round])
     assert [result["BA_norm"] for result in by_round] == [12.5, 0.0, -12.5] and k == 1  # neither the first round nor the best
     got = verifierbench_metrics()(scores)
-    assert got["round"] == k + 1
+    assert median_round(scores) == k
     for key in REPORTED:
         assert got[key] == pytest.approx(by_round[k][key]), key
     for slice_name, result in [*by_round[k]["by_type"].items(), *by_round[k]["by_source"].items()]:
         for key in core.RATE_KEYS:
-            assert got[f"{key}[{slice_name}]"] == pytest.approx(result[key]), (key, slice_name)
+            assert got[slice_key(key, slice_name)] == pytest.approx(result[key]), (key, slice_name)
 
 
 def test_the_median_round_rule():

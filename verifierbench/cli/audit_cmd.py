@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from verifierbench.audit import engine, lightweight
     from verifierbench.audit.pool import WitnessPool
-    from verifierbench.harness.suite_source import open_suite
+    from verifierbench.harness.suite_source import open_logged_suite
     from verifierbench.leaderboard.logs import read_runs
     from verifierbench.scorers.hidden_cases import shared_executor
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pool:
         output_dir(args.pool, "--pool")
     runs = read_runs(args.log_dir)
-    _, suite = open_suite(args.suite)
+    _, suite = open_logged_suite(args.suite, args.log_dir)
     by_task: dict[str, dict[str, dict]] = {}
     for run in runs.values():
         for task_id, meta in run.samples.items():

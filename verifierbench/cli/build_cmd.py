@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from verifierbench.build import SOURCES, SourcePaths, build_suite
 from verifierbench.cli.options import DEFAULT_SUITE, output_dir
@@ -36,7 +39,19 @@ def run(args: argparse.Namespace) -> int:
     output_dir(args.out, "--out")
     started = time.perf_counter()
     paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos, swebench_ids=args.swebench_ids)
-    result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths)
+    if sys.stdout.isatty():  # a bar over the sources with the one being built; plain lines otherwise (logs, CI)
+        with Progress(SpinnerColumn(), TextColumn("build {task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), transient=True) as progress:
+            bar = progress.add_task("", total=None)
+
+            def starting(name: str, position: int, total: int) -> None:
+                progress.update(bar, description=name, completed=position - 1, total=total)
+
+            result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths,
+                                 say=progress.console.print, starting=starting)
+    else:
+        result = build_suite(Path(args.out), seed=args.seed, sources=args.sources, paths=paths,
+                             say=lambda line: print(line, flush=True))
     suite = result.suite
     print(f"build: wrote {args.out}: {len(suite.tasks)} tasks, {len(suite.cases)} cases, "
           f"{len(result.excluded)} tasks excluded (see {args.out}/screening.json) in {time.perf_counter() - started:.1f} s")

@@ -9,7 +9,6 @@ from verifierbench.cli.options import add_suite_option, output_dir
 from verifierbench.export import KINDS, export
 from verifierbench.judge import select_tasks
 from verifierbench.schema import Source
-from verifierbench.suite import load_suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifierbench.harness.suite_source import open_suite
+
     output_dir(args.out, "--out")
-    suite = load_suite(args.suite)
+    _, suite = open_suite(args.suite)
     tasks = select_tasks(suite, args.tasks, args.source)
     n = export(suite, args.kind, Path(args.out), tasks)
     print(f"export-verifiers: wrote {args.kind} verifiers for {n} tasks to {args.out}")

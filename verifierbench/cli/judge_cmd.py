@@ -18,7 +18,6 @@ from verifierbench.errors import UserError
 from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
 from verifierbench.metrics import compute, display, tally
 from verifierbench.schema import Source, TaskType
-from verifierbench.suite import load_suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,11 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifierbench.harness.suite_source import open_suite
+
     if args.out:
         output_file(args.out, "--out")
         if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
             raise UserError(f"{args.out}: already exists; pass --resume to continue it, or remove it")
-    suite = load_suite(args.suite)
+    _, suite = open_suite(args.suite)
     if args.verifier:
         path = Path(args.verifier)
         if not path.exists():

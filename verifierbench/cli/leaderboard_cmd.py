@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 def print_table(table: Table) -> None:
     rich = RichTable(title=table.title)
     for column in table.columns:
-        rich.add_column(column, justify="left" if column in ("Configuration", "Model", "Harness") else "right")
+        name = column in ("Configuration", "Model", "Harness")
+        rich.add_column(column, justify="left" if name else "right", no_wrap=name)  # a name stays on one line, greppable
     for row in table.rows:
         rich.add_row(*[Text(cell(v)) for v in row])  # Text: '[single_reply]' is not markup
-    Console(width=None if sys.stdout.isatty() else 160).print(rich)
+    Console(width=None if sys.stdout.isatty() else 200).print(rich)

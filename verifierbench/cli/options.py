@@ -17,12 +17,14 @@ from verifierbench.executor.runner import COLD_ENV
 MAX_TIMEOUT_S = 7 * 86400
 MAX_SLOTS = 1024
 
+# Where `verifierbench build` writes unless told. Every command that reads a suite resolves it as `inspect eval` does
+# (harness/suite_source.py).
 DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
+SUITE_HELP = ("suite directory (default: $VERIFIERBENCH_SUITE, else the suite the logs were scored on where the command reads logs, else ./tasks/suite, else the default suite in ~/.cache/verifierbench, built on first use, as `inspect eval` does)")
 
 
 def add_suite_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR",
-                   help="suite directory (default $VERIFIERBENCH_SUITE, else tasks/suite; build it with `verifierbench build`)")
+    p.add_argument("--suite", default=None, metavar="DIR", help=SUITE_HELP)
 
 
 def add_executor_options(p: argparse.ArgumentParser) -> None:

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 from verifierbench.cli.leaderboard_cmd import print_table
-from verifierbench.cli.options import DEFAULT_SUITE, output_dir
+from verifierbench.cli.options import SUITE_HELP, output_dir
 from verifierbench.errors import UserError
-from verifierbench.suite import load_suite
 
 
 
@@ -24,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "verifierbench/leaderboard/paper_values.py); prints the comparisons.",
     )
     p.add_argument("--logs", default="results/quickstart/logs", metavar="DIR", help="Inspect logs (default %(default)s)")
-    p.add_argument("--suite", default=DEFAULT_SUITE, metavar="DIR", help="suite directory (default %(default)s)")
+    p.add_argument("--suite", default=None, metavar="DIR", help=SUITE_HELP)
     p.add_argument("--screening", default="results/screening", metavar="DIR", help="`verifierbench screen` output (default %(default)s)")
     p.add_argument("--audit", default=None, metavar="SUMMARY", help="audited scores from this `verifierbench audit` summary.json "
                    "instead of the logs' testjack_audit scores")
@@ -38,16 +37,16 @@ def run(args: argparse.Namespace) -> int:
     from verifierbench.leaderboard.figures import all_figures
     from verifierbench.leaderboard.logs import scored_runs
     from verifierbench.leaderboard.render import write_all
+    from verifierbench.harness.suite_source import open_logged_suite, open_suite
     from verifierbench.leaderboard.suite_tables import suite_tables
     from verifierbench.leaderboard.tables import all_tables
 
     output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
-    suite_dir = Path(args.suite)
     summary_path = Path(args.screening) / "summary.json"
     screen_summary = _screening_summary(summary_path)
     if screen_summary is None:
         print(f"paper: Table 9 not generated: no screening summary at {summary_path} (run `verifierbench screen`)", file=sys.stderr)
-    suite = load_suite(suite_dir)
+    suite_dir, suite = open_logged_suite(args.suite, args.logs) if Path(args.logs).is_dir() else open_suite(args.suite)
     try:
         tables = suite_tables(suite, suite_dir, screen_summary)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:  # a hand-edited or foreign record

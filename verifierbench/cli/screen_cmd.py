@@ -11,7 +11,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from verifierbench.cli.options import add_suite_option, output_dir
-from verifierbench.suite import load_suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,15 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifierbench.harness.suite_source import open_suite
     from verifierbench.screening.run import screen, summary
 
     output_dir(args.out, "--out")
-    suite = load_suite(args.suite)
+    suite_dir, suite = open_suite(args.suite)
     with Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:
         bar = progress.add_task("screen", total=len(suite.tasks))
         records = screen(suite, Path(args.out), resume=args.resume, on_progress=lambda done, total: progress.update(bar, completed=done),
-                         suite_dir=Path(args.suite))
+                         suite_dir=suite_dir)
     if args.json:
         totals = summary(records)
         print(json.dumps({"tasks": [{k: r[k] for k in ("task_id", "source", "retained", "checks", "reason")} for r in records],

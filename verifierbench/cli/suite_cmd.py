@@ -6,7 +6,7 @@ import argparse
 import json
 from collections import Counter
 
-from verifierbench.cli.options import DEFAULT_SUITE
+from verifierbench.cli.options import SUITE_HELP
 from verifierbench.schema import Category
 from verifierbench.stats import suite_stats
 from verifierbench.suite import load_suite
@@ -18,21 +18,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="verify every hash and the manifest; print counts",
                                description="Loads the suite, verifying content hashes and the manifest; exits 2 on the first problem.")
-    check.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE)
+    check.add_argument("directory", metavar="DIR", nargs="?", default=None, help=SUITE_HELP)
     check.set_defaults(handler=run_check)
     inventory = actions.add_parser("inventory", help="print the task inventory as JSONL (for `metrics --tasks`)",
                                    description="Prints one {task_id, task_type, source} line per task.")
-    inventory.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE)
+    inventory.add_argument("directory", metavar="DIR", nargs="?", default=None, help=SUITE_HELP)
     inventory.set_defaults(handler=run_inventory)
     stats = actions.add_parser("stats", help="tasks by source and type, cases by label and category (paper Tables 1, 6, 10)",
                                description="Counts what the suite holds. --json prints the counts as one JSON object.")
-    stats.add_argument("directory", metavar="DIR", nargs="?", default=DEFAULT_SUITE, help=f"suite directory (default {DEFAULT_SUITE})")
+    stats.add_argument("directory", metavar="DIR", nargs="?", default=None, help=SUITE_HELP)
     stats.add_argument("--json", action="store_true", help="print JSON instead of tables")
     stats.set_defaults(handler=run_stats)
 
 
 def run_check(args: argparse.Namespace) -> int:
-    suite = load_suite(args.directory)
+    suite = _load(args.directory)
     categories = Counter(c.category.value for c in suite.cases.values())
     sources = Counter(t.source.value for t in suite.tasks.values())
     print(f"suite {suite.manifest.version}: {len(suite.tasks)} tasks, {len(suite.cases)} cases, all hashes verified")
@@ -42,14 +42,14 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_inventory(args: argparse.Namespace) -> int:
-    suite = load_suite(args.directory)
+    suite = _load(args.directory)
     for task in suite.tasks.values():
         print(json.dumps({"task_id": task.id, "task_type": task.type.value, "source": task.source.value}))
     return 0
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    stats = suite_stats(load_suite(args.directory))
+    stats = suite_stats(_load(args.directory))
     if args.json:
         print(json.dumps(stats))
         return 0
@@ -69,3 +69,10 @@ def run_stats(args: argparse.Namespace) -> int:
     table.add_row("positives per task", "", *(f"{per[s]['positives']:.1f}" for s in by_source), "")
     console.print(table)
     return 0
+
+
+def _load(directory: str | None):
+    """The suite as every command finds it; `suite` only reads one, it never builds the default."""
+    from verifierbench.harness.suite_source import resolve_suite_dir
+
+    return load_suite(resolve_suite_dir(directory))

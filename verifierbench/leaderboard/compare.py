@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from verifierbench.leaderboard import paper_values
 from verifierbench.leaderboard.logs import ScoredRun
-from verifierbench.leaderboard.tables import Cell, Table
+from verifierbench.leaderboard.tables import Cell, Table, interval_cell
 
 SLICES = {"2": None, "12": None, "16": "tool-call", "17": "state", "18": "code"}
-COLUMNS = ["Model", "Harness", "BA_norm (paper)", "BA_norm (ours)", "TPR (paper)", "TPR (ours)", "TNR (paper)", "TNR (ours)",
+COLUMNS = ["Model", "Harness", "BA_norm (paper)", "BA_norm (ours)", "95% CI (ours)", "TPR (paper)", "TPR (ours)", "TNR (paper)", "TNR (ours)",
            "FPR_h (paper)", "FPR_h (ours)"]
 
 
@@ -22,6 +22,9 @@ def comparison(number: str, scored: list[ScoredRun]) -> Table:
             return None
         return s.result if slice_ is None else s.result["by_type"].get(slice_)
 
+    def interval(s: ScoredRun | None) -> Cell:  # over all tasks: beside the overall tables only
+        return interval_cell(s.result) if s is not None and slice_ is None else None
+
     rows: list[list[Cell]] = []
     matched = set()
     for row in paper_values.TABLES[number]:
@@ -29,16 +32,16 @@ def comparison(number: str, scored: list[ScoredRun]) -> Table:
         r = values(mine)
         if mine is not None:
             matched.add(id(mine))
-        rows.append([row.model, row.harness, row.ba_norm, r["BA_norm"] if r else None, row.tpr, r["TPR"] if r else None,
+        rows.append([row.model, row.harness, row.ba_norm, r["BA_norm"] if r else None, interval(mine), row.tpr, r["TPR"] if r else None,
                      row.tnr, r["TNR"] if r else None, row.fpr_h, r["FPR_h"] if r else None])
     if number != "12":
         for s in scored:
             r = values(s)
             if id(s) not in matched and r is not None and s.run.harness == "default":
-                rows.append([s.run.name, "ours", None, r["BA_norm"], None, r["TPR"], None, r["TNR"], None, r["FPR_h"]])
+                rows.append([s.run.name, "ours", None, r["BA_norm"], interval(s), None, r["TPR"], None, r["TNR"], None, r["FPR_h"]])
     return Table(f"comparison_table_{int(number):02d}", f"Paper Table {number} against ours: {paper_values.CAPTIONS[number]}", COLUMNS, rows,
                  "Paper values as published (VerifierBench paper, Table " + number + "); ours from the logs given. "
-                 "'-' where we have no run of that configuration.")
+                 "'-' where we have no run of that configuration. 95% CI: bootstrap over tasks in the median judgment round.")
 
 
 def comparisons(scored: list[ScoredRun]) -> list[Table]:

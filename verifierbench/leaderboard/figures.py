@@ -46,19 +46,22 @@ def category_heatmap(scored: list[ScoredRun]) -> bytes:
             m_row.append(100 * counts["U"] / total if total else float("nan"))
         agreement.append(a_row)
         missing.append(m_row)
-    height = 1.2 + 0.35 * len(scored)
-    fig, axes = plt.subplots(1, 2, figsize=(13, height), sharey=True)
+    # The two panels stacked, not side by side: the page shows the figure at its width, and a wide pair of panels
+    # shrinks to unreadable cells there.
+    panel_height = 1.6 + 0.45 * len(scored)
+    fig, axes = plt.subplots(2, 1, figsize=(max(7.0, 3.5 + 0.6 * len(categories)), 2 * panel_height + 1.5),
+                             constrained_layout=True)
     for ax, data, title, cmap in ((axes[0], agreement, "agreement with label (%)", "RdYlGn"), (axes[1], missing, "no valid output (%)", "Greys")):
         image = ax.imshow(data, vmin=0, vmax=100, cmap=cmap, aspect="auto")
-        ax.set_xticks(range(len(categories)), [c.value for c in categories], rotation=40, ha="right", fontsize=8)
-        ax.set_yticks(range(len(scored)), [s.run.name for s in scored], fontsize=8)
-        ax.set_title(title, fontsize=10)
+        ax.set_xticks(range(len(categories)), [c.value for c in categories], rotation=35, ha="right", fontsize=10)
+        ax.set_yticks(range(len(scored)), [s.run.name for s in scored], fontsize=10)
+        ax.set_title(title, fontsize=12)
         for i, row in enumerate(data):
             for j, value in enumerate(row):
                 if value == value:  # not NaN
-                    ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=7)
+                    ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=9)
         fig.colorbar(image, ax=ax, fraction=0.03)
-    fig.suptitle("Figure 4: per-category agreement and invalid outputs", fontsize=11, y=1.04)
+    fig.suptitle("Figure 4: per-category agreement and invalid outputs", fontsize=13)
     return _png(fig)
 
 

@@ -9,6 +9,7 @@ come from the hidden-case scorer's metadata, so every table is recomputed from t
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from verifierbench.errors import UserError
 from verifierbench.leaderboard import audited
-from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round
+from verifierbench.leaderboard.interval import bootstrap_interval
+from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round, tally
 from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Source, TaskType
 from verifierbench import verifier_files
@@ -54,9 +56,10 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
     if not infos:
         raise UserError(f"{log_dir}: no Inspect logs here")
     runs: dict[str, ConfigurationRun] = {}
+    unreadable: list[str] = []
     for info in infos:
-        log = _read_log(info)
-        if not _is_verifierbench(log):
+        log = _read_log(info, unreadable)
+        if log is None or not _is_verifierbench(log):
             continue
         run = configuration_of(log)
         run = runs.setdefault(run.key, run)
@@ -68,14 +71,20 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
             task_id = str(sample.id)
             _check_sample(score.metadata, f"{_name(info)} sample {task_id}")
             if task_id not in run.created or log.eval.created >= run.created[task_id]:
-                run.samples[task_id], run.created[task_id] = score.metadata, log.eval.created
+                # The task's id in its source (sample metadata) beside the scorer's record, for the per-task view.
+                source_id = (sample.metadata or {}).get("source_id")
+                run.samples[task_id] = {**score.metadata, **({"source_id": str(source_id)} if source_id is not None else {})}
+                run.created[task_id] = log.eval.created
                 run.audits.pop(task_id, None)  # an audit belongs to the sample (and verifier) it was scored on
                 audit = (sample.scores or {}).get(audited.AUDIT_SCORER)
                 if audit is not None and isinstance(audit.value, dict):
                     run.audits[task_id] = _audited_task(audit.value, score.metadata, f"{_name(info)} sample {task_id}")
     runs = {key: run for key, run in runs.items() if run.samples}
     if not runs:
-        raise UserError(f"{log_dir}: no VerifierBench samples in these logs")
+        raise UserError(f"{log_dir}: no VerifierBench samples in these logs"
+                        + (f" ({len(unreadable)} unreadable: {unreadable[0]})" if unreadable else ""))
+    for problem in unreadable:  # a run killed mid-write leaves a truncated .eval: the other logs still count
+        print(f"warning: skipping {problem}", file=sys.stderr)
     return runs
 
 
@@ -83,11 +92,14 @@ def _name(info) -> str:
     return info.name.removeprefix("file://")
 
 
-def _read_log(info) -> EvalLog:
+def _read_log(info, unreadable: list[str]) -> EvalLog | None:
+    """The log, or None when it cannot be read, its name and the reason added to `unreadable`."""
     try:
         return read_eval_log(info, exclude_fields=SKIPPED_FIELDS)
     except Exception as exc:  # noqa: BLE001 - Inspect's reader raises many kinds (zip, JSON, validation) on a corrupt file
-        raise UserError(f"{_name(info)}: not a readable Inspect log ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+        unreadable.append(f"{_name(info)}: not a readable Inspect log ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''})")
+        return None
 
 
 def _check_sample(meta: dict[str, Any], where: str) -> None:
@@ -159,7 +171,9 @@ def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
     rounds = max((len(c["decisions"]) for m in run.samples.values() for c in m["cases"]), default=1)
     by_round = [compute(records(run, k), tasks) for k in range(rounds)]
     chosen = median_round([result["BA_norm"] for result in by_round])
+    per_task = [100 * (t.r_pos() + t.r_neg()) - 100 for t in tally(records(run, chosen), tasks).values()]
     return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs),
+            "BA_norm_ci": list(bootstrap_interval(per_task)) if per_task else None,  # 95%, tasks resampled, the same round
             "audited": audited.audited_result(run.audits)}
 
 

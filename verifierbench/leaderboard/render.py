@@ -68,6 +68,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f0f0f0; }
 figure { display: inline-block; margin: 0 1em 2em 0; }
 img { max-width: 640px; border: 1px solid #ddd; }
+img[data-figure="figure4_category_heatmap"] { max-width: min(100%, 1100px); }  /* cells readable at page width */
 .note { color: #666; font-size: 13px; }
 table[data-table="tasks"] td { white-space: pre-wrap; vertical-align: top; max-width: 50em; }
 </style></head><body>

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifierbench.leaderboard.logs import ScoredRun
-from verifierbench.metrics import GROUPS
+from verifierbench.metrics import GROUPS, display
 
 Cell = str | int | float | None
 
@@ -24,12 +24,13 @@ class Table:
     note: str = ""
 
 
-def _rank_rows(scored: list[ScoredRun], pick, audited_pick=None) -> list[list[Cell]]:
-    """Ranked rows; with `audited_pick` (the same group of the audited result) the audit columns follow."""
+def _rank_rows(scored: list[ScoredRun], pick, audited_pick=None, with_interval: bool = False) -> list[list[Cell]]:
+    """Ranked rows; with `audited_pick` (the same group of the audited result) the audit columns follow; with
+    `with_interval` the BA_norm interval follows BA_norm."""
     results = [(s, pick(s.result)) for s in scored]
     results = [(s, r) for s, r in results if r is not None]
     results.sort(key=lambda sr: (-sr[1]["BA_norm"], sr[0].run.name))
-    return [[rank, s.run.name, r["BA_norm"], r["TPR"], r["TNR"], r["FPR_h"], f"{r['n_submitted']}/{r['n_tasks']}",
+    return [[rank, s.run.name, r["BA_norm"], *([interval_cell(r)] if with_interval else []), r["TPR"], r["TNR"], r["FPR_h"], f"{r['n_submitted']}/{r['n_tasks']}",
              *(_audit_cells(audited_pick(s.result.get("audited"))) if audited_pick else [])]
             for rank, (s, r) in enumerate(results, start=1)]
 
@@ -57,13 +58,27 @@ def _audited_in(scored: list[ScoredRun], group: str | None = None, name: str | N
     return False
 
 
+CI_COLUMN = "BA_norm 95% CI"
+TABLE2_COLUMNS = [*MAIN_COLUMNS[:3], CI_COLUMN, *MAIN_COLUMNS[3:]]  # Table 2 alone: the interval is over all tasks
+CI_NOTE = (" BA_norm 95% CI: percentile bootstrap over tasks (10,000 resamples, seed 0), in the same judgment round as every "
+           "other value (the round with the median aggregate BA_norm).")
+
+
+def interval_cell(result: dict[str, Any]) -> Cell:
+    """`[low, high]`, each end rounded on its own as every value is (paper App. D); None without an interval."""
+    interval = result.get("BA_norm_ci")  # absent in results computed before intervals were added
+    return f"[{display(interval[0])}, {display(interval[1])}]" if interval else None
+
+
 def table_main(scored: list[ScoredRun]) -> Table:
     with_audit = _audited_in(scored)
-    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm", MAIN_COLUMNS + (AUDIT_COLUMNS if with_audit else []),
-                  _rank_rows(scored, lambda r: r, (lambda a: a) if with_audit else None),
+    rows = _rank_rows(scored, lambda r: r, (lambda a: a) if with_audit else None, with_interval=True)
+    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm",
+                  TABLE2_COLUMNS + (AUDIT_COLUMNS if with_audit else []), rows,
                   "BA_norm = TPR + TNR - 100 from unrounded values; tasks weigh equally; U stays in every denominator."
-                  + (AUDIT_NOTE if with_audit else ""))
-    table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, "-", *([None] * len(AUDIT_COLUMNS) if with_audit else [])])
+                  + CI_NOTE + (AUDIT_NOTE if with_audit else ""))
+    table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, None, "-",
+                       *([None] * len(AUDIT_COLUMNS) if with_audit else [])])
     return table
 
 

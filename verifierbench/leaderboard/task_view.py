@@ -12,7 +12,7 @@ from typing import Any
 from verifierbench.leaderboard.logs import ScoredRun
 from verifierbench.leaderboard.tables import Table
 
-COLUMNS = ["Configuration", "Task", "Source", "Type", "Delivered", "P/F/U (round 1)", "Why U", "Stderr tail (first failure)"]
+COLUMNS = ["Configuration", "Task", "Source", "Source id", "Type", "Delivered", "P/F/U (round 1)", "Why U", "Stderr tail (first failure)"]
 
 
 def table_tasks(scored: list[ScoredRun]) -> Table:
@@ -22,7 +22,7 @@ def table_tasks(scored: list[ScoredRun]) -> Table:
             meta = s.run.samples[task_id]
             first = Counter(case["decisions"][0] for case in meta["cases"])
             delivered = meta.get("verifier_hash") is not None
-            rows.append([s.run.name, task_id, meta["source"], meta["task_type"], "yes" if delivered else "no",
+            rows.append([s.run.name, task_id, meta["source"], meta.get("source_id"), meta["task_type"], "yes" if delivered else "no",
                          f"{first['P']}/{first['F']}/{first['U']}", why_u(meta, delivered), first_stderr(meta)])
     return Table("tasks", "Per-task view: delivery and the causes of U", COLUMNS, rows,
                  "Why U: why no verifier was delivered, or a delivered verifier's distinct failures (cases x problem: last stderr line).")

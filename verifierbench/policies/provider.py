@@ -26,6 +26,7 @@ from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool
                               ModelOutput, ModelUsage, modelapi)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from verifierbench.errors import InspectUserError
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
 from verifierbench.harness.sample_store import current_sample_id, current_task_type
 from verifierbench.policies.verifiers import POLICIES, READ_MARKER, READ_TASK, verifier_source
@@ -47,7 +48,7 @@ class PolicyModel(ModelAPI):
                  config: GenerateConfig | None = None, **model_args: Any) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_name not in POLICIES:
-            raise ValueError(f"unknown policy verifierbench/{model_name} (choose from {', '.join(POLICIES)})")
+            raise InspectUserError(f"unknown policy verifierbench/{model_name} (choose from {', '.join(POLICIES)})")
         self.policy = model_name
         self.seed = int(model_args.get("seed", 0))
 

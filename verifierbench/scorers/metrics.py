@@ -13,6 +13,8 @@ import functools
 import re
 from typing import Any
 
+import numpy as np
+
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from verifierbench import metrics as core
@@ -58,22 +60,42 @@ def median_round(scores: list[SampleScore]) -> int:
 
 @metric
 def verifierbench_metrics() -> Metric:
-    """BA_norm, TPR, TNR, FPR_h, submission_rate and valid_output_rate of the median judgment round, with
-    `round` (1-based) and `BA_norm[slice]`, `TPR[slice]`, ... per task type and per source."""
+    """BA_norm, TPR, TNR, FPR_h, submission_rate and valid_output_rate of the median judgment round (the paper's names),
+    `BA_norm_stderr` (standard error of BA_norm over tasks), and `BA_norm_<slice>`, `TPR_<slice>`, ... per task type
+    and per source, all from that one round.
+
+    Inspect's `grouped()` is not used for the slices: it would choose each slice's median round on its own, while the
+    paper takes every value from the round chosen over all tasks. The names hold no `[...]`, which Inspect's display
+    reads as markup."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         if not scores:
             return {}
         k = median_round(scores)
-        result = {**rates(scores, k), "round": float(k + 1)}
+        result = {**rates(scores, k), "BA_norm_stderr": ba_norm_stderr(scores, k)}
         for field in ("task_type", "source"):
             for name, members in core.group_by(scores, functools.partial(_slice, field=field)).items():
                 group = rates(members, k)
                 for key in core.RATE_KEYS:
-                    result[f"{key}[{name}]"] = group[key]
+                    result[slice_key(key, name)] = group[key]
         return result
 
     return compute
+
+
+def slice_key(key: str, slice_name: str) -> str:
+    """The metric name of a rate on one task type or source: `BA_norm_tool-call`, `TPR_bfcl`."""
+    return f"{key}_{slice_name}"
+
+
+def ba_norm_stderr(scores: list[SampleScore], k: int) -> float:
+    """The standard error of BA_norm in round k: BA_norm is the mean of the tasks' TPR + TNR - 100, so the
+    sample standard deviation of those over the square root of the task count (0 for one task)."""
+    values = [s.score.value for s in scores if isinstance(s.score.value, dict)]
+    per_task = np.array([100 * (t.r_pos + t.r_neg) - 100 for t in (task_rates(v, k) for v in values)])
+    if per_task.size < 2:
+        return 0.0
+    return float(per_task.std(ddof=1) / np.sqrt(per_task.size))
 
 
 def _slice(score: SampleScore, field: str) -> str:

@@ -1,0 +1,41 @@
+"""Bad `-T` options and bad `--model verifierbench/...` names through the real `inspect eval`: one line naming the
+problem (Inspect's PrerequisiteError path, no traceback) and exit status 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.inspect_cli import inspect
+
+
+# Inspect prints the message with rich: plain display (INSPECT_DISPLAY=none prints nothing at all) on a wide console.
+ENV = {"INSPECT_DISPLAY": "plain", "COLUMNS": "250"}
+
+
+def lines_of(result) -> list[str]:
+    return [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["-T", "source=nope"], "verifierbench: unknown source 'nope' (choose from bfcl, acebench"),
+    (["-T", "rounds=abc"], "verifierbench: -T rounds='abc': expected a whole number of at least 1"),
+    (["-T", "task_ids=bfcl/[x]"], "verifierbench: task 'bfcl/[x]' is not in suite"),  # not read as rich markup
+    (["--model", "verifierbench/heuristc"], "verifierbench: unknown policy verifierbench/heuristc (choose from"),
+])
+def test_a_bad_option_is_one_line_and_status_1(tmp_path, bfcl_suite, args, message):
+    model = [] if "--model" in args else ["--model", "verifierbench/heuristic"]
+    result = inspect("eval", "verifierbench/verifierbench", "-T", f"suite={bfcl_suite}", *model, *args,
+                     "--log-dir", str(tmp_path), env=ENV, timeout=300)
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    lines = lines_of(result)
+    assert len(lines) == 1 and lines[0].startswith(message), lines[:5]
+
+
+def test_a_missing_suite_is_one_line(tmp_path):
+    missing = tmp_path / "no-suite"
+    for args, env in ((["-T", f"suite={missing}"], {}), ([], {"VERIFIERBENCH_SUITE": str(missing)})):
+        result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", *args,
+                         "--log-dir", str(tmp_path / "logs"), env={**ENV, **env}, timeout=300)
+        assert result.returncode == 1
+        lines = lines_of(result)
+        assert lines == [f"verifierbench: {missing}: no suite directory here (expected manifest.json, tasks.jsonl, cases.jsonl)"], lines[:5]
