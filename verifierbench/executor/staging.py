@@ -30,9 +30,9 @@ _staged: dict[tuple[str, int, int], str] = {}
 
 
 def searchable_by_others(path: "str | os.PathLike[str]") -> bool:
-    """Whether every directory from / down to `path` has o+x (what another uid needs to resolve it)."""
-    real = Path(os.path.realpath(path))
-    return all(os.stat(part).st_mode & stat.S_IXOTH for part in [*reversed(real.parents), real] if part.is_dir())
+    """Whether every directory above `path` has o+x (what another uid needs to resolve it). `path` itself is left
+    to its own modes: a slot's output directory is its sandbox uid's, 0700."""
+    return all(os.stat(part).st_mode & stat.S_IXOTH for part in Path(os.path.realpath(path)).parents)
 
 
 def reachable(source: str, writable: bool = False) -> str:
@@ -57,7 +57,7 @@ def _stage_root() -> Path:
     global _root
     if _root is None:
         base = Path(tempfile.gettempdir())
-        if not searchable_by_others(base):
+        if not searchable_by_others(base / "x"):
             raise UserError(f"temporary directory {base} is not searchable by other users, so sandboxes cannot read "
                             "staged files; set TMPDIR to a directory with o+x on every parent (e.g. /tmp)")
         _root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
