@@ -47,7 +47,9 @@ def reachable(source: str, writable: bool = False) -> str:
     key = (real, info.st_ino, info.st_mtime_ns)
     with _lock:
         if key not in _staged:
-            target = Path(tempfile.mkdtemp(dir=_stage_root())) / Path(real).name
+            holder = Path(tempfile.mkdtemp(dir=_stage_root()))  # the source's own name kept, beside none other
+            os.chmod(holder, 0o711)
+            target = holder / Path(real).name
             _copy(real, target)
             _staged[key] = str(target)
         return _staged[key]
