@@ -30,7 +30,20 @@ def skip_unless_required(kind: str, reason: str) -> None:
     required = {k.strip() for k in os.environ.get(REQUIRE_VAR, "").split(",") if k.strip()}
     if kind in required or "all" in required:
         pytest.fail(f"{reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_module(name: str, package: str):
+    """`name` imported, or a skip naming the package to install; a failure where `packages` is required (CI): a
+    broken install must not pass by skipping a directory. Any other import error propagates as it is."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name is None or not name.startswith(missing.name.split(".")[0]):
+            raise  # the package is there but broken: say so, never skip
+        skip_unless_required("packages", f"{package} is not installed ({name}: {missing})")
 
 
 def write_verifier(directory: Path, source: str, name: str = "verify.py") -> Path:
