@@ -6,6 +6,7 @@ import json
 
 
 from tests.cli.test_cli import cli
+from tests.conftest import private_copy
 from verifierbench.schema import Category, Label, TestCase
 from verifierbench.suite import Suite, load_suite, save_suite
 
@@ -97,7 +98,8 @@ def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, mo
 
 
 def test_mutation_operators_per_source_meet_the_paper(built, tmp_path):
-    result = json.loads(cli("screen", "--suite", str(built), "--out", str(tmp_path / "out"), "--json").stdout)
+    result = json.loads(cli("screen", "--suite", str(private_copy(built, tmp_path)), "--out", str(tmp_path / "out"), "--json",
+                            timeout=600).stdout)
     mutations = result["mutations"]["by_source"]
     assert mutations["bfcl"]["operators"] >= 9 and mutations["acebench"]["operators"] >= 11  # paper Table 9
     for source, m in mutations.items():

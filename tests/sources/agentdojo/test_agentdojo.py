@@ -10,6 +10,7 @@ import sys
 
 
 from tests.cli.test_cli import cli
+from tests.conftest import private_copy
 from verifierbench.schema import Category, Label
 from verifierbench.sources.agentdojo import build, cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
@@ -41,11 +42,11 @@ def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(st
 
 
 def test_every_state_task_passes_screening(state_suite, tmp_path):
-    result = cli("screen", "--suite", str(state_suite), "--out", str(tmp_path), "--json")
+    result = cli("screen", "--suite", str(private_copy(state_suite, tmp_path)), "--out", str(tmp_path / "screening"), "--json")
     assert result.returncode == 0, result.stderr
     tasks = json.loads(result.stdout)["tasks"]
     assert all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
-    by_source = json.loads((tmp_path / "summary.json").read_text())["mutations"]["by_source"]
+    by_source = json.loads((tmp_path / "screening" / "summary.json").read_text())["mutations"]["by_source"]
     assert by_source["agentdojo"]["operators"] >= 2 and by_source["agentdojo"]["detected"] == by_source["agentdojo"]["configurations"] > 20
     if "tau2" in by_source:  # inspect-evals installed
         assert by_source["tau2"]["operators"] >= 3 and by_source["tau2"]["detected"] == by_source["tau2"]["configurations"]

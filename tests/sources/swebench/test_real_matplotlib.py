@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), p
 
 
 @pytest.fixture(scope="module")
-def matplotlib_suite(traversable_tmp):
+def matplotlib_suite(traversable_tmp, persistent_envs):
     if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
     if not os.environ.get("VERIFIERBENCH_REAL_MATPLOTLIB"):
