@@ -193,7 +193,7 @@ def test_a_timeout_a_fork_bomb_and_4_gib_stay_within_their_case(bwrap_available,
     with Executor(limits, isolation="bwrap", slots=1) as executor:
         started = time.monotonic()
         outcomes = run_warm(executor, verifier, ["bomb", "ok", "loop", "ok", "memory", "ok"])
-    assert time.monotonic() - started < 6 + 2 + 20
+    assert time.monotonic() - started < 6 + 120  # a hang guard only; the per-case timeout is checked on `loop` below
     bomb, after_bomb, loop, after_loop, memory, after_memory = outcomes
     assert loop.timed_out and loop.decision is Decision.U and loop.problem == "timed out after 6 s"
     assert bomb.decision is Decision.U and bomb.exit_status == 3, bomb
