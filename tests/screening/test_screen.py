@@ -30,7 +30,7 @@ def copy_with(suite_dir, tmp_path, change):
 
 
 def test_every_task_of_the_built_suite_passes_all_six_checks(bfcl_suite, tmp_path):
-    tasks = screened(bfcl_suite, tmp_path / "out")
+    tasks = screened(private_copy(bfcl_suite, tmp_path), tmp_path / "out")
     assert len(tasks) == len(load_suite(bfcl_suite).tasks)
     assert all(t["retained"] and list(t["checks"]) == ["C1", "C2", "C3", "C4", "C5", "C6"] and all(t["checks"].values())
                for t in tasks.values())
@@ -81,6 +81,7 @@ def test_a_tampered_case_fails_c3(bfcl_suite, tmp_path):
 
 def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, monkeypatch):
     out = tmp_path / "out"
+    bfcl_suite = private_copy(bfcl_suite, tmp_path)  # screening writes screened.json into the suite
     screened(bfcl_suite, out)
     lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
     (out / "records.jsonl").write_text("".join(lines[:10]) + lines[10][:40])  # ten finished, one torn
@@ -136,8 +137,9 @@ def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
     assert task_id in before and after == before - {task_id}
 
 
-def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path):
-    (summary,) = screened(code_suite, tmp_path / "out").values()
+def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path, traversable_tmp):
+    copy = private_copy(code_suite, traversable_tmp / f"screened-code-{tmp_path.name}")  # screening writes into the suite
+    (summary,) = screened(copy, tmp_path / "out").values()
     (record,) = [json.loads(line) for line in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert summary["retained"] and record["retained"] and all(record["checks"].values()), record["evidence"]
     c6 = record["evidence"]["C6"]
