@@ -196,17 +196,15 @@ def _shuffle_seed(config) -> int | None:
     return config._shuffle_seed
 
 
-def pytest_report_header(config) -> str | None:
-    seed = _shuffle_seed(config)
-    return None if seed is None else f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})"
-
-
 def pytest_collection_modifyitems(config, items) -> None:
     import random
 
     seed = _shuffle_seed(config)
     if seed is None:
         return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:  # printed under -q too, unlike the header
+        reporter.write_line(f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})")
     rng = random.Random(seed)
     by_file: dict[str, list] = {}
     for item in items:
