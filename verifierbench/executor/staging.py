@@ -64,8 +64,13 @@ def _stage_root() -> Path:
                             "staged files; set TMPDIR to a directory with o+x on every parent (e.g. /tmp)")
         _root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
         os.chmod(_root, 0o711)
-        atexit.register(shutil.rmtree, str(_root), True)
+        atexit.register(_remove, _root, os.getpid())
     return _root
+
+
+def _remove(root: Path, owner: int) -> None:
+    if os.getpid() == owner:  # a forked child that exits through atexit leaves its parent's stage alone
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _copy(source: str, target: Path) -> None:
