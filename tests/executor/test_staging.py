@@ -57,3 +57,12 @@ def test_a_sandboxed_verifier_imports_a_library_from_a_0700_home(private_library
     with Executor(Limits(timeout_s=60), isolation="bwrap", slots=1, libraries=((str(private_library), "marker"),)) as executor:
         outcome = executor.run(Job(verifier, {}, key="k"))
     assert outcome.decision is Decision.P and outcome.reason == "staged", (outcome.problem, outcome.stderr_tail)
+
+
+def test_a_stage_whose_process_died_is_swept_and_a_live_one_kept(tmp_path):
+    dead = tmp_path / f"{staging.PREFIX}999999999-x"  # beyond pid_max: no such process
+    live = tmp_path / f"{staging.PREFIX}{os.getpid()}-x"
+    for directory in (dead, live):
+        directory.mkdir()
+    staging._sweep_stale(tmp_path)
+    assert not dead.exists() and live.exists()

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from verifierbench.errors import UserError
+from verifierbench.executor import tmpfs
 
 PREFIX = "verifierbench-stage-"
 _lock = threading.Lock()
@@ -62,10 +63,19 @@ def _stage_root() -> Path:
         if not searchable_by_others(base / "x"):
             raise UserError(f"temporary directory {base} is not searchable by other users, so sandboxes cannot read "
                             "staged files; set TMPDIR to a directory with o+x on every parent (e.g. /tmp)")
+        _sweep_stale(base)
         _root = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
         os.chmod(_root, 0o711)
         atexit.register(_remove, _root, os.getpid())
     return _root
+
+
+def _sweep_stale(base: Path) -> None:
+    """Removes the stages of this user's processes that died without their exit handler (killed)."""
+    for entry in base.glob(f"{PREFIX}*"):
+        info = entry.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not tmpfs.owner_alive(entry.name, PREFIX):
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def _remove(root: Path, owner: int) -> None:
