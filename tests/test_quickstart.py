@@ -8,7 +8,9 @@ installs themselves."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -34,7 +36,14 @@ def clone(tmp_path_factory) -> tuple[Path, dict]:
     home.chmod(0o700)  # as /root on Debian: the sandbox uid cannot search it
     checkout = home / "verifierbench"
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(REPO_ROOT), str(checkout)], check=True, timeout=300)
-    (checkout / ".venv").symlink_to(BIN.parent)  # bootstrap.sh finds it current (same pyproject.toml) and only checks
+    # bootstrap.sh finds the borrowed environment current and only checks it; were it stale (a pyproject.toml changed
+    # since this environment was made) it would rebuild this very .venv through the link: refused here instead.
+    stamp = (BIN.parent / ".bootstrap-stamp").read_text().strip()
+    pyproject = (checkout / "pyproject.toml").read_bytes()
+    pin = re.search(rb"bfcl-eval==[0-9.]*", pyproject)
+    want = hashlib.sha256(pyproject + (pin.group(0) if pin else b"") + b"\n").hexdigest()
+    assert stamp == want, "this environment predates the clone's pyproject.toml: run scripts/bootstrap.sh first"
+    (checkout / ".venv").symlink_to(BIN.parent)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("VERIFIERBENCH_", "PYTHON", "INSPECT_"))}
     env = {**clean, "PYTHONPATH": str(checkout), "HOME": str(home)}
     return checkout, env
