@@ -1,11 +1,32 @@
 #!/usr/bin/env bash
 # Runs the test suite in the project's environment (bootstrapping it first).
+#
+#   bash scripts/test.sh [PYTEST ARGS]      the CI suite (what .ci/run runs); opt-in heavy suites skip with their switch
+#   bash scripts/test.sh --full [ARGS]      also the heavy suites (docs/testing.md: several hours on 2 cores)
+#   bash scripts/test.sh --random [ARGS]    test files and the tests within each in a random order (seed printed;
+#                                           repeat one with --shuffle=SEED)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full)
+      # Every opt-in heavy suite: all CLI harnesses in Docker, the real astropy and matplotlib instances (compiled
+      # environments), the wheel's dependencies installed by pip (docs/testing.md lists each switch).
+      export VERIFIERBENCH_ALL_HARNESSES=1 VERIFIERBENCH_REAL_ASTROPY=1 VERIFIERBENCH_REAL_MATPLOTLIB=1 \
+             VERIFIERBENCH_WHEEL_DEPS=install VERIFIERBENCH_MATPLOTLIB=1
+      shift ;;
+    --random) extra+=(--shuffle); shift ;;
+    *) break ;;
+  esac
+done
+
 VERIFIERBENCH_BROWSER=1 bash "$root/scripts/bootstrap.sh"
 cd "$root"
-# In CI ($CI set), a test that would skip for lack of bubblewrap isolation or of shipped data fails instead, so a
-# green CI means they ran (tests/conftest.py, skip_unless_required). Override with VERIFIERBENCH_REQUIRE=...
-if [ -n "${CI:-}" ]; then export VERIFIERBENCH_REQUIRE="${VERIFIERBENCH_REQUIRE-sandbox,data}"; fi
-# -rs prints every skip with its reason.
-exec .venv/bin/python -m pytest -q -rs "$@"
+# In CI ($CI set), a test that would skip for lack of bubblewrap isolation, of shipped data or of an installed
+# package fails instead, so a green CI means they ran (tests/conftest.py, skip_unless_required). Override with
+# VERIFIERBENCH_REQUIRE=...
+if [ -n "${CI:-}" ]; then export VERIFIERBENCH_REQUIRE="${VERIFIERBENCH_REQUIRE-sandbox,data,packages}"; fi
+# -rs prints every skip with its reason; --durations the 25 slowest steps (set-up, call, teardown), where CI's time goes.
+exec .venv/bin/python -m pytest -q -rs --durations=25 "${extra[@]}" "$@"

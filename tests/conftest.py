@@ -25,12 +25,74 @@ BIN = Path(sys.executable).parent
 REQUIRE_VAR = "VERIFIERBENCH_REQUIRE"
 
 
+# The stores a build or an audit keeps between runs (test environments and, beside them, the run cache; code
+# checkouts; the witness pool) are this session's own: a warm machine must not pass on what an earlier run cached,
+# and two runs at once must not share them. VERIFIERBENCH_TEST_STORES=persistent keeps the machine's (and variables
+# set by the caller are honoured); tests about real upstream environments ask for those (`persistent_envs`).
+STORE_VARS = {"VERIFIERBENCH_ENVS": "envs", "VERIFIERBENCH_CHECKOUTS": "checkouts", "VERIFIERBENCH_WITNESS_POOL": "witnesses"}
+PERSISTENT_ENVS = "/var/tmp/verifierbench/envs"  # verifierbench.sources.swebench.envs.DEFAULT_ROOT
+
+
+def pytest_configure(config) -> None:
+    import tempfile
+
+    if os.environ.get("VERIFIERBENCH_TEST_STORES") == "persistent" or hasattr(config, "_session_stores"):
+        return
+    root = Path(tempfile.mkdtemp(prefix="vgb-test-stores-"))
+    root.chmod(0o755)  # the sandbox uids read environments and checkouts
+    config._session_stores = root
+    for variable, name in STORE_VARS.items():
+        os.environ.setdefault(variable, str(root / name))
+
+
+def pytest_unconfigure(config) -> None:
+    import shutil
+
+    root = getattr(config, "_session_stores", None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def persistent_envs():
+    """The machine's environment store (and run cache) for a module about real upstream instances, whose compiled
+    environments take many minutes to make: cached there by design, as users' are."""
+    saved = os.environ.get("VERIFIERBENCH_ENVS")
+    os.environ["VERIFIERBENCH_ENVS"] = PERSISTENT_ENVS
+    yield
+    if saved is None:
+        os.environ.pop("VERIFIERBENCH_ENVS", None)
+    else:
+        os.environ["VERIFIERBENCH_ENVS"] = saved
+
+
 def skip_unless_required(kind: str, reason: str) -> None:
     """Skips with the reason, or fails when $VERIFIERBENCH_REQUIRE names this kind of requirement."""
     required = {k.strip() for k in os.environ.get(REQUIRE_VAR, "").split(",") if k.strip()}
     if kind in required or "all" in required:
         pytest.fail(f"{reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_module(name: str, package: str):
+    """`name` imported, or a skip naming the package to install; a failure where `packages` is required (CI): a
+    broken install must not pass by skipping a directory. Any other import error propagates as it is."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if missing.name is None or not name.startswith(missing.name.split(".")[0]):
+            raise  # the package is there but broken: say so, never skip
+        skip_unless_required("packages", f"{package} is not installed ({name}: {missing})")
+
+
+def private_copy(suite: Path, directory: Path) -> Path:
+    """`suite` copied to `directory`/suite, for a test that writes into it (`screen` writes screened.json, which the
+    eval honours): the session's suites are shared by many tests, in any order."""
+    import shutil
+
+    return Path(shutil.copytree(suite, directory / "suite", symlinks=True))
 
 
 def write_verifier(directory: Path, source: str, name: str = "verify.py") -> Path:
@@ -54,10 +116,10 @@ def sandbox(bwrap_available: None) -> Executor:
         yield executor
 
 
-def _build(out: Path, *args: str, timeout: int = 280) -> Path:
-    # Idle, the state suite builds in about 20 s; under load 8 (CI beside other builds) it took over 300 s. The limit
-    # is a hang guard under pytest-timeout's 300 s per test (which counts fixture set-up), so that this message, with
-    # the load and the build's last progress, is what a slow machine reports, not a bare timeout.
+def _build(out: Path, *args: str, timeout: int = 1800) -> Path:
+    # Idle, the state suite builds in about 20 s; under load 8 (CI beside other builds) it took over 300 s, at load 16
+    # over 280 s. The limit is a hang guard only (pytest-timeout's per-test limit leaves fixtures out,
+    # timeout_func_only), so that this message, with the load and the build's last progress, is what a hang reports.
     command = [str(BIN / "verifierbench"), "build", "--out", str(out), *args]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -114,3 +176,41 @@ def code_suite(swebench_fixture, traversable_tmp) -> Path:
     instances, repos = swebench_fixture
     return _build(traversable_tmp / "code-suite", "--source", "swebench", "--swebench-instances", str(instances),
                   "--swebench-repos", str(repos))
+
+
+# --shuffle[=SEED] (scripts/test.sh --random): the test files in a random order and the tests of each file too, as
+# pytest-randomly does, to show that no test leans on another's leftovers. The seed is printed; pass it to repeat.
+def pytest_addoption(parser) -> None:
+    parser.addoption("--shuffle", nargs="?", const="random", default=None, metavar="SEED",
+                     help="run test files, and the tests within each, in a random order (seeded; the seed is printed)")
+
+
+def _shuffle_seed(config) -> int | None:
+    import random
+
+    value = config.getoption("--shuffle")
+    if value is None:
+        return None
+    if not hasattr(config, "_shuffle_seed"):
+        config._shuffle_seed = random.SystemRandom().randrange(1 << 32) if value == "random" else int(value)
+    return config._shuffle_seed
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    import random
+
+    seed = _shuffle_seed(config)
+    if seed is None:
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:  # printed under -q too, unlike the header
+        reporter.write_line(f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})")
+    rng = random.Random(seed)
+    by_file: dict[str, list] = {}
+    for item in items:
+        by_file.setdefault(str(item.path), []).append(item)
+    files = list(by_file)
+    rng.shuffle(files)
+    for group in by_file.values():
+        rng.shuffle(group)
+    items[:] = [item for path in files for item in by_file[path]]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import require_module
 from verifierbench.sources.agentdojo.cases import UNREQUESTED_WRITE
 
-agentdojo = pytest.importorskip("agentdojo.task_suite.load_suites")
+agentdojo = require_module("agentdojo.task_suite.load_suites", "agentdojo")
 from agentdojo.functions_runtime import FunctionsRuntime  # noqa: E402
 
 

@@ -15,8 +15,8 @@ from verifierbench.suite import save_suite
 BIN = Path(sys.executable).parent / "verifierbench"
 
 
-def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=120, env=env)
+def cli(*args: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN), *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def decisions_file(tmp_path: Path, lines: list[dict]) -> Path:

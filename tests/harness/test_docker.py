@@ -8,8 +8,11 @@ every test here skips with one reason; `VERIFIERBENCH_REQUIRE=docker` turns that
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +24,7 @@ from verifierbench.task import SANDBOX_IMAGE_LABEL, sandbox_spec
 ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]
 TOOL_CALL_TASKS = ("-T", "source=bfcl", "--limit", "3")  # the suite's first three BFCL tasks
+TASK_NAME = f"vgbtest-{os.getpid()}"  # Inspect's compose projects are named after it: one per test run
 
 
 def _engine_environment() -> dict[str, str]:
@@ -71,15 +75,15 @@ def container(docker_engine):
     from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 
     async def start():
-        await DockerSandboxEnvironment.task_init("vgbtest", COMPOSE)
-        return await DockerSandboxEnvironment.sample_init("vgbtest", COMPOSE, {})
+        await DockerSandboxEnvironment.task_init(TASK_NAME, COMPOSE)
+        return await DockerSandboxEnvironment.sample_init(TASK_NAME, COMPOSE, {})
 
-    environments = asyncio.run(start())
+    environments = asyncio.run(start())  # a task name of this run's own: two test runs at once keep apart
     yield environments["default"]
 
     async def stop():
-        await DockerSandboxEnvironment.sample_cleanup("vgbtest", COMPOSE, environments, False)
-        await DockerSandboxEnvironment.task_cleanup("vgbtest", COMPOSE, True)
+        await DockerSandboxEnvironment.sample_cleanup(TASK_NAME, COMPOSE, environments, False)
+        await DockerSandboxEnvironment.task_cleanup(TASK_NAME, COMPOSE, True)
 
     asyncio.run(stop())
 
@@ -231,11 +235,30 @@ def fixture_instance_image(docker_engine, swebench_fixture, tmp_path):
     shutil.copytree(repos / REPO.replace("/", "__"), context / "testbed", symlinks=True)
     (context / "Dockerfile").write_text(f"FROM {os.environ.get('VERIFIERBENCH_BASE_IMAGE', 'verifierbench-base:bookworm')}\n"
                                         "COPY testbed /testbed\n")
-    image = image_for(INSTANCE_ID)
-    subprocess.run(["docker", "build", "--quiet", "--force-rm", "--network", "none", "-t", image, str(context)],
-                   check=True, capture_output=True, timeout=600)
-    yield image
-    subprocess.run(["docker", "rmi", "--force", image], capture_output=True, timeout=120)
+    image = image_for(INSTANCE_ID)  # the name the sandbox asks for: shared by test runs at once on one machine
+    with _image_lock(image) as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)  # held while this run may use the image
+        subprocess.run(["docker", "build", "--quiet", "--force-rm", "--network", "none", "-t", image, str(context)],
+                       check=True, capture_output=True, timeout=600)
+        yield image
+        try:  # removed by the last run using it; another one still holding it keeps it (and removes it itself)
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        subprocess.run(["docker", "rmi", "--force", image], capture_output=True, timeout=120)
+
+
+@contextlib.contextmanager
+def _image_lock(image: str):
+    """A lock file per image name beside the engine's own state (root's, as the engine is), not in a /tmp another
+    user could have planted a file in; opened without following links."""
+    directory = Path("/run/verifierbench-tests")
+    directory.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(directory / (image.replace("/", "_").replace(":", "_") + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 @pytest.mark.timeout(1800)  # two evals of the code task (hidden cases judged in rounds) and the code suite's build

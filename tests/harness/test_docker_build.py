@@ -54,7 +54,7 @@ def test_a_failing_harness_image_build_leaves_no_image_or_container(failing_base
     name, image_id = failing_base
     environment = {**os.environ, "VERIFIERBENCH_BASE_IMAGE": name, "INSPECT_PYTHON": sys.executable}
     build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-clis.sh"), "build"], capture_output=True,
-                           text=True, timeout=1800, env=environment)
+                           text=True, timeout=540, env=environment)  # under the test's 600 s
     assert build.returncode != 0 and "image build failed" in build.stderr, build.stderr[-2000:]
     assert _built_from(image_id) == (set(), set())
 
@@ -67,7 +67,7 @@ def test_a_failing_compose_build_of_the_sandbox_leaves_no_image_or_container(fai
     override = tmp_path / "image.yaml"
     override.write_text(f"services:\n  default:\n    image: {name}-sandbox:latest\n")
     build = subprocess.run(["docker", "compose", "-p", name, "-f", str(COMPOSE), "-f", str(override), "build"],
-                           capture_output=True, text=True, timeout=600, env=environment)
+                           capture_output=True, text=True, timeout=540, env=environment)  # under the test's 600 s
     assert build.returncode != 0 and "useradd" in build.stdout + build.stderr, build.stderr[-2000:]
     assert _built_from(image_id) == (set(), set())
     assert not _docker("images", "-q", f"{name}-sandbox").strip()

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import skip_unless_required
+from tests.conftest import private_copy, skip_unless_required
 from tests.harness.inspect_cli import inspect
 from verifierbench.leaderboard.tables import AUDIT_COLUMNS, CI_COLUMN, TABLE2_COLUMNS
 from verifierbench.metrics import display
@@ -176,8 +176,9 @@ def test_logs_without_audit_scores_render_as_before(logs, tmp_path):
 
 
 def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(logs, bfcl_suite, tmp_path):
-    assert cli("screen", "--suite", str(bfcl_suite), "--out", str(tmp_path / "screening")).returncode == 0
-    result = cli("paper", "--logs", str(logs), "--suite", str(bfcl_suite), "--screening", str(tmp_path / "screening"),
+    suite = private_copy(bfcl_suite, tmp_path)
+    assert cli("screen", "--suite", str(suite), "--out", str(tmp_path / "screening")).returncode == 0
+    result = cli("paper", "--logs", str(logs), "--suite", str(suite), "--screening", str(tmp_path / "screening"),
                  "--out", str(tmp_path / "paper"), "--figures", str(tmp_path / "fig"))
     assert result.returncode == 0, result.stderr
     for table in ("table_01_suite", "table_06_cases", "table_08_screening", "table_09_mutations", "table_10_categories", "comparison_table_02",

@@ -10,6 +10,7 @@ import sys
 import pytest
 from inspect_ai.model import ChatMessageTool
 
+from tests.conftest import require_module
 from verifierbench.executor import Executor, Limits
 from verifierbench.harness.prompt import task_files
 from verifierbench.policies.provider import _task_from
@@ -29,7 +30,7 @@ def _customer_calls(candidate: dict) -> bool:
 def _policy_verifier(source_id: str, directory):
     """The task and its hidden cases as the suite build makes them, and the verifier the heuristic policy writes from
     what it reads: READ_TASK's output in the sandbox, parsed by the provider from the tool message."""
-    pytest.importorskip("inspect_evals.tau2", reason="inspect-evals is not installed")
+    require_module("inspect_evals.tau2", "inspect-evals")
     from verifierbench.sources.tau2.build import construct
 
     built = construct(*source_id.split("/"), seed=0)

@@ -132,47 +132,62 @@ def test_malformed_requests_get_an_error_reply_and_no_traceback(service, capfd, 
     assert json.loads(_ask_raw(service, b'{"op": "reset"}\n'))["state_hash"]  # still serving
 
 
-class _SlowEnvironment:
-    """Each replay takes a while and is logged, like a long AgentDojo or test-run replay."""
+class _HeldEnvironment:
+    """Each replay is logged and the first is held until the test releases it, like a long AgentDojo or test-run
+    replay."""
 
     def __init__(self) -> None:
         import threading
 
         self.started: list[float] = []
         self.first = threading.Event()
+        self.release = threading.Event()
 
     def run_request(self, request):
         import time
 
         self.started.append(time.monotonic())
         self.first.set()
-        time.sleep(0.3)
+        assert self.release.wait(60)
         return {"ok": True}
 
     def reset_reply(self):
         return {}
 
 
-def test_no_replay_runs_after_the_service_stops():
-    import threading
+def _wait_for(condition, what: str, timeout: float = 60) -> None:
     import time
 
-    environment = _SlowEnvironment()
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        time.sleep(0.01)
+
+
+def test_no_replay_runs_after_the_service_stops():
+    import threading
+
+    environment = _HeldEnvironment()
     service = PublicService(environment, budget=20).start()
+    handled = []  # requests that reached handle(): the first replays, the rest wait for its lock
+    original = service.handle
+    service.handle = lambda request: (handled.append(request), original(request))[1]  # type: ignore[method-assign]
     # A verifier fires many requests and exits: they queue behind the first replay.
-    clients = [threading.Thread(target=_ask_raw, args=(service, b'{"op": "run_public", "calls": []}\n'), daemon=True)
+    replies: list[bytes] = []
+    clients = [threading.Thread(target=lambda: replies.append(_ask_raw(service, b'{"op": "run_public", "calls": []}\n')), daemon=True)
                for _ in range(6)]
     for client in clients:
         client.start()
-    assert environment.first.wait(5)
-    time.sleep(0.1)  # the rest are connected and waiting for the lock
-    service.stop()
-    stopped = time.monotonic()
-    time.sleep(1.0)
-    assert [t for t in environment.started if t >= stopped] == []
-    assert len(environment.started) == 1
+    assert environment.first.wait(60)
+    _wait_for(lambda: len(handled) == 6, "every request waiting behind the first replay")  # readiness, not a sleep
+    stopper = threading.Thread(target=service.stop)
+    stopper.start()
+    _wait_for(service._ended.is_set, "stop() marking the run over")
+    environment.release.set()  # the first replay ends after the run did: the queued ones must not start
+    stopper.join(60)
     for client in clients:
-        client.join(5)
+        client.join(60)
+    assert len(environment.started) == 1 and len(replies) == 6
 
 
 class _CostlyReset(ServedEnvironment):

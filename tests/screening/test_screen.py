@@ -6,6 +6,7 @@ import json
 
 
 from tests.cli.test_cli import cli
+from tests.conftest import private_copy
 from verifierbench.schema import Category, Label, TestCase
 from verifierbench.suite import Suite, load_suite, save_suite
 
@@ -29,7 +30,7 @@ def copy_with(suite_dir, tmp_path, change):
 
 
 def test_every_task_of_the_built_suite_passes_all_six_checks(bfcl_suite, tmp_path):
-    tasks = screened(bfcl_suite, tmp_path / "out")
+    tasks = screened(private_copy(bfcl_suite, tmp_path), tmp_path / "out")
     assert len(tasks) == len(load_suite(bfcl_suite).tasks)
     assert all(t["retained"] and list(t["checks"]) == ["C1", "C2", "C3", "C4", "C5", "C6", "C7"] and all(t["checks"].values())
                for t in tasks.values())
@@ -80,6 +81,7 @@ def test_a_tampered_case_fails_c3(bfcl_suite, tmp_path):
 
 def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, monkeypatch):
     out = tmp_path / "out"
+    bfcl_suite = private_copy(bfcl_suite, tmp_path)  # screening writes screened.json into the suite
     screened(bfcl_suite, out)
     lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
     (out / "records.jsonl").write_text("".join(lines[:10]) + lines[10][:40])  # ten finished, one torn
@@ -97,7 +99,8 @@ def test_an_interrupted_screen_resumes_where_it_stopped(bfcl_suite, tmp_path, mo
 
 
 def test_mutation_operators_per_source_meet_the_paper(built, tmp_path):
-    result = json.loads(cli("screen", "--suite", str(built), "--out", str(tmp_path / "out"), "--json").stdout)
+    result = json.loads(cli("screen", "--suite", str(private_copy(built, tmp_path)), "--out", str(tmp_path / "out"), "--json",
+                            timeout=600).stdout)
     mutations = result["mutations"]["by_source"]
     assert mutations["bfcl"]["operators"] >= 9 and mutations["acebench"]["operators"] >= 11  # paper Table 9
     for source, m in mutations.items():
@@ -134,8 +137,9 @@ def test_the_inspect_task_runs_only_retained_tasks(bfcl_suite, tmp_path):
     assert task_id in before and after == before - {task_id}
 
 
-def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path):
-    (summary,) = screened(code_suite, tmp_path / "out").values()
+def test_the_code_task_passes_all_six_checks_with_five_mutation_operators(code_suite, bwrap_available, tmp_path, traversable_tmp):
+    copy = private_copy(code_suite, traversable_tmp / f"screened-code-{tmp_path.name}")  # screening writes into the suite
+    (summary,) = screened(copy, tmp_path / "out").values()
     (record,) = [json.loads(line) for line in (tmp_path / "out" / "records.jsonl").read_text().splitlines()]
     assert summary["retained"] and record["retained"] and all(record["checks"].values()), record["evidence"]
     c6 = record["evidence"]["C6"]

@@ -6,6 +6,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 
+from verifierbench.executor.staging import reachable
+
 # Only what an interpreter needs; nothing under /run, /tmp, /root or $HOME (host sockets, secrets).
 SYSTEM_RO = ("/usr", "/etc/ld.so.cache", "/etc/alternatives")
 MERGED_USR_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
@@ -72,8 +74,8 @@ def sandbox_command(argv: list[str], binds: list[Bind], env: dict[str, str], scr
     # The device nodes are mounts of their own and stay usable.
     cmd += ["--perms", "1777", "--size", str(shm_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     cmd += ["--size", str(scratch_bytes), "--tmpfs", "/tmp"]
-    for bind in binds:
-        cmd += ["--bind" if bind.writable else "--ro-bind", bind.source, bind.dest]
+    for bind in binds:  # a source under a directory the sandbox uid cannot search is bound from its staged copy
+        cmd += ["--bind" if bind.writable else "--ro-bind", reachable(bind.source, bind.writable), bind.dest]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     if seccomp_fd is not None:  # executor.seccomp: the calls that hold memory outside every cap

@@ -8,8 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 from tests.cli.test_cli import cli
+from tests.conftest import private_copy
 from verifierbench.schema import Category, Label
 from verifierbench.sources.agentdojo import build, cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
@@ -40,12 +43,15 @@ def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(st
     assert stats["tasks"]["by_source"]["agentdojo"] == 20 and stats["cases"]["by_source_and_category"]["agentdojo"]["process_violation"] > 0
 
 
+@pytest.mark.timeout(1500)
 def test_every_state_task_passes_screening(state_suite, tmp_path):
-    result = cli("screen", "--suite", str(state_suite), "--out", str(tmp_path), "--json")
+    # Every case of every state task twice: over cli()'s default 120 s at load 20 on 2 cores; the limit is a hang guard.
+    result = cli("screen", "--suite", str(private_copy(state_suite, tmp_path)), "--out", str(tmp_path / "screening"), "--json",
+                 timeout=1200)
     assert result.returncode == 0, result.stderr
     tasks = json.loads(result.stdout)["tasks"]
     assert all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
-    by_source = json.loads((tmp_path / "summary.json").read_text())["mutations"]["by_source"]
+    by_source = json.loads((tmp_path / "screening" / "summary.json").read_text())["mutations"]["by_source"]
     assert by_source["agentdojo"]["operators"] >= 2 and by_source["agentdojo"]["detected"] == by_source["agentdojo"]["configurations"] > 20
     if "tau2" in by_source:  # inspect-evals installed
         assert by_source["tau2"]["operators"] >= 3 and by_source["tau2"]["detected"] == by_source["tau2"]["configurations"]

@@ -6,13 +6,14 @@ through `inspect eval` with the heuristic policy. Skipped, with the reason, wher
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
 
 from tests.cli.test_cli import BIN, cli
 from tests.cli.test_judge_toolcall import judged, metrics_of
-from tests.conftest import SHARED, _build, skip_unless_required
+from tests.conftest import SHARED, _build, private_copy, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 
 COPY = SHARED / "upstream" / "swebench"
@@ -23,7 +24,7 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), p
 
 
 @pytest.fixture(scope="module")
-def real_suite(traversable_tmp):
+def real_suite(traversable_tmp, persistent_envs):
     if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
     return _build(traversable_tmp / "real-code-suite", "--source", "swebench", "--swebench-ids", ",".join(IDS), timeout=3000)
@@ -74,12 +75,13 @@ def test_inspect_eval_with_the_heuristic_has_no_infrastructure_u(real_suite, tmp
     assert tool_results and '"applied": true' in str(tool_results[0].result)
 
 
-def test_screen_passes_c1_to_c6_with_every_operator_detected(real_suite, tmp_path):
-    """Last: screening writes the suite's screened.json. Each task's PASS_TO_PASS tests are told apart by a regression
+def test_screen_passes_c1_to_c6_with_every_operator_detected(real_suite, tmp_path, traversable_tmp):
+    """On a copy: screening writes the suite's screened.json. Each task's PASS_TO_PASS tests are told apart by a regression
     the gold's traced run found (a function only they reach)."""
     cases = [json.loads(line) for line in (real_suite / "cases.jsonl").read_text().splitlines()]
     by_reach = {c["task_id"] for c in cases if c["provenance"].get("operator") == "breaks_function_previously_passing_tests_reach"}
-    done = subprocess.run([str(BIN), "screen", "--suite", str(real_suite), "--out", str(tmp_path / "screen")], capture_output=True,
+    suite = private_copy(real_suite, traversable_tmp / f"screened-{os.getpid()}")  # screened.json goes into the copy
+    done = subprocess.run([str(BIN), "screen", "--suite", str(suite), "--out", str(tmp_path / "screen")], capture_output=True,
                           text=True, timeout=2400)
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in (tmp_path / "screen" / "records.jsonl").read_text().splitlines()]

@@ -8,7 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("inspect_evals.tau2", reason="inspect-evals is not installed")
+from tests.conftest import require_module
+
+require_module("inspect_evals.tau2", "inspect-evals")
 
 from verifierbench.sources.interaction import record  # noqa: E402
 from verifierbench.sources.tau2 import data  # noqa: E402
