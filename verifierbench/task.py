@@ -15,6 +15,7 @@ from inspect_ai.model import GenerateConfig
 
 from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
+from verifierbench.harness.freeze import freeze_verifier
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
@@ -99,7 +100,7 @@ def verifierbench(
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox),
-        solver=[record_sample(), harness_solver(harness, run_public_budget)],
+        solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],

@@ -7,6 +7,9 @@ can re-judge from the log without a sandbox) and in the score metadata. Scoring 
 from __future__ import annotations
 
 import base64
+import hashlib
+import os
+import tempfile
 from pathlib import Path, PurePosixPath
 
 from inspect_ai.util import SandboxEnvironment
@@ -17,7 +20,8 @@ from verifierbench.protocol import ENTRYPOINT
 MAX_FILES = 64
 MAX_FILE_BYTES = 1 << 20
 MAX_TOTAL_BYTES = 8 << 20
-STORE_KEY = "verifierbench:verifier_files"  # {relative path: {"text": str} or {"base64": str}}
+# {"files": {relative path: {"text": str} or {"base64": str}}, "skipped": [str], "sha256": hash or None}
+STORE_KEY = "verifierbench:verifier_files"
 
 
 async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:
@@ -82,3 +86,25 @@ def materialize(files: dict[str, dict[str, str]], directory: Path) -> Path:
         target.write_bytes(decode(entry))
     return directory
 
+
+
+def frozen_record(files: dict[str, dict[str, str]], skipped: list[str]) -> dict:
+    """What the store keeps of a delivered verifier: its files, what was skipped, and its content hash
+    (None without an entrypoint: nothing to judge)."""
+    return {"files": files, "skipped": skipped, "sha256": content_hash(files) if has_entrypoint(files) else None}
+
+
+def content_hash(files: dict[str, dict[str, str]]) -> str:
+    """The hash the executor gives the staged copy of these files (`FrozenVerifier.sha256`): the same
+    walk, over relative paths and contents, so a hash in a log names the verifier any node runs."""
+    digest = hashlib.sha256()
+    with tempfile.TemporaryDirectory(prefix="verifierbench-hash-") as tmp:
+        root = materialize(files, Path(tmp) / "verifier")
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            for name in sorted(dirnames + filenames):
+                path = Path(dirpath) / name
+                if path.is_dir():
+                    continue
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
