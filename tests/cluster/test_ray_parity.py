@@ -88,6 +88,7 @@ def test_tool_call_reference_and_heuristic_decide_alike(ray_cluster, bfcl_suite,
         assert set(local.values()) >= {"P", "F"}, name  # both decisions occur: the comparison can fail
 
 
+@pytest.mark.timeout(900)  # the state suite's build and ~200 cases with a run_public service each, twice, on 2 cores
 def test_state_heuristic_decides_alike(ray_cluster, state_suite, tmp_path):
     cluster, env = ray_cluster
     tasks = sorted(load_suite(state_suite).tasks)[:10]
