@@ -36,7 +36,7 @@ def judge_logs(log_dir: Path, backend: str | None = None, ray_address: str | Non
             continue
         options = next((dict(s.options or {}) for s in log.eval.scorers or [] if s.name.split("/")[-1] == HIDDEN_CASES),
                        {"suite": log.eval.task_args.get("suite")})
-        scorer = hidden_cases(suite=options.get("suite"), rounds=int(options.get("rounds", 3)),
+        scorer = hidden_cases(suite=options.get("suite"), rounds=int(options.get("rounds") or 3),
                               backend=backend, ray_address=ray_address)
         scored = score(log, scorer, action="overwrite", display="none", copy=False)
         write_eval_log(scored, info.name)

@@ -51,11 +51,11 @@ def connect(address: str) -> None:
 
     if ray.is_initialized():
         return
-    pinned = {"_node_ip_address": LOOPBACK} if is_loopback(address) else {}
+    node_ip = LOOPBACK if is_loopback(address) else None
     if address == "local":
-        ray.init(include_dashboard=False, namespace=NAMESPACE, log_to_driver=False, **pinned)
+        ray.init(include_dashboard=False, namespace=NAMESPACE, log_to_driver=False, _node_ip_address=node_ip)
     else:
-        ray.init(address=address, namespace=NAMESPACE, log_to_driver=False, **pinned)
+        ray.init(address=address, namespace=NAMESPACE, log_to_driver=False, _node_ip_address=node_ip)
 
 
 class RayJudge:
