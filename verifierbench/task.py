@@ -15,10 +15,10 @@ from inspect_ai.model import GenerateConfig
 
 from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
-from verifierbench.harness.freeze import freeze_verifier
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
+from verifierbench.verifier_files import freeze_verifier
 from verifierbench.screening.run import retained_ids
 from verifierbench.schema import TaskType
 from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
