@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from verifierbench.errors import UserError
-from verifierbench.public_env.jobs import case_job
-from verifierbench.executor import Executor
+from verifierbench.cluster.backend import Backend, CaseRun, run_cases
 from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
 from verifierbench.protocol import ENTRYPOINT, Decision
 from verifierbench.schema import Task, TestCase
@@ -54,7 +53,7 @@ def one_verifier(path: Path) -> Callable[[Task], Path | None]:
 def judge(
     suite: Suite,
     verifiers: Path | Callable[[Task], Path | None],
-    executor: Executor,
+    executor: Backend,
     out_path: Path,
     task_ids: Iterable[str] | None = None,
     resume: bool = False,
@@ -105,9 +104,9 @@ def judge(
             else:
                 runnable.append((a, a.verifier, case))
         by_key = {case.id: (a, verifier, case) for a, verifier, case in runnable}
-        jobs = (case_job(a.task, verifier, case.candidate, case.id) for a, verifier, case in runnable)  # state tasks: run_public per case
-        # Warm sandboxes (one per verifier and task, a forked process per case) unless the executor is cold.
-        for outcome in executor.run_batch(jobs):
+        runs = (CaseRun(a.task, verifier, case.candidate, case.id) for a, verifier, case in runnable)  # state tasks: run_public per case
+        # Locally: warm sandboxes (one per verifier and task, a forked process per case) unless the executor is cold.
+        for outcome in run_cases(executor, runs):
             a, verifier, case = by_key[outcome.key]
             write(decision_line(a.task, case, verifier.sha256, outcome.decision, problem=outcome.problem,
                                 isolation=outcome.isolation, wall_time_s=outcome.wall_time_s, exit_status=outcome.exit_status,

@@ -19,6 +19,7 @@ from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
+from verifierbench.verifier_files import freeze_verifier
 from verifierbench.screening.run import retained_ids
 from verifierbench.schema import TaskType
 from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
@@ -114,7 +115,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox),
-        solver=[record_sample(), harness_solver(harness, run_public_budget)],
+        solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],

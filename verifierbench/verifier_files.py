@@ -1,15 +1,21 @@
 """Collecting the delivered verifier from a sample's sandbox, and keeping it in the log.
 
-The files are read once, after generation, and stored in the sample store (so `inspect score`
-can re-judge from the log without a sandbox) and in the score metadata. Scoring runs the copy.
+The files are read once, when generation ends (`freeze_verifier`, the task's last solver), and stored with their
+content hash in the sample store, so `inspect eval --no-score` releases the sandbox and keeps everything judging
+needs: `inspect score` and `verifierbench judge --logs` judge from the log (docs/cluster.md). The score metadata
+keeps them too. Scoring runs the copy.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import os
+import tempfile
 from pathlib import Path, PurePosixPath
 
-from inspect_ai.util import SandboxEnvironment
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import LimitExceededError, SandboxEnvironment, sandbox, store
 
 from verifierbench.harness.prompt import VERIFIER_DIR
 from verifierbench.protocol import ENTRYPOINT
@@ -17,7 +23,8 @@ from verifierbench.protocol import ENTRYPOINT
 MAX_FILES = 64
 MAX_FILE_BYTES = 1 << 20
 MAX_TOTAL_BYTES = 8 << 20
-STORE_KEY = "verifierbench:verifier_files"  # {relative path: {"text": str} or {"base64": str}}
+# {"files": {relative path: {"text": str} or {"base64": str}}, "skipped": [str], "sha256": hash or None}
+STORE_KEY = "verifierbench:verifier_files"
 
 
 async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:
@@ -82,3 +89,53 @@ def materialize(files: dict[str, dict[str, str]], directory: Path) -> Path:
         target.write_bytes(decode(entry))
     return directory
 
+
+
+def frozen_record(files: dict[str, dict[str, str]], skipped: list[str]) -> dict:
+    """What the store keeps of a delivered verifier: its files, what was skipped, and its content hash
+    (None without an entrypoint: nothing to judge)."""
+    return {"files": files, "skipped": skipped, "sha256": content_hash(files) if has_entrypoint(files) else None}
+
+
+def content_hash(files: dict[str, dict[str, str]]) -> str:
+    """The hash the executor gives the staged copy of these files (`FrozenVerifier.sha256`): the same
+    walk, over relative paths and contents, so a hash in a log names the verifier any node runs."""
+    digest = hashlib.sha256()
+    with tempfile.TemporaryDirectory(prefix="verifierbench-hash-") as tmp:
+        root = materialize(files, Path(tmp) / "verifier")
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            for name in sorted(dirnames + filenames):
+                path = Path(dirpath) / name
+                if path.is_dir():
+                    continue
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+@solver
+def freeze_verifier(harness: Solver) -> Solver:
+    """Runs the harness, then reads the verifier directory once (links never followed) and stores its files,
+    the skipped entries and the hash; also when a message or token limit ends the harness (Inspect raises
+    those through the solver). A time limit cancels the sample: the scorer then reads the sandbox as before.
+
+    Args:
+        harness: the generation harness's solver.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        try:
+            state = await harness(state, generate)
+        except LimitExceededError:
+            await _freeze()
+            raise
+        await _freeze()
+        return state
+
+    return solve
+
+
+async def _freeze() -> None:
+    if store().get(STORE_KEY) is None:
+        files, skipped = await collect(sandbox())
+        store().set(STORE_KEY, frozen_record(files, skipped))

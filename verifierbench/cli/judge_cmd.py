@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from verifierbench.cli.metrics_cmd import print_report
-from verifierbench.cli.options import add_executor_options, add_suite_option, executor_from, output_file
+from verifierbench.cli.options import add_backend_options, add_executor_options, add_suite_option, backend_from, output_file
 from verifierbench.decisions import read_decisions
 from verifierbench.errors import UserError
 from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
@@ -31,9 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_suite_option(p)
     which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--logs", metavar="LOGDIR", help="judge the `inspect eval --no-score` logs here (their frozen verifiers), "
+                       "writing each scored log back in place; no task selection")
     which.add_argument("--verifier", metavar="PATH", help="one verifier (a .py file, or a directory with verify.py) for every selected task")
     which.add_argument("--verifiers", metavar="DIR", help="one verifier per task id")
-    tasks = p.add_mutually_exclusive_group(required=True)
+    tasks = p.add_mutually_exclusive_group()
     tasks.add_argument("--task", action="append", dest="tasks", metavar="ID", help="this task (vgb-t- id or source/source_id); repeatable")
     tasks.add_argument("--source", choices=[s.value for s in Source], help="every task of this source")
     tasks.add_argument("--type", dest="task_type", choices=[t.value for t in TaskType], help="every task of this type")
@@ -42,13 +44,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="continue an interrupted --out: keep decisions already made for the same case and verifier")
     p.add_argument("--json", action="store_true", help="print one decision line per case (the `metrics` input format) instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar or report")
+    p.add_argument("--rescore", action="store_true", help="with --logs: judge logs that already have scores again")
     add_executor_options(p)
+    add_backend_options(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.logs:
+        return run_logs(args)
+    if not (args.tasks or args.source or args.task_type or args.all):
+        raise UserError("choose the tasks: --task ID, --source S, --type T or --all")
     from verifierbench.harness.suite_source import open_suite
-
     if args.out:
         output_file(args.out, "--out")
         if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
@@ -68,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="verifierbench-judge-") as scratch:
         out = Path(args.out) if args.out else Path(scratch) / "decisions.jsonl"
         console = Console(stderr=True)
-        with executor_from(args) as executor, Progress(
+        with backend_from(args, args.suite) as executor, Progress(
             TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
             console=console, disable=args.quiet or args.json,
         ) as progress:
@@ -83,6 +90,18 @@ def run(args: argparse.Namespace) -> int:
             print_task_table(records, suite, report)
             # Every selected task has lines (U for a missing verifier), so the file alone is complete.
             print_report(compute(records), report)
+    return 0
+
+
+def run_logs(args: argparse.Namespace) -> int:
+    from verifierbench.judge_logs import judge_logs
+
+    directory = Path(args.logs)
+    if not directory.is_dir():
+        raise UserError(f"{directory}: not a log directory")
+    judged = judge_logs(directory, backend=args.backend, ray_address=args.ray_address, rescore=args.rescore,
+                        on_log=None if args.quiet else lambda path, summary: print(f"{path}: {summary}"))
+    print(f"judge: {len(judged)} log(s) judged in {directory}", file=sys.stderr)
     return 0
 
 

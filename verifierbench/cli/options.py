@@ -6,8 +6,10 @@ import argparse
 import math
 import os
 import stat
+from dataclasses import asdict
 from pathlib import Path
 
+from verifierbench.cluster.backend import BACKEND_ENV, BACKENDS, RAY_ADDRESS_ENV, Backend, ExecutorConfig, make_backend
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
@@ -54,12 +56,30 @@ def judge_libraries(reference_libs: bool) -> tuple[tuple[tuple[str, str], ...], 
     return libraries + reference_libraries(), reference_site_packages()
 
 
+def add_backend_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("judging backend (docs/cluster.md)")
+    g.add_argument("--backend", choices=BACKENDS, default=None,
+                   help=f"where hidden cases run: local (this machine, the default) or ray (also {BACKEND_ENV})")
+    g.add_argument("--ray-address", metavar="HOST:PORT", default=None, help=f"the Ray cluster for --backend ray (also {RAY_ADDRESS_ENV})")
+
+
 def executor_from(args: argparse.Namespace) -> Executor:
+    """The local executor the options describe."""
+    return executor_config(args).make()
+
+
+def backend_from(args: argparse.Namespace, suite_dir: str) -> Backend:
+    """Where the options say hidden cases run: the local executor, or (--backend ray) the cluster."""
+    return make_backend(executor_config(args), args.backend, args.ray_address, suite_dir)
+
+
+def executor_config(args: argparse.Namespace) -> ExecutorConfig:
     limits = Limits(timeout_s=args.timeout, memory_bytes=args.memory_mb << 20, max_processes=args.max_processes)
     libraries, site_packages = judge_libraries(getattr(args, "reference_libs", False))
-    return Executor(limits, isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed, slots=args.slots,
-                    libraries=libraries, site_packages=site_packages, warm=False if getattr(args, "cold", False) else None,
-                    trusted_preload=getattr(args, "reference_libs", False))
+    return ExecutorConfig(limits=asdict(limits), isolation=args.isolation, allow_unsandboxed=args.allow_unsandboxed,
+                          slots=args.slots, libraries=libraries, site_packages=site_packages,
+                          warm=False if getattr(args, "cold", False) else None,
+                          trusted_preload=getattr(args, "reference_libs", False))
 
 
 def _positive(kind, most: float | None = None):

@@ -24,7 +24,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox as sandbox_env
 from inspect_ai.util import store
 
-from verifierbench.executor import Executor, Limits
+from verifierbench.cluster.backend import Backend, CaseRun, ExecutorConfig, make_backend, resolve_backend, run_cases
+from verifierbench.executor import Executor
 from verifierbench.metrics import CaseCounts
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
@@ -38,6 +39,7 @@ from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reas
 from verifierbench.scorers.metrics import verifierbench_metrics
 
 DEFAULT_ROUNDS = 3
+GENERATED_LIBRARIES = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)  # what a generated verifier may import besides the stdlib
 
 
 @functools.lru_cache(maxsize=1)
@@ -45,7 +47,17 @@ def shared_executor() -> Executor:
     """One executor per process: its slots bound how many cases run at once across all samples.
     Generated verifiers get `vgb_env` (public helpers), never the reference libraries. Cases run in
     warm sandboxes (executor.warm) unless VERIFIERBENCH_COLD=1."""
-    return Executor(Limits(), isolation="auto", libraries=((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),))
+    return ExecutorConfig(libraries=GENERATED_LIBRARIES).make()
+
+
+@functools.lru_cache(maxsize=4)
+def judging_backend(backend: str | None = None, ray_address: str | None = None, suite_dir: str | None = None) -> Backend:
+    """The process's backend for generated verifiers: `shared_executor()` unless the option (or
+    VERIFIERBENCH_BACKEND) says `ray`; then one connection to the cluster, kept for the whole run."""
+    name, address = resolve_backend(backend, ray_address)
+    if name == "local":
+        return shared_executor()
+    return make_backend(ExecutorConfig(libraries=GENERATED_LIBRARIES), name, address, suite_dir)
 
 
 def rounds_for(task: Task, rounds: int) -> int:
@@ -53,9 +65,17 @@ def rounds_for(task: Task, rounds: int) -> int:
 
 
 @scorer(metrics=[verifierbench_metrics()])
-def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scorer:
+def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS, backend: str | None = None,
+                 ray_address: str | None = None) -> Scorer:
+    """Args:
+        suite: the suite directory (as the task option).
+        rounds: judgment rounds of state and code tasks.
+        backend: `local` (default) or `ray` (`-S backend=ray`, or VERIFIERBENCH_BACKEND); see docs/cluster.md.
+        ray_address: the Ray cluster's address for `ray` (or VERIFIERBENCH_RAY_ADDRESS).
+    """
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
+    resolve_backend(backend, ray_address)  # a wrong option fails at task creation, not at the first sample
 
     async def score(state: TaskState, target: Target) -> Score:
         loaded, task = sample_task(state, suite)
@@ -64,7 +84,8 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS) -> Scor
         cases = loaded.cases_by_task[task.id]
         judged = rounds_for(task, rounds)
         if verifier_files.has_entrypoint(files):
-            verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task)
+            runner = judging_backend(backend, ray_address, str(open_suite(suite)[0]))
+            verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task, runner)
         else:
             verifier_hash = None
             decisions = {case.id: [Judged(Decision.U, "missing verifier")] * judged for case in cases}
@@ -93,19 +114,24 @@ async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:
     except (ProcessLookupError, RuntimeError, ValueError):
         return {}, ["no sandbox and no verifier in the log"]
     files, skipped = await verifier_files.collect(env)
-    store().set(verifier_files.STORE_KEY, {"files": files, "skipped": skipped})
+    store().set(verifier_files.STORE_KEY, verifier_files.frozen_record(files, skipped))
     return files, skipped
 
 
 def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged: int,
-                task: Task | None = None) -> tuple[str, dict[str, list[Judged]]]:
-    """Every case `judged` times; a state task's runs each get a fresh public environment (run_public)."""
-    executor = shared_executor()
+                task: Task | None = None, executor: Backend | None = None) -> tuple[str, dict[str, list[Judged]]]:
+    """Every case `judged` times; a state task's runs each get a fresh public environment (run_public).
+    `executor`: the judging backend (default: this process's executor)."""
+    executor = executor or shared_executor()
     with tempfile.TemporaryDirectory(prefix="verifierbench-delivered-") as tmp:
         frozen = executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier"))
     decisions: dict[str, list[Judged]] = {case.id: [] for case in cases}
     for _ in range(judged):
-        outcomes = {o.key: o for o in executor.run_batch(case_job(task, frozen, case.candidate, case.id) for case in cases)}
+        if task is None:  # a plain run under the executor's limits (tests)
+            batch = executor.run_batch(case_job(None, frozen, case.candidate, case.id) for case in cases)  # type: ignore[union-attr]
+        else:
+            batch = run_cases(executor, (CaseRun(task, frozen, case.candidate, case.id) for case in cases))
+        outcomes = {o.key: o for o in batch}
         for case in cases:
             outcome = outcomes[case.id]
             decisions[case.id].append(Judged(outcome.decision, outcome.problem,

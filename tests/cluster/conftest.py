@@ -1,0 +1,38 @@
+"""A local Ray cluster for the ray backend's tests: a head (no CPUs, so nothing is judged there) and worker nodes,
+every process on loopback, with token authentication. Skips with the reason when Ray is not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import secrets
+
+import pytest
+
+LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """(cluster, the environment a driver needs: token and loopback pin)."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("the ray backend's tests need Ray: pip install 'verifierbench[ray]'")
+    env = {**LOOPBACK_ENV, "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # before Ray is imported (it reads both once); the cluster's processes inherit them
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
+                                                            "include_dashboard": False})
+    try:
+        for _ in range(2):
+            cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        cluster.wait_for_nodes()
+        yield cluster, env
+    finally:
+        cluster.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

@@ -1,0 +1,99 @@
+"""The ray backend decides every hidden case as the local executor does, case by case, through `verifierbench judge`
+the way users run it: a head and two worker nodes on loopback, token authentication, nothing listening elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.conftest import BIN
+from verifierbench.harness.prompt import TASK_DIR, task_files
+from verifierbench.policies.verifiers import verifier_source
+from verifierbench.suite import load_suite
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available")]
+TOOL_CALL_TASKS = 10
+
+
+def judge(suite: Path, verifiers: Path, out: Path, tasks: list[str], *extra: str, env: dict | None = None,
+          timeout: int = 600) -> dict[tuple[str, str], str]:
+    args = [str(BIN / "verifierbench"), "judge", "--suite", str(suite), "--verifiers", str(verifiers), "--out", str(out),
+            "--quiet", *[a for t in tasks for a in ("--task", t)], *extra]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    decided = {(l["case_id"], l["verifier_hash"]): l["decision"] for l in lines}
+    assert len(decided) == len(lines), "a case decided twice"
+    return decided
+
+
+def heuristic_verifiers(suite: Path, tasks: list[str], out: Path) -> Path:
+    loaded = load_suite(suite)
+    for task_id in tasks:
+        task = loaded.tasks[task_id]
+        (out / task_id).mkdir(parents=True)
+        (out / task_id / "verify.py").write_text(
+            verifier_source("heuristic", json.loads(task_files(task)[f"{TASK_DIR}/task.json"])))
+    return out
+
+
+def ray_listeners() -> list[tuple[str, int, str]]:
+    """(address, port, command) of every listening TCP socket a Ray process holds, from /proc."""
+    sockets = {}
+    for family, table in ((socket.AF_INET, "/proc/net/tcp"), (socket.AF_INET6, "/proc/net/tcp6")):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] != "0A":  # LISTEN
+                continue
+            address, port = fields[1].split(":")
+            raw = b"".join(struct.pack("<I", int(address[i:i + 8], 16)) for i in range(0, len(address), 8))
+            sockets[fields[9]] = (socket.inet_ntop(family, raw), int(port, 16))
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:
+            continue
+        if "ray" not in command:
+            continue
+        found += [(*sockets[link[8:-1]], command[:100]) for link in links if link[8:-1] in sockets]
+    return found
+
+
+def test_ray_processes_listen_on_loopback_only(ray_cluster):
+    listeners = ray_listeners()
+    assert listeners, "found no Ray listener at all: the check would pass vacuously"
+    assert [l for l in listeners if l[0] not in ("127.0.0.1", "::ffff:127.0.0.1", "::1")] == []
+
+
+def test_tool_call_reference_and_heuristic_decide_alike(ray_cluster, bfcl_suite, tmp_path):
+    cluster, env = ray_cluster
+    tasks = sorted(load_suite(bfcl_suite).tasks)[:TOOL_CALL_TASKS]
+    ids = [a for t in tasks for a in ("--task", t)]
+    assert cli("export-verifiers", "reference", "--suite", str(bfcl_suite), "--out", str(tmp_path / "ref"), *ids).returncode == 0
+    heuristic = heuristic_verifiers(bfcl_suite, tasks, tmp_path / "heuristic")
+    for name, verifiers, extra in (("ref", tmp_path / "ref", ("--reference-libs",)), ("heuristic", heuristic, ())):
+        local = judge(bfcl_suite, verifiers, tmp_path / f"{name}-local.jsonl", tasks, *extra)
+        remote = judge(bfcl_suite, verifiers, tmp_path / f"{name}-ray.jsonl", tasks, *extra, "--backend", "ray",
+                       "--ray-address", cluster.address, env=env)
+        assert remote == local, name
+        assert set(local.values()) >= {"P", "F"}, name  # both decisions occur: the comparison can fail
+
+
+@pytest.mark.timeout(900)  # the state suite's build and ~200 cases with a run_public service each, twice, on 2 cores
+def test_state_heuristic_decides_alike(ray_cluster, state_suite, tmp_path):
+    cluster, env = ray_cluster
+    tasks = sorted(load_suite(state_suite).tasks)[:10]
+    heuristic = heuristic_verifiers(state_suite, tasks, tmp_path / "heuristic")
+    local = judge(state_suite, heuristic, tmp_path / "local.jsonl", tasks)
+    remote = judge(state_suite, heuristic, tmp_path / "ray.jsonl", tasks, "--backend", "ray",
+                   "--ray-address", cluster.address, env=env)
+    assert remote == local and len(local) >= 10

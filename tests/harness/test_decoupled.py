@@ -1,0 +1,58 @@
+"""Generation and judging decoupled: `inspect eval --no-score` keeps the frozen verifier in each sample's store, and
+`inspect score LOG` or `verifierbench judge --logs LOGDIR` judge it later with exactly the coupled run's scores."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from tests.conftest import BIN
+from tests.harness.inspect_cli import eval_log, inspect
+from verifierbench import verifier_files
+
+pytestmark = pytest.mark.usefixtures("bwrap_available")
+
+
+def scores_of(log) -> tuple[dict, list]:
+    (score,) = log.results.scores
+    per_sample = sorted((s.id, s.scores["hidden_cases"].value, s.scores["hidden_cases"].answer) for s in log.samples)
+    return {name: m.value for name, m in score.metrics.items()}, per_sample
+
+
+@pytest.mark.parametrize("model", ["verifierbench/heuristic", "verifierbench/random"])
+def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, model):
+    common = ["--model", model, "-T", f"suite={bfcl_suite}", "-T", "source=bfcl", "--limit", "6"]
+    coupled = inspect("eval", "verifierbench/verifierbench", *common, "--log-dir", str(tmp_path / "coupled"))
+    assert coupled.returncode == 0, coupled.stderr[-3000:]
+    deferred = inspect("eval", "verifierbench/verifierbench", *common, "--no-score", "--log-dir", str(tmp_path / "deferred"))
+    assert deferred.returncode == 0, deferred.stderr[-3000:]
+    unscored = eval_log(tmp_path / "deferred")
+    assert not unscored.results or not unscored.results.scores
+    for sample in unscored.samples:  # what judging needs, frozen when generation ended: files and their hash
+        frozen = sample.store[verifier_files.STORE_KEY]
+        assert frozen["sha256"] == verifier_files.content_hash(frozen["files"]) and "verify.py" in frozen["files"]
+    expected = scores_of(eval_log(tmp_path / "coupled"))
+
+    # inspect score on a copy of the log. The log names its scorer unqualified (`hidden_cases`), which `inspect score`
+    # cannot resolve for a package task without --scorer: the scorer and its options are given as the log records them.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (source,) = (tmp_path / "deferred").iterdir()
+    (copy / source.name).write_bytes(source.read_bytes())
+    options = {o.name: o.options for o in unscored.eval.scorers}["hidden_cases"]
+    scored = inspect("score", str(copy / source.name), "--scorer", "verifierbench/hidden_cases", "-S", f"suite={options['suite']}",
+                     "-S", f"rounds={options['rounds']}", "--action", "overwrite", "--overwrite")
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    assert scores_of(read_eval_log(str(copy / source.name))) == expected
+
+    # verifierbench judge --logs, in place
+    judged = subprocess.run([str(BIN / "verifierbench"), "judge", "--logs", str(tmp_path / "deferred")],
+                            capture_output=True, text=True, timeout=600)
+    assert judged.returncode == 0, judged.stderr[-3000:]
+    assert "1 log(s) judged" in judged.stderr
+    assert scores_of(eval_log(tmp_path / "deferred")) == expected
+    again = subprocess.run([str(BIN / "verifierbench"), "judge", "--logs", str(tmp_path / "deferred")],
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "0 log(s) judged" in again.stderr  # a judged log is left alone
