@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if not (args.tasks or args.source or args.task_type or args.all):
         raise UserError("choose the tasks: --task ID, --source S, --type T or --all")
     from verifierbench.harness.suite_source import open_suite
+
     if args.out:
         output_file(args.out, "--out")
         if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
