@@ -50,7 +50,7 @@ def test_one_eval_judges_a_tool_call_a_state_and_a_code_task(logs):
             decisions = {d for case in cases for d in case["decisions"]}
             assert decisions and decisions <= {"P", "F"}, (sample.id, [c.get("problem") for c in cases if c.get("problem")][:3])
         metrics = log.results.scores[0].metrics
-        assert {"BA_norm[tool-call]", "BA_norm[state]", "BA_norm[code]"} <= set(metrics), sorted(metrics)
+        assert {"BA_norm_tool-call", "BA_norm_state", "BA_norm_code"} <= set(metrics), sorted(metrics)
 
 
 def test_audit_leaderboard_and_paper_on_state_and_code_logs(logs, mixed_suite, tmp_path):
