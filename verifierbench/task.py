@@ -13,7 +13,7 @@ from typing import Literal, cast, get_args
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
+from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
@@ -39,7 +39,7 @@ MESSAGE_LIMIT = 400
 # The values of the options with a fixed set of choices (the schema's sources and types, agents.HARNESSES).
 SourceName = Literal["bfcl", "acebench", "tau2", "agentdojo", "appworld", "swebench"]
 TaskTypeName = Literal["tool-call", "state", "code"]
-HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent"]
+HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi"]
 SandboxName = Literal["vgb", "docker", "k8s"]
 
 
@@ -85,7 +85,7 @@ def verifierbench(
     _check_choice("sandbox", sandbox, SandboxName)
     if harness not in HARNESSES:
         raise ValueError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
-    if harness in SWE_HARNESSES and sandbox == "vgb":
+    if harness in CLI_HARNESSES and sandbox == "vgb":
         raise ValueError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
                          "use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
     directory, loaded = open_suite(suite)
@@ -109,7 +109,9 @@ def verifierbench(
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_VERSION,
-        metadata={"suite_version": loaded.manifest.version, "harness": harness, "rounds": rounds,
+        # harness_version: the pinned CLI's (the paper's, App. E); the built-in harnesses have the task's version.
+        metadata={"suite_version": loaded.manifest.version, "harness": harness,
+                  "harness_version": HARNESS_VERSIONS.get(harness, f"verifierbench task {TASK_VERSION}"), "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
 
@@ -171,7 +173,7 @@ def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
     """
     if name == "vgb":
         return "vgb"
-    docker = "harness.compose.yaml" if harness in SWE_HARNESSES else "compose.yaml"
+    docker = "harness.compose.yaml" if harness in CLI_HARNESSES else "compose.yaml"
     configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
     if name not in configs:
         raise ValueError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")

@@ -24,15 +24,18 @@ EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
 
 HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
 # The harnesses that deliver offline today, and the shell tool each CLI offers the model.
-OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash"}
+OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash",
+                     "pi": "bash"}
 # The CLIs' web tools (Claude Code, Codex, Gemini CLI): never offered, the container has no network.
 WEB_TOOLS = {"WebSearch", "WebFetch", "web_search", "web_fetch", "google_web_search"}
-# One eval takes 2-14 min per harness on 2 cores, so CI runs Claude Code's and the rest only when asked.
+# One eval takes 2-14 min per harness on 2 cores, so CI runs Pi's (the paper's common harness) and Claude Code's,
+# and the rest only when asked.
 ALL_HARNESSES = os.environ.get("VERIFIERBENCH_ALL_HARNESSES") == "1"
+CI_HARNESSES = ("claude_code", "pi")
 
 
 def _run_in_this_session(harness: str) -> None:
-    if harness != "claude_code" and not ALL_HARNESSES:
+    if harness not in CI_HARNESSES and not ALL_HARNESSES:
         pytest.skip(f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 to run every harness (2-14 min an eval)")
 
 
