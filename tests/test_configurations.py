@@ -13,7 +13,7 @@ def test_36_configurations_19_models_with_the_common_harness_and_17_alternatives
     assert sum(c.harness_label == "Pi" for c in CONFIGURATIONS) == 19
     alternatives = [c for c in CONFIGURATIONS if c.harness_label != "Pi"]
     assert len(alternatives) == 17
-    assert {c.harness_label for c in alternatives if not c.runnable} == {"OpenClaw"}
+    assert all(c.runnable for c in CONFIGURATIONS)  # OpenClaw too (harness openclaw)
 
 
 def test_the_eval_set_file_lists_every_runnable_configuration():

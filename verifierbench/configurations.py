@@ -42,12 +42,9 @@ MODELS = {
     "Doubao Seed 2.0 Mini": "openrouter/bytedance/doubao-seed-2.0-mini",
 }
 
-# Paper harness name -> our harness; None: no Inspect agent for it (UNAVAILABLE says why).
+# Paper harness name -> our harness; None: no Inspect agent for it.
 HARNESS_NAMES = {"Pi": "pi", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
-                 "mini-swe": "mini_swe_agent", "OpenClaw": None}
-UNAVAILABLE = {"OpenClaw": "OpenClaw 2026.6.34 is a messaging gateway whose agent turn needs its gateway daemon and "
-                           "its own provider/model registry; no headless coding-agent mode was made to run offline in "
-                           "the sandbox (see docs/docker.md, Harnesses)"}
+                 "mini-swe": "mini_swe_agent", "OpenClaw": "openclaw"}
 
 ALTERNATIVES = [  # paper Table 12, in its order
     ("Claude Opus 4.8", "Claude Code"), ("GPT-6-astra", "Claude Code"), ("GPT-6-astra", "Codex"),
@@ -92,8 +89,7 @@ def configuration_task(name: str, **options) -> Task:
 
     config = BY_NAME[name]
     if config.harness is None:  # not runnable
-        raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent: "
-                         f"{UNAVAILABLE.get(config.harness_label, '')}")
+        raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     harness = options.pop("harness", config.harness)  # `-T harness=default`: the no-Docker stand-in
     if harness not in ("default", "single_reply"):
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)

@@ -39,7 +39,7 @@ MESSAGE_LIMIT = 400
 # The values of the options with a fixed set of choices (the schema's sources and types, agents.HARNESSES).
 SourceName = Literal["bfcl", "acebench", "tau2", "agentdojo", "appworld", "swebench"]
 TaskTypeName = Literal["tool-call", "state", "code"]
-HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi"]
+HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
 SandboxName = Literal["vgb", "docker", "k8s"]
 
 
@@ -65,7 +65,7 @@ def verifierbench(
         source: only the tasks of this source; unset, every source.
         type: only the tasks of this type; unset, every type.
         task_ids: comma-separated `vgb-t-...` ids or `source/source_id` (e.g. `bfcl/parallel_114`); unset, every task.
-        harness: the generation harness; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
+        harness: the generation harness; the paper's is `pi` (its main comparison) and `default` a no-Docker stand-in; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
         rounds: judgment rounds of state and code tasks (tool-call tasks are judged once).
         suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
             built from the installed packages into `~/.cache/verifierbench/` on first use.

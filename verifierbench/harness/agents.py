@@ -12,7 +12,7 @@ request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
   the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
-- `pi`: the paper's common harness (harness/pi_agent.py), on the same image.
+- `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image.
 
 A CLI missing from the image fails the sample with one line naming the command that builds it; a CLI that exits
 with an error ends generation with its reason and stderr tail recorded (GENERATION_END): U when no verifier was
@@ -28,18 +28,18 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
-from verifierbench.harness.pi_agent import PI_VERSION, CliMissing, missing_cli_message, pi_agent
+from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, missing_cli_message
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.schema import TaskType
 
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
-CLI_HARNESSES = (*SWE_HARNESSES, "pi")  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
+CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
 HARNESSES = ("default", "single_reply", *CLI_HARNESSES)
 # The CLI versions the image pins (scripts/harness-clis.sh), the paper's (App. E); recorded in each log's metadata.
 HARNESS_VERSIONS = {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0", "mini_swe_agent": "2.4.6",
-                    "pi": PI_VERSION}
+                    **{name: cli.version for name, cli in BRIDGED_CLIS.items()}}
 COMMAND_TIMEOUT_S = 300  # per bash/python call (a code task's budget when longer); the task's time limit bounds the whole generation
 GENERATION_END = "verifierbench:generation_end"  # store: why the harness ended without delivering, in one line
 REJECTED_REQUEST_STATUSES = (400, 413)  # a request the server refuses as sent (context overflow): no retry helps
@@ -57,8 +57,8 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
         return single_reply()
     if name in SWE_HARNESSES:
         return with_public_channel(swe_harness(name, run_public_budget))
-    if name == "pi":
-        return with_public_channel(pi_harness())
+    if name in BRIDGED_CLIS:
+        return with_public_channel(bridged_cli_harness(name))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
@@ -256,10 +256,15 @@ CLI_FAILURE_PREFIXES = ("Error executing",)
 
 
 @solver
-def pi_harness() -> Solver:
-    """Pi in the sandbox (harness/pi_agent.py); a failed run is recorded for the scorer, not raised."""
+def bridged_cli_harness(name: str) -> Solver:
+    """Pi or OpenClaw in the sandbox (harness/bridged_clis.py); a failed run is recorded for the scorer, not raised.
+
+    Args:
+      name: A key of BRIDGED_CLIS.
+    """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await as_solver(pi_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END))(state, generate)
+        agent = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        return await as_solver(agent)(state, generate)
 
     return solve
 

@@ -23,6 +23,9 @@ RUN test -n "$INSPECT_SWE_DIR" && mkdir -p "$INSPECT_SWE_DIR" && ln -s /opt/gemi
 COPY pi/ /opt/pi/
 RUN ln -s /opt/pi/node_modules/@earendil-works/pi-coding-agent/dist/cli.js /usr/local/bin/pi && \
     PI_OFFLINE=1 PI_TELEMETRY=0 HOME=/tmp pi --version
+# OpenClaw (its embedded agent, `openclaw agent --local`), run by the same node.
+COPY openclaw/ /opt/openclaw/
+RUN ln -s /opt/openclaw/node_modules/openclaw/openclaw.mjs /usr/local/bin/openclaw && HOME=/tmp openclaw --version
 # Gemini CLI's system settings (they override the user settings inspect-swe writes): no web_fetch or
 # google_web_search tool, since the container has no network.
 COPY gemini-system-settings.json /etc/gemini-cli/settings.json
