@@ -29,7 +29,7 @@ def test_cli_harnesses_refuse_the_no_docker_sandbox_with_the_reason(bfcl_suite):
     with pytest.raises(ValueError, match="use -T sandbox=docker"):
         verifierbench(suite=str(bfcl_suite), harness="pi")
     with pytest.raises(ValueError, match="unknown harness"):
-        verifierbench(suite=str(bfcl_suite), harness="openclaw")
+        verifierbench(suite=str(bfcl_suite), harness="aider")
 
 
 def test_task_selection_and_prompt_options(bfcl_suite):
