@@ -117,15 +117,17 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
     """
     async def execute(state: AgentState) -> AgentState:
         box = sandbox()
-        found = await box.exec(["sh", "-c", f"command -v {cli.executable} && {cli.executable} --version"],
-                               env=cli.env | {"HOME": "/tmp"})
-        if not found.success:
+        if not (await box.exec(["sh", "-c", f"command -v {cli.executable}"])).success:
             raise CliMissing(missing_cli_message(cli.harness, f"no `{cli.executable}` on $PATH"))
-        if cli.version not in found.stdout.split("\n", 1)[-1]:
-            version = " ".join(found.stdout.split()[1:]) or "?"
-            raise CliMissing(missing_cli_message(cli.harness, f"{version} where {cli.version} is pinned"))
+        # A version check that fails is a CLI that fails (recorded below), not a missing one.
+        found = await box.exec([cli.executable, "--version"], env=cli.env | {"HOME": "/tmp"})
+        if found.success and cli.version not in found.stdout:
+            version = " ".join(found.stdout.split()) or "?"
+            raise CliMissing(missing_cli_message(cli.harness, f"`{cli.executable} --version`: {version}, where {cli.version} is pinned"))
         port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
         store().set(BRIDGE_PORT_KEY, port)
+        if not found.success:
+            return fail(f"{cli.executable} --version", found.returncode, found.stderr or found.stdout, generation_end_key, state)
         async with sandbox_agent_bridge(state, port=port) as bridge:
             home = f"/tmp/vgb-{cli.harness}-{port}"  # the CLI's config and state, fresh per run, off the workspace
             for path, contents in cli.config(bridge.port).items():
@@ -134,13 +136,19 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
             env = cli.env | {"HOME": home, "PI_CODING_AGENT_DIR": f"{home}/agent"}
             result = await box.exec(cli.command(home, system_prompt, user_prompt(state)), cwd=cwd, env=env)
             if not result.success:
-                reason = failure_note(cli.executable, result.returncode, result.stderr or result.stdout)
-                if not generation_end_key:
-                    raise RuntimeError(reason)
-                store().set(generation_end_key, reason)
+                fail(cli.executable, result.returncode, result.stderr or result.stdout, generation_end_key, state)
         return bridge.state
 
     return execute
+
+
+def fail(command: str, returncode: int, output: str, generation_end_key: str, state: AgentState) -> AgentState:
+    """Records why the CLI failed where the scorer reads it (or raises, without a key)."""
+    reason = failure_note(command, returncode, output)
+    if not generation_end_key:
+        raise RuntimeError(reason)
+    store().set(generation_end_key, reason)
+    return state
 
 
 def user_prompt(state: AgentState) -> str:
