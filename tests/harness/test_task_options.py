@@ -27,8 +27,10 @@ def test_cli_harnesses_refuse_the_no_docker_sandbox_with_the_reason(bfcl_suite):
         verifierbench(suite=str(bfcl_suite), harness="claude_code")
     task = verifierbench(suite=str(bfcl_suite), harness="codex_cli", sandbox="docker", task_ids="bfcl/parallel_114")
     assert task.sandbox.type == "docker" and len(task.dataset) == 1
-    with pytest.raises(UserError, match="unknown harness"):
+    with pytest.raises(UserError, match="use -T sandbox=docker"):
         verifierbench(suite=str(bfcl_suite), harness="pi")
+    with pytest.raises(UserError, match="unknown harness"):
+        verifierbench(suite=str(bfcl_suite), harness="aider")
 
 
 def test_task_selection_and_prompt_options(bfcl_suite):

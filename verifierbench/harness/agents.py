@@ -12,6 +12,11 @@ request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
   the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
+- `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image.
+
+A CLI missing from the image fails the sample with one line naming the command that builds it; a CLI that exits
+with an error ends generation with its reason and stderr tail recorded (GENERATION_END): U when no verifier was
+written, as for the default harness.
 """
 
 from __future__ import annotations
@@ -23,13 +28,18 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
+from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, missing_cli_message
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.schema import TaskType
 
-SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")
-HARNESSES = ("default", "single_reply", *SWE_HARNESSES)
+SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
+CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
+HARNESSES = ("default", "single_reply", *CLI_HARNESSES)
+# The CLI versions the image pins (scripts/harness-clis.sh), the paper's (App. E); recorded in each log's metadata.
+HARNESS_VERSIONS = {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0", "mini_swe_agent": "2.4.6",
+                    **{name: cli.version for name, cli in BRIDGED_CLIS.items()}}
 COMMAND_TIMEOUT_S = 300  # per bash/python call (a code task's budget when longer); the task's time limit bounds the whole generation
 GENERATION_END = "verifierbench:generation_end"  # store: why the harness ended without delivering, in one line
 REJECTED_REQUEST_STATUSES = (400, 413)  # a request the server refuses as sent (context overflow): no retry helps
@@ -47,6 +57,8 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
         return single_reply()
     if name in SWE_HARNESSES:
         return with_public_channel(swe_harness(name, run_public_budget))
+    if name in BRIDGED_CLIS:
+        return with_public_channel(bridged_cli_harness(name))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
@@ -189,8 +201,7 @@ NO_WEB: dict[str, dict] = {"claude_code": {"disallowed_tools": ["WebSearch", "We
 
 # inspect-swe asks GitHub for Gemini CLI's latest version unless given one: the version scripts/harness-clis.sh
 # installs, so the installed CLI is used and nothing is looked up.
-GEMINI_CLI_VERSION = "0.61.0"
-CLI_VERSIONS = {"gemini_cli": GEMINI_CLI_VERSION}
+CLI_VERSIONS = {"gemini_cli": HARNESS_VERSIONS["gemini_cli"]}
 # mini-swe-agent's litellm would route "<provider>/inspect" by the eval model's provider name, which it may not
 # know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
 # It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
@@ -224,6 +235,35 @@ def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
         if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env
             options["bridged_tools"] = bridged
         agent = getattr(inspect_swe, name)(**options)
+        try:
+            return await as_solver(agent)(state, generate)
+        except RuntimeError as exc:
+            if MISSING_CLI.search(str(exc)):
+                raise CliMissing(missing_cli_message(name, str(exc).strip().splitlines()[0])) from None
+            if not str(exc).startswith(CLI_FAILURE_PREFIXES):
+                raise
+            # The CLI ran and failed (inspect-swe puts its exit status and output in the message): U, not an error.
+            store().set(GENERATION_END, " ".join(str(exc).split())[-1500:])
+            return state
+
+    return solve
+
+
+# inspect-swe's words for a CLI it cannot find in the sandbox (with version="sandbox" it never downloads one), and
+# for a CLI that ran and exited with an error.
+MISSING_CLI = re.compile(r"unable to locate|not (found|available|installed) in (the )?sandbox", re.IGNORECASE)
+CLI_FAILURE_PREFIXES = ("Error executing",)
+
+
+@solver
+def bridged_cli_harness(name: str) -> Solver:
+    """Pi or OpenClaw in the sandbox (harness/bridged_clis.py); a failed run is recorded for the scorer, not raised.
+
+    Args:
+      name: A key of BRIDGED_CLIS.
+    """
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        agent = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         return await as_solver(agent)(state, generate)
 
     return solve

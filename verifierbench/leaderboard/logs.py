@@ -39,6 +39,7 @@ class ConfigurationRun:
     effort: str | None = None
     model_label: str | None = None  # the paper's name of the model, for configurations from configurations.py
     harness_label: str | None = None
+    harness_version: str | None = None  # the CLI's pinned version (task metadata), None in logs from before it
     samples: dict[str, dict[str, Any]] = field(default_factory=dict)  # task id -> score metadata
     created: dict[str, str] = field(default_factory=dict)  # task id -> creation time of the log it came from
     logs: set[str] = field(default_factory=set)
@@ -141,7 +142,8 @@ def configuration_of(log: EvalLog) -> ConfigurationRun:
     name = meta.get("configuration") or (log.eval.model + (f" [{harness}]" if harness != "default" else "")
                                          + (f" effort={effort}" if effort else "")
                                          + "".join(f" {k}={v}" for k, v in sorted((log.eval.model_args or {}).items())))
-    return ConfigurationRun(name, key, log.eval.model, harness, effort, meta.get("model_label"), meta.get("harness_label"))
+    return ConfigurationRun(name, key, log.eval.model, harness, effort, meta.get("model_label"), meta.get("harness_label"),
+                            meta.get("harness_version"))
 
 
 def inventory(runs: dict[str, ConfigurationRun]) -> list[TaskInfo]:

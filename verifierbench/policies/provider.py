@@ -4,7 +4,7 @@ Each policy plays the generation agent through the real harness, offline: with t
 task file with the harness's shell tool, writes verify.py with its file-writing tool (or the shell), runs it
 once on the example candidate, calls `run_public` once where offered, and calls `submit` (the CLI harnesses,
 which have none, end on a reply without a tool call). It speaks each harness's tool vocabulary (VOCABULARIES:
-the default harness, Claude Code, Codex CLI, Gemini CLI). Without tools (single_reply) it answers with one
+the default harness, Claude Code, Codex CLI, Gemini CLI, Pi, OpenClaw). Without tools (single_reply) it answers with one
 code block.
 Policies: always_accept, always_reject, random (seeded: `-M seed=N`), heuristic.
 
@@ -122,7 +122,7 @@ class Vocabulary:
 
 
 # Each harness's own tool names: verifierbench's default harness and mini-swe-agent (`bash`; mini-swe-agent has
-# only that and ends on its completion command), Claude Code, Codex CLI, Gemini CLI. The other CLIs have no submit
+# only that and ends on its completion command), Claude Code, Codex CLI, Gemini CLI, Pi, OpenClaw. The other CLIs have no submit
 # tool either: they end when the model answers without a tool call.
 VOCABULARIES = (
     Vocabulary("bash", lambda command: {"command": command}, "write_file", lambda path, text: {"path": path, "content": text},
@@ -133,6 +133,8 @@ VOCABULARIES = (
     Vocabulary("shell", lambda command: {"command": ["bash", "-lc", command]}, "", lambda path, text: {}),
     Vocabulary("run_shell_command", lambda command: {"command": command},
                "write_file", lambda path, text: {"file_path": path, "content": text}),
+    Vocabulary("bash", lambda command: {"command": command}, "write", lambda path, text: {"path": path, "content": text}),  # Pi
+    Vocabulary("exec", lambda command: {"command": command}, "write", lambda path, text: {"path": path, "content": text}),  # OpenClaw
 )
 
 
@@ -142,7 +144,9 @@ def vocabulary_of(names: set[str]) -> Vocabulary | None:
     Args:
       names: The tool names of the model request.
     """
-    return next((words for words in VOCABULARIES if words.shell in names), None)
+    # First the harness offering both its shell and its file-writing tool (Pi's bash has the default harness's name).
+    both = (words for words in VOCABULARIES if words.shell in names and words.write in names)
+    return next(both, None) or next((words for words in VOCABULARIES if words.shell in names), None)
 
 
 def _reading(input: list[ChatMessage]) -> tuple[int, int | None]:

@@ -19,6 +19,13 @@ COPY gemini-cli/ /opt/gemini-cli/
 ARG INSPECT_SWE_DIR
 RUN test -n "$INSPECT_SWE_DIR" && mkdir -p "$INSPECT_SWE_DIR" && ln -s /opt/gemini-cli "$INSPECT_SWE_DIR/gemini-cli" && \
     chown agent "$INSPECT_SWE_DIR" && node --version && node /opt/gemini-cli/node_modules/.bin/gemini --version
+# Pi (the paper's common harness) on $PATH, run by the same node.
+COPY pi/ /opt/pi/
+RUN ln -s /opt/pi/node_modules/@earendil-works/pi-coding-agent/dist/cli.js /usr/local/bin/pi && \
+    PI_OFFLINE=1 PI_TELEMETRY=0 HOME=/tmp pi --version
+# OpenClaw (its embedded agent, `openclaw agent --local`), run by the same node.
+COPY openclaw/ /opt/openclaw/
+RUN ln -s /opt/openclaw/node_modules/openclaw/openclaw.mjs /usr/local/bin/openclaw && HOME=/tmp openclaw --version
 # Gemini CLI's system settings (they override the user settings inspect-swe writes): no web_fetch or
 # google_web_search tool, since the container has no network.
 COPY gemini-system-settings.json /etc/gemini-cli/settings.json
