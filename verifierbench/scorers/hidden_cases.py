@@ -84,7 +84,7 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS, backend
         cases = loaded.cases_by_task[task.id]
         judged = rounds_for(task, rounds)
         if verifier_files.has_entrypoint(files):
-            runner = judging_backend(backend, ray_address, str(open_suite(suite)[0]))
+            runner = judging_backend(backend, ray_address, str(sample_suite(state, suite)[0]))
             verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task, runner)
         else:
             verifier_hash = None
@@ -95,9 +95,16 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS, backend
     return score
 
 
+def sample_suite(state: TaskState, suite: str | None) -> tuple[Path, Suite]:
+    """The suite a sample is judged on: the option when given, else (as for `inspect score LOG`) the one the sample
+    was made from, recorded in its metadata, before the working directory's or the cache's."""
+    made_from = state.metadata.get("suite_dir")
+    return open_suite(suite, logged=Path(made_from) if made_from else None)
+
+
 def sample_task(state: TaskState, suite: str | None) -> tuple[Suite, Task]:
     """The suite and the VerifierBench task a sample stands for."""
-    _, loaded = open_suite(suite)
+    _, loaded = sample_suite(state, suite)
     task = loaded.tasks.get(str(state.metadata.get("task_id", state.sample_id)))
     if task is None:
         raise ValueError(f"task {state.metadata.get('task_id')} is not in suite {loaded.manifest.version}")
