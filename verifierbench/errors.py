@@ -1,7 +1,7 @@
-"""Errors meant for the user: the CLI prints them as one line and exits with status 2."""
+"""Errors meant for the user: the CLI prints them as one line and exits with status 2.
 
-from inspect_ai._util.error import PrerequisiteError  # Inspect's "print the message, no traceback" error (not public API)
-from rich.markup import escape
+Standard library only: exported reference verifiers import this module inside the sandbox (through
+`verifierbench.references`), where neither Inspect nor rich exists. Errors for Inspect are in `inspect_errors`."""
 
 
 class UserError(Exception):
@@ -14,21 +14,3 @@ class SuiteIntegrityError(UserError):
 
 class IsolationUnavailable(UserError):
     """Untrusted code was about to run but no isolation is available and the user did not opt in."""
-
-
-class InspectUserError(PrerequisiteError, UserError):
-    """A user error raised where Inspect calls us (a `-T` option, a `--model verifierbench/...` name): `inspect eval`
-    prints its one line without a traceback and exits with status 1."""
-
-    def __init__(self, message: str) -> None:
-        # Escaped: Inspect prints the message as rich markup, which would eat '[...]'.
-        super().__init__(escape(f"verifierbench: {message}"))
-        self.args = (message,)
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def for_inspect(error: UserError) -> InspectUserError:
-    """The same message as an error `inspect eval` prints in one line."""
-    return error if isinstance(error, InspectUserError) else InspectUserError(str(error))

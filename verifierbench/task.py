@@ -13,7 +13,8 @@ from typing import Literal, cast, get_args
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from verifierbench.errors import UserError, for_inspect
+from verifierbench.errors import UserError
+from verifierbench.inspect_errors import for_inspect
 from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
