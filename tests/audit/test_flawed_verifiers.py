@@ -23,13 +23,14 @@ from verifierbench.screening import reference
 from verifierbench.sources.toolcall.reference import decide
 from verifierbench.suite import load_suite
 
-# flaw module -> the case family (an operator of both the build and the audit) whose candidates trigger it
+# flaw module -> the case families whose candidates trigger it (the first an operator of both the build and the audit;
+# undeclared_argument_added is the build's every-closed-schema family of issue 37)
 FLAWS = {
-    "loose_numbers": "value_off_by_one",
-    "unknown_arguments_ignored": "unknown_argument_added",
-    "extra_tools_ignored": "other_tool_called",
-    "bracketed_reply_required": "raw_without_list_brackets",
-    "other_values_rejected": "each_acceptable_value",
+    "loose_numbers": ("value_off_by_one",),
+    "unknown_arguments_ignored": ("unknown_argument_added", "undeclared_argument_added"),
+    "extra_tools_ignored": ("other_tool_called",),
+    "bracketed_reply_required": ("raw_without_list_brackets",),
+    "other_values_rejected": ("each_acceptable_value",),
 }
 TASKS_PER_FLAW = 2
 CAUGHT_SHARE = 0.9  # of the tasks where a flaw applies, the share whose hidden suite must catch it
@@ -51,17 +52,17 @@ def _wrong(flaw, task, candidate, label) -> bool:
     return flaw.apply(task.reference, candidate, decide(task.reference, candidate)[0]) != (label is Label.PASS)
 
 
-def _without_family(suite, task_id, family) -> list:
-    """The task's hidden cases less those the family made: the hidden suite as it was before issue 21."""
-    return [c for c in suite.cases_by_task[task_id] if c.provenance.get("operator") != family]
+def _without_family(suite, task_id, families) -> list:
+    """The task's hidden cases less those the families made: the hidden suite as it was before issue 21."""
+    return [c for c in suite.cases_by_task[task_id] if c.provenance.get("operator") not in families]
 
 
-def _missed_by_hidden(suite, flaw, family) -> list:
-    """Tasks where the flaw agrees with every hidden label outside `family` but some certified audit candidate
+def _missed_by_hidden(suite, flaw, families) -> list:
+    """Tasks where the flaw agrees with every hidden label outside `families` but some certified audit candidate
     triggers it (in process)."""
     found = []
     for task_id, task in sorted(suite.tasks.items()):
-        hidden = _without_family(suite, task_id, family)
+        hidden = _without_family(suite, task_id, families)
         if any(_wrong(flaw, task, c.candidate, c.label) for c in hidden):
             continue
         known = {candidate_key(c.candidate) for c in hidden}
@@ -121,7 +122,7 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
 
         result = asyncio.run(engine.audit(task, hidden, trial, executor, pool, engine.Auditors(seed=0)))
         assert result.refuted, f"{flaw_name} not refuted on {task.source_id}"
-        assert FLAWS[flaw_name] in {w.operator for w, _ in result.witnesses}
+        assert set(FLAWS[flaw_name]) & {w.operator for w, _ in result.witnesses}
         hidden_keys = {candidate_key(c.candidate) for c in hidden}
         for witness, generated in result.witnesses:
             assert witness.key not in hidden_keys  # new, not a hidden case
