@@ -12,14 +12,29 @@ import pytest
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """(cluster, the environment a driver needs: token and loopback pin)."""
+@pytest.fixture(scope="session")
+def ray_env():
+    """The token and loopback pin, one per test process: Ray reads them once per process, so a second cluster
+    started with a new token (the next module's) would be refused by its own driver."""
     if importlib.util.find_spec("ray") is None:
         pytest.skip("the ray backend's tests need Ray: pip install 'verifierbench[ray]'")
     env = {**LOOPBACK_ENV, "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)  # before Ray is imported (it reads both once); the cluster's processes inherit them
+    os.environ.update(env)  # before Ray is imported; the clusters' processes inherit them
+    try:
+        yield env
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray_env):
+    """(cluster, the environment a driver needs: token and loopback pin)."""
+    env = ray_env
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
@@ -31,8 +46,3 @@ def ray_cluster():
         yield cluster, env
     finally:
         cluster.shutdown()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
