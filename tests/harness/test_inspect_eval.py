@@ -86,5 +86,6 @@ def test_task_file_path_and_bad_options(tmp_path, bfcl_suite):
     assert from_file.eval.task_args == from_registry.eval.task_args
     assert from_file.eval.task_args["rounds"] == from_registry.eval.task_args["rounds"] is not None
     bad = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
-                  "-T", "task_ids=bfcl/no_such_task", "--log-dir", str(tmp_path / "bad"))
-    assert bad.returncode != 0 and "no_such_task" in bad.stderr
+                  "-T", "task_ids=bfcl/no_such_task", "--log-dir", str(tmp_path / "bad"),
+                  env={"INSPECT_DISPLAY": "plain"})  # Inspect prints a PrerequisiteError through its display: none prints nothing
+    assert bad.returncode != 0 and "no_such_task" in bad.stdout + bad.stderr

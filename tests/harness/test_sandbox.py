@@ -165,7 +165,9 @@ def test_inspect_sandbox_cleanup_removes_stale_workspaces_only():
         root = _killed_harness_workspace()
         result = inspect("sandbox", "cleanup", "vgb", timeout=300)
         assert result.returncode == 0, result.stderr[-2000:]
-        assert _gone(root) and root in result.stdout
+        # Gone, whoever swept it: the sweep is machine-wide, so another run on the machine (a second CI run) may have
+        # removed it first; then this cleanup's list simply does not name it.
+        assert _gone(root) and "stale workspace(s)" in result.stdout
         assert live.root.exists()
     finally:
         live.remove()
