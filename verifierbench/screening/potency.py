@@ -171,27 +171,12 @@ def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
 
 
 def _gold_record(reference: dict) -> dict:
-    if reference["checker"] == "tau2":
-        from verifierbench.sources.tau2 import cases as tau2_cases
-
-        return tau2_cases.gold_record(reference)
-    from verifierbench.sources.agentdojo import cases as agentdojo_cases
-    from verifierbench.sources.agentdojo.data import TaskRef
-
-    return agentdojo_cases.gold_record(TaskRef.from_reference(reference))
+    return registry.hook(registry.of(reference), "gold_record")(reference)
 
 
 def _replay(reference: dict, calls: list[dict]) -> list[Any]:
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    if reference["checker"] == "tau2":
-        from verifierbench.sources.tau2.environment import environment_for, recorded_result
-
-        observations, _ = environment_for(reference).run(plain)
-        return [recorded_result(o) for o in observations]
-    from verifierbench.sources.agentdojo.data import TaskRef
-    from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
-
-    return [o["result"] for o in AgentDojoEnvironment(TaskRef.from_reference(reference)).replay(plain).observations]
+    return registry.hook(registry.of(reference), "replay_results")(reference, plain)
 
 
 def _shown(candidate: dict) -> list[dict]:

@@ -52,6 +52,9 @@ class Source:
             reference's trusted warm sandbox imports them once before its cases (export.py, executor/warm.py).
         warm_up: `(reference) -> None`: loads what deciding on that task reads (its data, environment, expected
             state) into the reference's own caches; a trusted warm sandbox calls it once before forking its cases.
+        gold_record: `(reference) -> record`: a state task's gold interaction record (screening's C7 naive views).
+        replay_results: `(reference, calls) -> [result]`: what the environment returns for each call, replayed
+            from the initial state (C7's "recorded results trusted" view).
         shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference's version).
     """
@@ -72,5 +75,7 @@ class Source:
     docker_compose: str | None = None
     preload: tuple[str, ...] = ()
     warm_up: str | None = None
+    gold_record: str | None = None
+    replay_results: str | None = None
     shares: str | None = None
     upstream: str | None = None

@@ -12,6 +12,8 @@ SOURCE = Source(
     preload=("yaml", "agentdojo.task_suite.load_suites", "agentdojo.agent_pipeline.tool_execution",
              "agentdojo.functions_runtime", "agentdojo.default_suites.v1.tools"),
     warm_up="verifierbench.sources.agentdojo.reference:warm_up",
+    gold_record="verifierbench.sources.agentdojo.potency:gold_record",
+    replay_results="verifierbench.sources.agentdojo.potency:replay_results",
     shares="interaction",
     upstream="agentdojo",
 )

@@ -15,6 +15,8 @@ SOURCE = Source(
              "inspect_evals.tau2.banking.BankingAgentTools", "inspect_evals.tau2.banking.BankingUserTools",
              "inspect_evals.tau2.banking.data_model", "inspect_evals.tau2.banking.environment"),
     warm_up="verifierbench.sources.tau2.reference:warm_up",
+    gold_record="verifierbench.sources.tau2.potency:gold_record",
+    replay_results="verifierbench.sources.tau2.potency:replay_results",
     shares="interaction",
     upstream="inspect-evals",
 )
