@@ -544,11 +544,11 @@ def _remember(memo, replayed: Replayed) -> None:
 
 def _recall(memo, inst: instances.Instance, clone, store) -> Replayed | None:
     try:
-        store = _memo_store(memo, create=False)
-        info = safe_fs.trusted_entry(store, memo.name)
+        memos = _memo_store(memo, create=False)  # not `store`: that is the suite's checkout store, used below
+        info = safe_fs.trusted_entry(memos, memo.name)
         if info is None:
             return None
-        record = json.loads(safe_fs.read_below(store, [memo.name], MEMO_MAX_BYTES))  # never through a link
+        record = json.loads(safe_fs.read_below(memos, [memo.name], MEMO_MAX_BYTES))  # never through a link
         if record.get("memo") != memo.name:  # not the memo its name (the key's digest) says
             return None
         task = Task.model_validate(record["task"])

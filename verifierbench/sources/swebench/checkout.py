@@ -145,8 +145,8 @@ def checkout_dir(digest: str) -> Path:
     suite's directory. Its tree is not hashed again here: a django checkout takes seconds, on every case's run."""
     if len(digest) != 32 or any(c not in "0123456789abcdef" for c in digest):
         raise UserError(f"repository checkout {digest!r} is not a content digest")
-    stores = [Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else [Path(DEFAULT_STORE)]
-    places = stores[:1] + _searched + [Path(DEFAULT_STORE)]
+    stores = [Path(os.environ[STORE_ENV])] if os.environ.get(STORE_ENV) else []
+    places = stores + _searched + [Path(DEFAULT_STORE)]  # the module's order: the variable, loaded suites, the default
     for place in places:
         if not place.is_dir():
             continue
