@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/case_cost.py [--samples 60] [--cases 400]
 
-Paths: `warm` (Executor.run_warm, batches only), `per-run netns` (bubblewrap creates a network namespace per run, as before issue 22) and
-`slot netns` (each slot's sandboxes join one empty namespace made once). The verifier imports
+Paths: `warm` (Executor.run_warm, batches only) and `cold` (a sandbox per case; each slot's sandboxes join one empty
+network namespace made once). The verifier imports
 `json` and `re`, as real ones do. Prints, for each path, the median wall time of one case (samples
 interleaved with the bare spawn so machine noise hits all alike) and its ratio to the bare spawn,
 then the wall and system CPU time of `--cases` cases through `run_many` on all slots.
@@ -43,10 +43,10 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=400)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp, Executor(network_per_run=True) as per_run, Executor() as per_slot:
+    with tempfile.TemporaryDirectory() as tmp, Executor() as per_slot:
         verifier = Path(tmp) / "verify.py"
         verifier.write_text(VERIFIER)
-        paths = {"per-run netns": per_run, "slot netns": per_slot}
+        paths = {"cold": per_slot}
         frozen = {name: executor.freeze(verifier) for name, executor in paths.items()}
         for name, executor in paths.items():  # warm-up: slot directories, namespaces, page cache
             assert executor.run(Job(frozen[name], {"id": "case-0"})).decision.value == "P"
@@ -69,9 +69,9 @@ def main() -> int:
             wall, cpu_after = time.perf_counter() - started, children_cpu()
             assert all(o.decision.value == "P" for o in outcomes)
             batches[name] = (wall, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1])
-        # The warm path (slot netns too): one warm sandbox per slot for the verifier's cases.
+        # The warm path: one warm sandbox per slot for the verifier's cases.
         cpu_before, started = children_cpu(), time.perf_counter()
-        outcomes = list(per_slot.run_warm(Job(frozen["slot netns"], {"id": f"case-{i}"}, key=str(i)) for i in range(args.cases)))
+        outcomes = list(per_slot.run_warm(Job(frozen["cold"], {"id": f"case-{i}"}, key=str(i)) for i in range(args.cases)))
         wall, cpu_after = time.perf_counter() - started, children_cpu()
         assert all(o.decision.value == "P" and o.path == "warm" for o in outcomes)
         batches["warm"] = (wall, cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1])

@@ -42,7 +42,7 @@ def check_name(name: str) -> None:
         raise UnsafePath(f"{name!r}: not a plain path component")
 
 
-def open_dir(path: str | os.PathLike) -> int:
+def open_dir(path: str | os.PathLike[str]) -> int:
     """A descriptor for a trusted directory (ours), the start of every walk."""
     return os.open(path, DIR_FLAGS)
 
@@ -144,7 +144,7 @@ def write_regular(dir_fd: int, name: str, data: bytes, owner: int | None = None)
         handle.write(data)
 
 
-def read_below(root: str | os.PathLike, parts: list[str], limit: int) -> bytes:
+def read_below(root: str | os.PathLike[str], parts: list[str], limit: int) -> bytes:
     """The regular file at `parts` below the trusted directory `root`, at most `limit` bytes."""
     if not parts:
         raise IsADirectoryError(f"{os.fspath(root)} is a directory")
@@ -159,7 +159,7 @@ def read_below(root: str | os.PathLike, parts: list[str], limit: int) -> bytes:
         os.close(parent)
 
 
-def write_below(root: str | os.PathLike, parts: list[str], data: bytes, owner: int | None = None) -> None:
+def write_below(root: str | os.PathLike[str], parts: list[str], data: bytes, owner: int | None = None) -> None:
     """Writes the regular file at `parts` below `root`, making missing directories (all for `owner`)."""
     if not parts:
         raise IsADirectoryError(f"{os.fspath(root)} is a directory")
@@ -174,7 +174,7 @@ def write_below(root: str | os.PathLike, parts: list[str], data: bytes, owner: i
         os.close(parent)
 
 
-def read_named_file(path: str | os.PathLike, limit: int) -> bytes:
+def read_named_file(path: str | os.PathLike[str], limit: int) -> bytes:
     """A file a user named (a candidate, a verifier): links on the way are theirs and followed, but it
     must be a regular file (not /dev/zero, not a FIFO) of at most `limit` bytes."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -210,7 +210,7 @@ def _owner_name(uid: int) -> str:
         return f"uid {uid}"
 
 
-def trusted_store(path: str | os.PathLike, create: bool = True) -> str:
+def trusted_store(path: str | os.PathLike[str], create: bool = True) -> str:
     """The store directory `path`, made (0755) when missing, once it is safe to trust what it holds; its canonical path.
 
     Every directory from / down is opened without following links (O_NOFOLLOW, one component at a time from the last
@@ -280,7 +280,7 @@ def _check_store_dir(info: os.stat_result, where: str, me: int, last: bool) -> N
                              "; choose another place or `chmod go-w` it")
 
 
-def trusted_entry(store: str | os.PathLike, name: str) -> os.stat_result | None:
+def trusted_entry(store: str | os.PathLike[str], name: str) -> os.stat_result | None:
     """lstat of the entry `name` of a trusted store, or None when absent; UntrustedStore when it is a link, or not
     this user's, or writable by group or others (never made by us: someone else planted it)."""
     check_name(name)
@@ -298,7 +298,7 @@ def trusted_entry(store: str | os.PathLike, name: str) -> os.stat_result | None:
     return info
 
 
-def open_store_file(store: str | os.PathLike, name: str, flags: int = os.O_RDWR | os.O_CREAT, mode: int = 0o600) -> int:
+def open_store_file(store: str | os.PathLike[str], name: str, flags: int = os.O_RDWR | os.O_CREAT, mode: int = 0o600) -> int:
     """A descriptor for the regular file `name` directly in a trusted store (a lock, a log): never through a link
     (a planted `.key.lock -> /etc/shadow` would otherwise be truncated by root), and only when it is this user's."""
     check_name(name)

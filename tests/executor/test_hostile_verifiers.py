@@ -393,10 +393,10 @@ def test_fifo_inside_a_verifier_directory_is_U_not_a_hang_or_traceback(sandbox, 
 
 
 def test_oversized_verifier_directory_is_U(sandbox, tmp_path, monkeypatch):
-    from verifierbench.executor import runner
+    from verifierbench.executor import staging
 
-    monkeypatch.setattr(runner, "MAX_VERIFIER_BYTES", 1 << 20, raising=False)
-    monkeypatch.setattr(runner, "MAX_VERIFIER_FILES", 10, raising=False)
+    monkeypatch.setattr(staging, "MAX_VERIFIER_BYTES", 1 << 20)
+    monkeypatch.setattr(staging, "MAX_VERIFIER_FILES", 10)
     big = write_verifier(tmp_path / "big", WRITE_PASS).parent
     with open(big / "blob.bin", "wb") as handle:
         handle.truncate(2 << 20)

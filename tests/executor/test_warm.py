@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import pytest
 
 from verifierbench.executor import Executor, Job, Limits
-from verifierbench.executor import runner, warm
+from verifierbench.executor import scheduler, staging, warm
 from verifierbench.errors import UserError
 from verifierbench.executor.process import _children
 from verifierbench.protocol import Decision
@@ -275,13 +275,13 @@ def test_run_batch_is_warm_by_default_and_cold_when_asked(bwrap_available, tmp_p
         with Executor(limits, isolation="bwrap", slots=1, **options) as executor:
             return {o.path for o in executor.run_batch(Job(verifier, i, key=str(i)) for i in range(3))}
 
-    monkeypatch.delenv(runner.COLD_ENV, raising=False)
+    monkeypatch.delenv(scheduler.COLD_ENV, raising=False)
     assert paths() == {"warm"}
     assert paths(warm=False) == {"cold"}
-    monkeypatch.setenv(runner.COLD_ENV, "1")
+    monkeypatch.setenv(scheduler.COLD_ENV, "1")
     assert paths() == {"cold"}
     assert paths(warm=True) == {"warm"}
-    monkeypatch.setenv(runner.COLD_ENV, "maybe")
+    monkeypatch.setenv(scheduler.COLD_ENV, "maybe")
     with pytest.raises(UserError, match="VERIFIERBENCH_COLD='maybe'"):
         Executor(limits, isolation="bwrap", slots=1)
 
@@ -412,23 +412,23 @@ def test_a_malformed_preload_list_preloads_nothing(tmp_path):
     verifier = write_verifier(tmp_path / "v", "pass\n").parent
     for number, text in enumerate(('["os; import evil"]', '{"a": 1}', "not json", '["../x"]')):
         (verifier / "preload.json").write_text(text)
-        frozen = runner._stage(verifier, tmp_path / "staged" / str(number))
+        frozen = staging.stage_verifier(verifier, tmp_path / "staged" / str(number))
         assert warm.trusted_preload(frozen) == warm.Preload()
     malformed_calls = ('{"modules": ["json"], "warm_up": "os:system; x"}', '{"warm_up": "m:f", "argument": "../reference.json"}',
                        '{"argument": "reference.json"}', '{"modules": "json"}')
     for number, text in enumerate(malformed_calls):
         (verifier / "preload.json").write_text(text)
-        assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / f"call-{number}")) == warm.Preload()
+        assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / f"call-{number}")) == warm.Preload()
     (verifier / "preload.json").write_text('["json", "verifierbench.references"]')
-    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.references"))
+    assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.references"))
     (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "verifierbench.references:warm_up", "argument": "reference.json"}')
-    assert warm.trusted_preload(runner._stage(verifier, tmp_path / "staged" / "call")) == warm.Preload(
+    assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / "call")) == warm.Preload(
         ("json",), "verifierbench.references:warm_up", "reference.json")
 
 
 def test_a_verifier_s_cases_share_one_sandbox_unless_they_are_more_than_a_slot_s_share():
     def sizes(groups: list[int], slots: int) -> list[int]:
-        chunks = runner.warm_chunks([[Job("v", i) for i in range(size)] for size in groups], slots)
+        chunks = scheduler.warm_chunks([[Job("v", i) for i in range(size)] for size in groups], slots)
         return [len(chunk) for chunk in chunks]
 
     assert sizes([29] * 95, 2) == [29] * 95  # the tool-call suite: one sandbox a task, both slots busy

@@ -17,6 +17,7 @@ from typing import TypedDict
 
 from verifierbench.errors import IsolationUnavailable
 from verifierbench.executor import uid_range
+from verifierbench.executor.bwrap import sandbox_command
 
 ALLOW_ENV = "VERIFIERBENCH_ALLOW_UNSANDBOXED"
 
@@ -57,8 +58,6 @@ def slot_uid(slot: int, block: int = 0) -> int:
 @functools.lru_cache(maxsize=1)
 def probe_bwrap() -> tuple[bool, str]:
     """Starts one empty sandbox the way the executor does; (works, why not)."""
-    from verifierbench.executor.bwrap import sandbox_command  # local: bwrap imports this module's helpers
-
     if shutil.which("bwrap") is None:
         return False, "bubblewrap (bwrap) is not installed; `apt-get install bubblewrap` or run scripts/bootstrap.sh as root"
     if shutil.which("prlimit") is None:

@@ -192,7 +192,7 @@ async def run_async(command: Command, level: IsolationLevel, uid: int, cwd: str,
     return process.returncode or 0, stdout, stderr
 
 
-def kill(proc: subprocess.Popen) -> None:
+def kill(proc: subprocess.Popen[bytes]) -> None:
     """Kills a sandbox started here and waits for it.
 
     Its pid 1 first: the kernel then kills the rest of its pid namespace and bwrap reaps it, so no zombie is

@@ -30,11 +30,15 @@ import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Protocol
 
-from verifierbench.executor import netns, process, seccomp
+from verifierbench.executor import layout, netns, process, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.runner import (LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT, Executor, FrozenVerifier, Job, Outcome,
-                                           _clear, _tail)
+from verifierbench.executor.isolation import IsolationLevel
+from verifierbench.executor.jobs import Job, Outcome, decide
+from verifierbench.executor.limits import Limits
+from verifierbench.executor.staging import FrozenVerifier
+from verifierbench.executor.workdirs import clear, tail
 from verifierbench.protocol import ENTRYPOINT
 
 PRELOAD_FILE = "preload.json"  # in a trusted verifier (an exported reference): what its warm server loads once
@@ -44,8 +48,7 @@ WARM_UP_ARGUMENT_ENV = "VGB_WARM_UP_ARGUMENT"
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a file beside verify.py: no directory, no ".."
-SERVER_DIR = "/opt/vgb/warm"
-SERVER = Path(__file__).with_name("warm_server.py")
+SERVER = Path(__file__).with_name("warm_server.py")  # seen at layout.WARM_SERVER_DIR
 REPLY_GRACE_S = 5.0  # beyond a case's timeout, how long the server may take to answer before it counts as crashed
 START_TIMEOUT_S = 20.0
 TASK_START_TIMEOUT_S = 120.0  # a shared sandbox's task server: its verifier's warm-up call (a task's data)
@@ -110,10 +113,33 @@ class WarmCrash(Exception):
     """The warm sandbox stopped working; the remaining cases go the cold path."""
 
 
+class SlotHost(Protocol):
+    """What a warm sandbox uses of the executor that holds its slot (executor.runner.Executor)."""
+
+    limits: Limits
+    level: IsolationLevel
+    interpreter: str
+    libraries: tuple[tuple[str, str], ...]  # mounted for trusted verifiers (layout.binds)
+    site_packages: tuple[str, ...]
+    trusted_preload: bool  # the verifiers are ours: their preload.json is honoured
+
+    def slot_uid(self, slot: int) -> int:
+        """The uid `slot` runs untrusted code as."""
+        ...
+
+    def slot_dir(self, slot: int) -> Path:
+        """The slot's directories (executor.workdirs.WorkDirs.slot_dir), made on first use."""
+        ...
+
+    def slot_network(self, slot: int) -> int | None:
+        """The slot's network namespace descriptor, or None when bubblewrap makes one per sandbox."""
+        ...
+
+
 class WarmSandbox:
     """One frozen verifier's sandbox on one slot, kept up while its cases run one after another."""
 
-    def __init__(self, executor: Executor, frozen: FrozenVerifier, template: Job, slot: int, shared: bool = False) -> None:
+    def __init__(self, executor: SlotHost, frozen: FrozenVerifier, template: Job, slot: int, shared: bool = False) -> None:
         """Starts the sandbox.
 
         Args:
@@ -130,7 +156,7 @@ class WarmSandbox:
         self.executor, self.slot, self.shared = executor, slot, shared
         self.frozen: FrozenVerifier | None = None if shared else frozen  # the verifier /verifier holds now
         self.uid = executor.slot_uid(slot)
-        self.run_dir = executor._slot_dir(slot)
+        self.run_dir = executor.slot_dir(slot)
         self.stderr_path = self.run_dir / "stderr"
         self.extra_ro = template.extra_ro
         # Whether its cases have a run_public service: those of one sandbox all have one or none.
@@ -139,18 +165,15 @@ class WarmSandbox:
         self.verifier_dir = self.run_dir / "verifier"
         if shared:
             self.verifier_dir.mkdir(mode=0o755, exist_ok=True)
-            _clear(self.verifier_dir)
-        binds = [Bind(str(self.verifier_dir if shared else frozen.directory), "/verifier"), Bind(str(self.run_dir / "in"), "/input"),
-                 Bind(str(self.run_dir / "out"), "/output", writable=True), Bind(str(SERVER.parent), SERVER_DIR)]
-        binds += [Bind(host, inside) for host, inside in template.extra_ro]
+            clear(self.verifier_dir)
         if self.public:
             self.public_dir.mkdir(mode=0o755, exist_ok=True)
-            _clear(self.public_dir)
-            binds.append(Bind(str(self.public_dir), PUBLIC_DIR))
-        binds += [Bind(host, f"{LIBRARY_ROOT}/{name}") for host, name in executor.libraries]
-        binds += [Bind(host, f"{SITE_ROOT}/{i}") for i, host in enumerate(executor.site_packages)]
-        # The server's own environment; each case gets exactly the cold path's (executor._env).
-        env = {key: value for key, value in executor._env("", "", home="/tmp").items() if not key.startswith("VGB_")}
+            clear(self.public_dir)
+        binds = layout.binds(str(self.verifier_dir if shared else frozen.directory), self.run_dir, template.extra_ro,
+                             str(self.public_dir) if self.public else None, None, executor.libraries, executor.site_packages,
+                             warm_server_dir=str(SERVER.parent))
+        # The server's own environment; each case gets exactly the cold path's (`_case_environment`).
+        env = {key: value for key, value in self._case_environment("", "").items() if not key.startswith("VGB_")}
         if executor.trusted_preload and hugepages_from_environment() and os.path.isdir(THP_SYSFS):  # see HUGEPAGES
             env.update(HUGEPAGES)
             binds.append(Bind(THP_SYSFS, THP_SYSFS))
@@ -160,10 +183,10 @@ class WarmSandbox:
         if preload.warm_up and not shared:  # shared: each task server makes its verifier's call (switch)
             env[WARM_UP_ENV] = preload.warm_up
             if preload.argument:
-                env[WARM_UP_ARGUMENT_ENV] = f"/verifier/{preload.argument}"
-        network = executor._slot_network(slot)
+                env[WARM_UP_ARGUMENT_ENV] = f"{layout.VERIFIER_DIR}/{preload.argument}"
+        network = executor.slot_network(slot)
         filter_fd = seccomp.filter_fd()
-        argv = sandbox_command([executor.interpreter, f"{SERVER_DIR}/{SERVER.name}"], binds, env, executor.limits.scratch_bytes,
+        argv = sandbox_command([executor.interpreter, f"{layout.WARM_SERVER_DIR}/{SERVER.name}"], binds, env, executor.limits.scratch_bytes,
                                shm_bytes=executor.limits.shm_bytes, seccomp_fd=filter_fd, join_network=network is not None,
                                keep_sys_admin=True)
         # The server's CPU time grows with the batch; each case gets its own CPU limit (warm_server).
@@ -196,34 +219,40 @@ class WarmSandbox:
         limits = executor.limits if job.timeout_s is None else replace(executor.limits, timeout_s=job.timeout_s)
         token = secrets.token_hex(8)
         in_dir, out_dir = self.run_dir / "in", self.run_dir / "out"
-        candidate_file = in_dir / "candidate.json"
+        candidate_file = in_dir / layout.CANDIDATE_FILE
         candidate_file.write_text(json.dumps(job.candidate), encoding="utf-8")
         os.chmod(candidate_file, 0o644)
-        candidate_path, result_path = "/input/candidate.json", f"/output/result-{token}.json"
+        result_path = layout.result_path(token)
         request = {
-            "argv": [f"/verifier/{ENTRYPOINT}", candidate_path, result_path],
-            "env": {**executor._env(candidate_path, result_path, home="/tmp", public=PUBLIC_DIR if self.public else None),
-                    "PWD": "/tmp"},  # bwrap --chdir sets PWD
-            "chdir": "/tmp", "timeout_s": limits.timeout_s, "cpu_s": int(limits.timeout_s) + 2,
+            "argv": [f"{layout.VERIFIER_DIR}/{ENTRYPOINT}", layout.CANDIDATE, result_path],
+            "env": {**self._case_environment(layout.CANDIDATE, result_path), "PWD": layout.SCRATCH},  # bwrap --chdir sets PWD
+            "chdir": layout.SCRATCH, "timeout_s": limits.timeout_s, "cpu_s": int(limits.timeout_s) + 2,
             "scratch_bytes": executor.limits.scratch_bytes, "shm_bytes": executor.limits.shm_bytes,
         }
         os.truncate(self.stderr_path, 0)
         if job.public_socket_dir is not None:
-            self._link_service(Path(job.public_socket_dir) / PUBLIC_SOCKET)
+            self._link_service(Path(job.public_socket_dir) / layout.PUBLIC_SOCKET)
         started = time.monotonic()
         try:
             reply = self._exchange(request, limits.timeout_s + REPLY_GRACE_S)
             wall = time.monotonic() - started
-            stderr_tail = _tail(self.stderr_path, executor.limits.stderr_tail_bytes)
+            stderr_tail = tail(self.stderr_path, executor.limits.stderr_tail_bytes)
             if reply.get("setup_failed"):  # the server's own channel: never the case's stderr or status (issue 35)
                 raise WarmCrash(str(reply["setup_failed"]))
             timed_out = bool(reply["timed_out"])
             status = -9 if timed_out else int(reply["status"])
-            return executor._outcome(job, limits, status, timed_out, wall, stderr_tail, out_dir, token, path="warm")
+            return decide(job, limits, executor.level.value, status, timed_out, wall, stderr_tail, out_dir, token, path="warm")
         finally:
-            _clear(out_dir)
+            clear(out_dir)
             if self.public:
-                _clear(self.public_dir)
+                clear(self.public_dir)
+
+    def _case_environment(self, candidate: str, result: str) -> dict[str, str]:
+        """A case's environment: the cold path's (runner), its service at layout.PUBLIC_DIR if it has one."""
+        executor = self.executor
+        return layout.environment(executor.level, candidate, result, home=layout.SCRATCH,
+                                  public=layout.PUBLIC_DIR if self.public else None, libraries=executor.libraries,
+                                  site_packages=executor.site_packages)
 
     def _switch(self, frozen: FrozenVerifier) -> None:
         """Shared sandbox: ends the current verifier's task server, puts `frozen` at /verifier and starts its task
@@ -232,10 +261,10 @@ class WarmSandbox:
             if "ended" not in self._exchange({"end_task": True}, REPLY_GRACE_S):
                 raise WarmCrash("the warm sandbox's server did not end its task")
             self.frozen = None
-        _clear(self.verifier_dir)
+        clear(self.verifier_dir)
         shutil.copytree(frozen.directory, self.verifier_dir, symlinks=True, dirs_exist_ok=True)
         preload = trusted_preload(frozen)
-        task = {"warm_up": preload.warm_up, "argument": f"/verifier/{preload.argument}" if preload.argument else None}
+        task = {"warm_up": preload.warm_up, "argument": f"{layout.VERIFIER_DIR}/{preload.argument}" if preload.argument else None}
         if not self._exchange({"task": task}, TASK_START_TIMEOUT_S).get("ready"):
             raise WarmCrash("the warm sandbox's server did not start a task")
         self.frozen = frozen
@@ -243,11 +272,11 @@ class WarmSandbox:
     def _link_service(self, socket_path: Path) -> None:
         """This case's run_public socket at /run/vgb/public.sock; WarmCrash (cold from here on) if it cannot be linked."""
         try:
-            os.link(socket_path, self.public_dir / PUBLIC_SOCKET)
+            os.link(socket_path, self.public_dir / layout.PUBLIC_SOCKET)
         except OSError as exc:  # e.g. the service's directory on another filesystem than the executor's root
             raise WarmCrash(f"cannot link the run_public socket into the warm sandbox ({exc.strerror})") from None
 
-    def _exchange(self, request: dict, timeout_s: float) -> dict:
+    def _exchange(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())
@@ -260,9 +289,10 @@ class WarmSandbox:
             raise WarmCrash(f"the warm sandbox's server gave no answer within {timeout_s:g} s")
         line = self.proc.stdout.readline()
         try:
-            return json.loads(line)
+            reply: dict[str, Any] = json.loads(line)
         except ValueError:
             raise WarmCrash("the warm sandbox's server ended" if not line else "the warm sandbox's server answered garbage") from None
+        return reply
 
     def close(self) -> None:
         """Ends the sandbox (its whole pid namespace goes with the server) and waits for it."""
@@ -278,9 +308,9 @@ class WarmSandbox:
         if self.proc.stdout:
             self.proc.stdout.close()
         self.stderr.close()
-        _clear(self.run_dir / "out")
-        _clear(self.run_dir / "scratch")
+        clear(self.run_dir / "out")
+        clear(self.run_dir / "scratch")
         if self.shared:
-            _clear(self.verifier_dir)
+            clear(self.verifier_dir)
         if self.public:
-            _clear(self.public_dir)
+            clear(self.public_dir)

@@ -24,6 +24,8 @@ tearing down the interpreter page by page. And each case is one fork of the serv
 two: the intermediate process that made the case's pid namespace cost about 2 ms of CPU a case.
 """
 
+from __future__ import annotations  # annotations are never evaluated: whatever the sandbox's interpreter
+
 import atexit
 import ctypes
 import gc
@@ -47,6 +49,7 @@ import pathlib  # noqa: F401
 import pkgutil  # noqa: F401
 import re  # noqa: F401
 import runpy
+from typing import IO, Any, NoReturn  # typing: already loaded by pkgutil
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
@@ -55,15 +58,16 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 LAST_CAP = 63
 
 libc = ctypes.CDLL(None, use_errno=True)
+Request = dict[str, Any]  # a JSON request from the harness (executor.warm)
 
 
-def check(result, what):
+def check(result: int, what: str) -> None:
     if result != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def drop_capabilities():
+def drop_capabilities() -> None:
     """No capability left, none to regain: ambient, bounding, effective, permitted, inheritable."""
     check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
     for cap in range(LAST_CAP + 1):
@@ -75,12 +79,12 @@ def drop_capabilities():
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-def mount_tmpfs(target, size, mode):
+def mount_tmpfs(target: str, size: int, mode: int) -> None:
     options = f"size={size},mode={mode:o}".encode()
     check(libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options), f"mount tmpfs on {target}")
 
 
-def become_case(request):
+def become_case(request: Request) -> None:
     """In the case process (pid 1 of its pid namespace, capabilities still held): the case's world."""
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare the case's mount and IPC namespaces")
     check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "make the case's mounts private")
@@ -98,7 +102,7 @@ def become_case(request):
             del sys.modules[name]  # never imported here; defensive: a fresh seed per case
 
 
-def fork_case():
+def fork_case() -> int:
     """os.fork(), the child pid 1 of a new pid namespace: one fork per case (issue 22).
 
     unshare(CLONE_NEWPID) makes a process's next child the first of a new pid namespace, and is allowed
@@ -117,7 +121,7 @@ def fork_case():
             check(libc.setns(SERVER_PID_NS, CLONE_NEWPID), "point the server's children back at its pid namespace")
 
 
-def own_pid_namespace():
+def own_pid_namespace() -> int:
     """Makes the server the first process of a pid namespace of its own and returns a descriptor of it.
 
     fork_case needs to point the server's children back at the server's pid namespace (setns), which the
@@ -136,13 +140,13 @@ def own_pid_namespace():
     return os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
 
 
-def wait_status(pid):
+def wait_status(pid: int) -> int:
     """The child's status as bwrap reports it: its exit code, or 128 + the signal that killed it."""
     _, status = os.waitpid(pid, 0)
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def become_case_pid1(request):
+def become_case_pid1(request: Request) -> Request:
     """In the forked case process, pid 1 of its own pid namespace: the case's world. Returns the request."""
     # If the server kills it (a timeout) or ends, the kernel kills what it left in its namespace.
     check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
@@ -150,7 +154,7 @@ def become_case_pid1(request):
     return request
 
 
-def reap_everything():
+def reap_everything() -> None:
     """Kills and reaps whatever is left in the sandbox but this server (its pid 1): nothing should be."""
     try:
         os.kill(-1, signal.SIGKILL)
@@ -163,7 +167,7 @@ def reap_everything():
             return
 
 
-def serve():
+def serve() -> Request | None:
     """Handles requests until fd 0 ends. In the server returns None; in a case process, its request."""
     check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")  # no case may ptrace or read this process
     requests = os.fdopen(os.dup(0), "rb")  # buffered: one read per request, not one per byte
@@ -178,7 +182,7 @@ def serve():
     return serve_cases(requests, replies)
 
 
-def serve_cases(requests, replies, task_server=False):
+def serve_cases(requests: IO[bytes], replies: int, task_server: bool = False) -> Request | None:
     """The request loop: a case per request, forked. A trusted sandbox serving several verifiers (executor.warm)
     also sends {"task": {...}}: a task server is forked for it, loads that task's data (`start_task`) and serves its
     cases until {"end_task": true}, while this process waits, then answers {"ended": status}. Each task's data thus
@@ -231,7 +235,7 @@ def serve_cases(requests, replies, task_server=False):
     return None
 
 
-def preload():
+def preload() -> None:
     """A trusted verifier's modules and warm-up call (executor.warm.trusted_preload), once for all its cases.
 
     The warm-up (an exported reference's: its source's hook) loads the task's data into the module's
@@ -247,7 +251,7 @@ def preload():
     warm_up(os.environ.pop("VGB_WARM_UP", ""), os.environ.pop("VGB_WARM_UP_ARGUMENT", ""))
 
 
-def start_task(task, replies):
+def start_task(task: Request, replies: int) -> None:
     """In a task server: the task's warm-up call, its objects frozen out of the collector's reach as the server's
     are, then {"ready": true}."""
     warm_up(task.get("warm_up") or "", task.get("argument") or "")
@@ -255,7 +259,7 @@ def start_task(task, replies):
     os.write(replies, b'{"ready": true}\n')
 
 
-def warm_up(call, argument):
+def warm_up(call: str, argument: str) -> None:
     """Calls `call` ("module:function") with the JSON of the file `argument` (if any); a failure is only reported."""
     import importlib
 
@@ -271,7 +275,7 @@ def warm_up(call, argument):
             os.write(2, f"vgb warm server: warm-up {call} failed: {exc}\n".encode())
 
 
-def exit_status(exc):
+def exit_status(exc: BaseException | None) -> int:
     """The status the interpreter exits with when `exc` (None: none) ends the main module; prints as it does."""
     if exc is None:
         return 0
@@ -287,7 +291,7 @@ def exit_status(exc):
     return 1
 
 
-def finish(status):
+def finish(status: int) -> NoReturn:
     """Ends the case process as the interpreter's shutdown would for what a verifier can observe.
 
     In the interpreter's order: wait for non-daemon threads, run atexit handlers, flush every file

@@ -41,11 +41,10 @@ from verifierbench.executor import memcg, process, uid_range
 from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
-from verifierbench.executor.runner import PUBLIC_DIR
+from verifierbench.executor.layout import LIBRARY_ROOT as VGB_LIB, PUBLIC_DIR
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
 
 WORKSPACE = "/workspace"
-VGB_LIB = "/opt/vgb/lib"
 SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
 OUTPUT_LIMIT = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE  # per stream, the end kept (Inspect's documented behaviour)
 READ_LIMIT = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE  # read_file: then OutputLimitExceededError

@@ -22,10 +22,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from verifierbench.executor.layout import PUBLIC_SOCKET as SOCKET_NAME  # the socket's one spelling
 from verifierbench.sources.interaction.environment import ServedEnvironment
 
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
-SOCKET_NAME = "public.sock"
 MAX_REQUEST_BYTES = 16 << 20
 POLL_S = 0.02
 READ_TIMEOUT_S = 30.0  # a client that connects and never finishes its line does not hold a thread forever

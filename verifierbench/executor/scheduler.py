@@ -1,0 +1,51 @@
+"""How a batch of jobs is spread over an executor's slots: cold (a sandbox per case) or warm sandboxes, and which
+cases each warm sandbox runs. Policy only; executor.runner runs what it decides."""
+
+from __future__ import annotations
+
+import os
+
+from verifierbench.errors import UserError
+from verifierbench.executor.jobs import Job
+
+WARM_MIN_CASES = 8  # a warm sandbox's fewest cases when a verifier's are split over several
+COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
+
+
+def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
+    """The batch's warm sandboxes: the cases each runs, from the cases of each verifier (and inputs).
+
+    A sandbox's start costs as much as several cases, so a verifier's cases are split over several
+    sandboxes (at most `slots`, at least WARM_MIN_CASES cases each) only when they are more than a
+    slot's share of the batch: a batch of few verifiers with many cases each.
+
+    Args:
+        groups: the cases of one frozen verifier with the same inputs, per group.
+        slots: the executor's slots.
+
+    Returns:
+        The cases of each warm sandbox.
+    """
+    share = max(WARM_MIN_CASES, -(-sum(map(len, groups)) // slots))
+    chunks: list[list[Job]] = []
+    for group in groups:
+        count = max(1, min(slots, -(-len(group) // share), len(group) // WARM_MIN_CASES))
+        if len({job.verifier for job in group}) > 1:  # a trusted family (sorted by verifier): contiguous runs
+            chunks += [group[len(group) * i // count:len(group) * (i + 1) // count] for i in range(count)]
+        else:
+            chunks += [group[i::count] for i in range(count)]
+    return chunks
+
+
+def cold_from_environment() -> bool:
+    """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value.
+
+    Raises:
+        UserError: the variable holds something else than a yes or a no.
+    """
+    value = os.environ.get(COLD_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
