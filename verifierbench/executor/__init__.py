@@ -1,7 +1,11 @@
-"""Runs untrusted verifiers on one case each, isolated (architecture §8)."""
+"""Runs untrusted verifiers on one case each, isolated (architecture §8). The executor's public names:
+callers import these from here (executor.runner re-exports them too, for the older import paths)."""
 
 from verifierbench.executor.isolation import IsolationLevel, probe_bwrap, resolve_isolation
+from verifierbench.executor.jobs import Job, Outcome
 from verifierbench.executor.limits import Limits
-from verifierbench.executor.runner import Executor, Job, Outcome
+from verifierbench.executor.runner import Executor
+from verifierbench.executor.staging import FrozenVerifier, MissingVerifier
 
-__all__ = ["Executor", "IsolationLevel", "Job", "Limits", "Outcome", "probe_bwrap", "resolve_isolation"]
+__all__ = ["Executor", "FrozenVerifier", "IsolationLevel", "Job", "Limits", "MissingVerifier", "Outcome", "probe_bwrap",
+           "resolve_isolation"]
