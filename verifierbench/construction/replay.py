@@ -5,7 +5,7 @@ Two disagreements condemn the task instead (paper §2.3, App. B.1):
 - on a draft built from a documented default (omitting an argument whose default is, or is not,
   what the request asks for): the answer key conflicts with default-argument rules, code D;
 - on the gold answer: the answer key rejects its own gold, code G.
-An answer key that accepts an explicit value the tool's schema or description rules out (keycheck.py) is
+An answer key that accepts an explicit value the tool's schema or description rules out (sources/toolcall/keycheck.py) is
 excluded before replay, code K.
 A hack draft the reference rejects but no naive verifier accepts (screening/potency.py, C7) is dropped too.
 A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
