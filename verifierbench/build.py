@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Callable
 
 from verifierbench import __version__
+from verifierbench.construction.selection import Selection
 from verifierbench.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.toolcall.select import Selection
 from verifierbench.suite import Suite, save_suite
 
 __all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]

@@ -9,9 +9,11 @@ from verifierbench.errors import UserError
 from verifierbench.jsonl import read_jsonl
 from verifierbench.metrics import DecisionRecord, TaskInfo
 from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label, Source, TaskType
+from verifierbench.schema import Category, Label, TaskType
+from verifierbench.sources import registry
 
 DECISION_FIELDS = ("task_id", "case_id", "category", "label", "decision", "task_type", "source")
+TASK_TYPES = tuple(t.value for t in TaskType)
 
 
 def read_decisions(path: str | Path) -> list[DecisionRecord]:
@@ -39,7 +41,7 @@ def read_decisions(path: str | Path) -> list[DecisionRecord]:
             raise UserError(f"{where}: field 'submitted': must be true or false")
         records.append(DecisionRecord(
             task_id=_text(data, "task_id", where), case_id=_text(data, "case_id", where), category=category, label=label,
-            decision=decision, task_type=_member(data, "task_type", where, TaskType), source=_member(data, "source", where, Source),
+            decision=decision, task_type=_member(data, "task_type", where, TASK_TYPES), source=_member(data, "source", where, registry.NAMES),
             submitted=submitted,
         ))
     return records
@@ -48,15 +50,15 @@ def read_decisions(path: str | Path) -> list[DecisionRecord]:
 def read_inventory(path: str | Path) -> list[TaskInfo]:
     tasks = []
     for where, data in read_jsonl(path):
-        tasks.append(TaskInfo(_text(data, "task_id", where), _member(data, "task_type", where, TaskType), _member(data, "source", where, Source)))
+        tasks.append(TaskInfo(_text(data, "task_id", where), _member(data, "task_type", where, TASK_TYPES), _member(data, "source", where, registry.NAMES)))
     return tasks
 
 
-def _member(data: dict[str, Any], name: str, where: str, kind: type[TaskType] | type[Source]) -> str:
+def _member(data: dict[str, Any], name: str, where: str, choices: tuple[str, ...]) -> str:
     """A task type or source: an unknown one would open a slice of its own in the report, like a typo'd category."""
     value = _text(data, name, where)
-    if value not in {member.value for member in kind}:
-        raise UserError(f"{where}: field '{name}': unknown {name.replace('_', ' ')} {value!r} (expected one of {', '.join(m.value for m in kind)})")
+    if value not in choices:
+        raise UserError(f"{where}: field '{name}': unknown {name.replace('_', ' ')} {value!r} (expected one of {', '.join(choices)})")
     return value
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
+from pydantic_core import CoreSchema, core_schema
 
 from verifierbench.hashing import case_id_for, content_hash, task_id_for
-from verifierbench.sources import registry
 
 SCHEMA_VERSION: Final = 1
 
@@ -19,8 +19,25 @@ class TaskType(str, Enum):
     code = "code"
 
 
-# A task's source: one member per registered source (sources/registry.py), so adding one is one registry line.
-Source = Enum("Source", [(name, name) for name in registry.NAMES], type=str)  # type: ignore[misc]
+class Source(str):
+    """A task's source, by name: as in `--source` and the `checker` of the task's reference record.
+
+    Which names exist is the source registry's (sources/registry.py), which checks them where a name is looked up
+    (`registry.source`, a decisions file's `source`). The data model takes any non-empty name and does not import
+    the registry: the registry imports every source, and the sources build tasks from this module.
+    """
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> str:
+        """The name itself (as `.value` of the task type and the other enums of this module)."""
+        return str(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source_type: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            cls, core_schema.str_schema(min_length=1), serialization=core_schema.to_string_ser_schema())
 
 
 class CandidateFormat(str, Enum):

@@ -121,9 +121,10 @@ def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
 def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
     from verifierbench.harness.agents import HARNESSES
     from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName
-    from verifierbench.schema import Source, TaskType
+    from verifierbench.schema import TaskType
+    from verifierbench.sources import registry
 
-    assert set(get_args(SourceName)) == {s.value for s in Source}
+    assert set(get_args(SourceName)) == set(registry.NAMES)
     assert set(get_args(TaskTypeName)) == {t.value for t in TaskType}
     assert get_args(HarnessName) == HARNESSES
     for name in get_args(SandboxName):

@@ -17,7 +17,7 @@ from verifierbench.schema import Category, Task
 from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.cases import CodeInstance, candidate, generate
 from verifierbench.sources.swebench.checkout import checkout_dir
-from verifierbench.sources.toolcall.cases import Draft
+from verifierbench.construction.drafts import Draft
 
 AUDIT_CAPS = {"near_miss": 64, "regression": 16, "partial": 16}
 PER_OPERATOR = 8  # at most this many proposals from one operator in one round

@@ -18,9 +18,10 @@ import random
 from typing import Any, Iterator
 
 from verifierbench.audit.witness import Proposal
+from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Task
 from verifierbench.sources.interaction import record
-from verifierbench.sources.toolcall.cases import Draft, letter_changed
+from verifierbench.sources.toolcall.cases import letter_changed
 
 CHECKERS = ("tau2", "agentdojo")
 # Wider than the build's caps (tau2: partial 3, near_miss 4; AgentDojo: 2 writes, 2 permitted reads).

@@ -15,9 +15,10 @@ import random
 from typing import Any, Iterator
 
 from verifierbench.audit.witness import Proposal
+from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Task
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.cases import (FAMILIES, Draft, default_passed_explicitly, each_acceptable_value,  # noqa: F401
+from verifierbench.sources.toolcall.cases import (FAMILIES, default_passed_explicitly, each_acceptable_value,  # noqa: F401
                                                   each_numeric_form, generate, other_tool_called, raw_single_json_object,
                                                   raw_without_list_brackets, unknown_argument_added, value_off_by_one,
                                                   wrong_values)

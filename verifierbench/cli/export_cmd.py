@@ -8,7 +8,7 @@ from pathlib import Path
 from verifierbench.cli.options import add_suite_option, output_dir
 from verifierbench.export import KINDS, export
 from verifierbench.judge import select_tasks
-from verifierbench.schema import Source
+from verifierbench.sources import registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR")
     add_suite_option(p)
     p.add_argument("--task", action="append", dest="tasks", metavar="ID", help="only this task; repeatable")
-    p.add_argument("--source", choices=[s.value for s in Source], help="only tasks of this source")
+    p.add_argument("--source", choices=registry.NAMES, help="only tasks of this source")
     p.set_defaults(handler=run)
 
 

@@ -17,7 +17,8 @@ from verifierbench.decisions import read_decisions
 from verifierbench.errors import UserError
 from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
 from verifierbench.metrics import compute, display, tally
-from verifierbench.schema import Source, TaskType
+from verifierbench.schema import TaskType
+from verifierbench.sources import registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--verifiers", metavar="DIR", help="one verifier per task id")
     tasks = p.add_mutually_exclusive_group()
     tasks.add_argument("--task", action="append", dest="tasks", metavar="ID", help="this task (vgb-t- id or source/source_id); repeatable")
-    tasks.add_argument("--source", choices=[s.value for s in Source], help="every task of this source")
+    tasks.add_argument("--source", choices=registry.NAMES, help="every task of this source")
     tasks.add_argument("--type", dest="task_type", choices=[t.value for t in TaskType], help="every task of this type")
     tasks.add_argument("--all", action="store_true", help="every task in the suite")
     p.add_argument("--out", metavar="DECISIONS.jsonl", help="append decision lines here (default: a temporary file, not kept)")

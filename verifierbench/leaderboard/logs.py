@@ -21,7 +21,8 @@ from verifierbench.leaderboard import audited
 from verifierbench.leaderboard.interval import bootstrap_interval
 from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round, tally
 from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label, Source, TaskType
+from verifierbench.schema import Category, Label, TaskType
+from verifierbench.sources import registry
 from verifierbench import verifier_files
 
 SCORER = "hidden_cases"
@@ -106,7 +107,9 @@ def _read_log(info, unreadable: list[str]) -> EvalLog | None:
 def _check_sample(meta: dict[str, Any], where: str) -> None:
     """The hidden-case scorer's metadata, as the tables read it: a hand-edited or corrupt log names its sample."""
     try:
-        TaskType(meta["task_type"]), Source(meta["source"])
+        TaskType(meta["task_type"])
+        if meta["source"] not in registry.NAMES:
+            raise ValueError(f"{meta['source']!r} is not a valid Source")
         for case in meta["cases"]:
             str(case["case_id"]), Category(case["category"]), Label(case["label"])
             if not isinstance(case["decisions"], list) or not case["decisions"]:

@@ -20,7 +20,7 @@ from verifierbench.sources.base import Source, SourcePaths
 if TYPE_CHECKING:
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
-    from verifierbench.sources.toolcall.select import Selection
+    from verifierbench.construction.selection import Selection
     from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 # name -> the module declaring its SOURCE; the order is the build's order (and the suite's task order).

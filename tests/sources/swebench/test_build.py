@@ -66,8 +66,8 @@ def test_a_fresh_decision_stops_at_the_first_failure_and_decides_as_the_full_run
 def test_c1_drops_a_draft_the_reference_contradicts_with_evidence(code_suite):
     """A near-miss mutant that changes nothing the tests can see (here: a comment) is dropped, not mislabeled."""
     from verifierbench.sources.swebench.cases import candidate
-    from verifierbench.sources.toolcall.cases import Draft
-    from verifierbench.sources.toolcall.replay import replay
+    from verifierbench.construction.drafts import Draft
+    from verifierbench.construction.replay import replay
 
     suite = load_suite(code_suite)
     (task,) = suite.tasks.values()

@@ -6,6 +6,8 @@ import random
 from pathlib import Path
 from typing import Callable
 
+from verifierbench.construction.replay import Replayed, replay
+from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for
@@ -13,8 +15,7 @@ from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
-from verifierbench.sources.toolcall.replay import Replayed, replay
-from verifierbench.sources.toolcall.select import Selection, select
+from verifierbench.sources.toolcall.reference import decide
 
 QUOTAS = {"single": 10, "parallel": 10, "similar_api": 8, "preference": 8, "atom_bool": 2, "atom_enum": 2,
           "atom_list": 2, "atom_number": 3, "atom_object_deep": 3, "atom_object_short": 2}
@@ -43,7 +44,7 @@ def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
     spec = spec_for(record)
     drafts = generate(spec, random.Random(f"{seed}:acebench:{record.id}"), CAPS)
-    return replay(task, drafts, key_defects=keycheck.defects(spec))
+    return replay(task, drafts, decide, key_defects=keycheck.defects(spec))
 
 
 def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

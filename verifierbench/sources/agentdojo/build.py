@@ -16,13 +16,13 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+from verifierbench.construction.replay import Replayed, replay
+from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.toolcall.replay import Replayed, replay
-from verifierbench.sources.toolcall.select import Selection, select
 
 USER_QUOTAS = {"banking": 3, "slack": 2, "travel": 2, "workspace": 3}
 PAIR_QUOTAS = {"banking": 3, "slack": 2, "travel": 2, "workspace": 3}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+from verifierbench.construction.replay import replay
+from verifierbench.construction.selection import Selection
 from verifierbench.errors import UserError
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.appworld import cases, runtime
 from verifierbench.sources.appworld.reference import decide
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.toolcall.replay import replay
-from verifierbench.sources.toolcall.select import Selection
 
 QUOTA = 28
 SPLITS = ("train", "dev")  # the splits whose ground truth is released

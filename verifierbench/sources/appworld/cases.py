@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import random
 
-from verifierbench.sources.toolcall.cases import Draft
+from verifierbench.construction.drafts import Draft, collect_drafts
 
 COMPLETE = "apis.supervisor.complete_task()"
 
@@ -33,14 +33,24 @@ def _body_lines(code: str, function: ast.FunctionDef, keep: list[ast.stmt]) -> s
 
 
 def generate(solution_code: str, rng: random.Random) -> list[Draft]:
-    drafts = [Draft("gold", candidate(solution_code), "gold"),
-              Draft("cosmetic", candidate("# Solution for the supervisor's request.\n\n" + solution_code.rstrip() + "\n\n"), "comments_whitespace"),
-              Draft("base", candidate(""), "empty_code"),
-              Draft("hack", candidate(COMPLETE), "complete_without_work"),
-              Draft("hack", candidate('print("Task completed successfully.")\n' + COMPLETE), "claims_success")]
+    # Not deduplicated: AppWorld's drafts never were, and a dedupe here could change a built suite.
+    return collect_drafts(Draft("gold", candidate(solution_code), "gold"), (_whole_solution, _solution_edits), solution_code, rng)
+
+
+def _whole_solution(solution_code: str, rng: random.Random) -> list[Draft]:
+    """The solution commented, and code that does none of its work."""
+    return [Draft("cosmetic", candidate("# Solution for the supervisor's request.\n\n" + solution_code.rstrip() + "\n\n"), "comments_whitespace"),
+            Draft("base", candidate(""), "empty_code"),
+            Draft("hack", candidate(COMPLETE), "complete_without_work"),
+            Draft("hack", candidate('print("Task completed successfully.")\n' + COMPLETE), "claims_success")]
+
+
+def _solution_edits(solution_code: str, rng: random.Random) -> list[Draft]:
+    """Edits of the `solution` function's body: an extra print, statements left out, a number off by one."""
     function = _solution(solution_code)
     if function is None or not function.body:
-        return drafts
+        return []
+    drafts = []
     lines = solution_code.splitlines(keepends=True)
     first = function.body[0]
     indent = lines[first.lineno - 1][: first.col_offset]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+from verifierbench.construction.replay import Replayed, replay
+from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.bfcl import data
@@ -13,8 +15,7 @@ from verifierbench.sources.bfcl.spec import spec_for
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
-from verifierbench.sources.toolcall.replay import Replayed, replay
-from verifierbench.sources.toolcall.select import Selection, select
+from verifierbench.sources.toolcall.reference import decide
 
 QUOTAS = {"simple": 11, "multiple": 11, "parallel": 12, "parallel_multiple": 11}
 # Named in the paper: parallel_114 is retained (the DNA default-argument case, App. I); the other five were
@@ -48,7 +49,7 @@ def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
     spec = spec_for(record)
     drafts = generate(spec, random.Random(f"{seed}:bfcl:{record.id}"), CAPS)
-    return replay(task, drafts, key_defects=keycheck.defects(spec))
+    return replay(task, drafts, decide, key_defects=keycheck.defects(spec))
 
 
 def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

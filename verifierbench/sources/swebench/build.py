@@ -40,8 +40,8 @@ from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.swebench import budget, bullseye, cases, checkout, diffs, envs, extensions, grading, instances, runcache
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
-from verifierbench.sources.toolcall.replay import Replayed, replay
-from verifierbench.sources.toolcall.select import Selection
+from verifierbench.construction.replay import Replayed, replay
+from verifierbench.construction.selection import Selection
 
 PAPER_REPOS = ("django/django", "astropy/astropy", "matplotlib/matplotlib")
 QUOTA = 47

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.swebench import diffs
-from verifierbench.sources.toolcall.cases import Draft
 
 CHANGELOGS = ("CHANGES.rst", "CHANGES.md", "CHANGELOG.rst", "CHANGELOG.md", "CHANGES", "NEWS.rst", "README.rst", "README.md")
 CAPS = {"near_miss": 6, "regression": 4, "partial": 3}  # per task; the auditor widens them
@@ -106,15 +106,9 @@ def candidate(diff: str) -> dict:
 def generate(instance: CodeInstance, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
     files = instance.gold_files()
     caps = {**CAPS, **(caps or {})}
-    drafts = [Draft("gold", candidate(instance.patch), "gold")]
-    for make in (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack):
-        drafts += make(instance, files, rng, caps)
-    seen, kept = set(), []
-    for draft in drafts:
-        if draft.candidate["diff"] not in seen:
-            seen.add(draft.candidate["diff"])
-            kept.append(draft)
-    return kept
+    generators = (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack)
+    # every candidate is {"diff": ...}: drafts are one candidate when their diffs are the same text
+    return dedupe(collect_drafts(Draft("gold", candidate(instance.patch), "gold"), generators, instance, files, rng, caps))
 
 
 def _source_files(files: dict) -> list[str]:

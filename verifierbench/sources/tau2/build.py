@@ -19,13 +19,13 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+from verifierbench.construction.replay import Replayed, replay
+from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.cases import POLITE_NOTHING, STYLES, generate
 from verifierbench.sources.tau2.reference import decide
-from verifierbench.sources.toolcall.replay import Replayed, replay
-from verifierbench.sources.toolcall.select import Selection, select
 
 QUOTAS = {"retail": 16, "banking_knowledge": 16}
 NAMED = ["retail/33", "retail/34", "retail/49", "banking_knowledge/task_037", "banking_knowledge/task_040",

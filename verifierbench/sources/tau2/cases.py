@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.environment import (
     DISCOVERABLE_WRAPPERS,
@@ -44,7 +45,7 @@ from verifierbench.sources.tau2.environment import (
     recorded_result,
 )
 from verifierbench.sources.tau2.reference import TRANSFER, gold_calls
-from verifierbench.sources.toolcall.cases import Draft, letter_changed
+from verifierbench.sources.toolcall.cases import letter_changed
 
 RETAIL_WRITES = frozenset({"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
                            "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
@@ -94,10 +95,8 @@ class Task:
 def generate(reference: dict, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
     caps = {"partial": 3, "near_miss": 4, **(caps or {})}
     task = _task(reference)
-    drafts = [Draft("gold", _record(task, task.gold), "gold")]
-    for make in (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack):
-        drafts += make(task, rng, caps)
-    return _dedupe(drafts)
+    generators = (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack)
+    return dedupe(collect_drafts(Draft("gold", _record(task, task.gold), "gold"), generators, task, rng, caps))
 
 
 def gold_record(reference: dict) -> dict:
@@ -725,13 +724,3 @@ def _wrong_number(info: str) -> str:
 def _fabricated(result: str) -> str:
     changed = _changed(result)
     return changed if changed != result else result + " (confirmed)"
-
-
-def _dedupe(drafts: list[Draft]) -> list[Draft]:
-    seen, kept = set(), []
-    for d in drafts:
-        key = json.dumps(d.candidate, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
-            kept.append(d)
-    return kept

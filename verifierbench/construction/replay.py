@@ -1,11 +1,11 @@
-"""C1 replay for a tool-call task under construction: the reference decides every draft.
+"""C1 replay of a task under construction: the source's reference decides every draft.
 
 A draft whose reference decision differs from its construction label is dropped with the reason.
 Two disagreements condemn the task instead (paper §2.3, App. B.1):
 - on a draft built from a documented default (omitting an argument whose default is, or is not,
   what the request asks for): the answer key conflicts with default-argument rules, code D;
 - on the gold answer: the answer key rejects its own gold, code G.
-An answer key that accepts an explicit value the tool's schema or description rules out (keycheck.py) is
+An answer key that accepts an explicit value the tool's schema or description rules out (sources/toolcall/keycheck.py) is
 excluded before replay, code K.
 A hack draft the reference rejects but no naive verifier accepts (screening/potency.py, C7) is dropped too.
 A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
@@ -13,30 +13,39 @@ A task is also excluded (code E) when what survives lacks a positive, a negative
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
+from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Label, Task, TestCase
 from verifierbench.screening import potency
-from verifierbench.sources.toolcall.cases import Draft
-from verifierbench.sources.toolcall.reference import decide as tool_call_decide
 
-Decide = Callable[[dict, dict], "tuple[bool, str]"]  # (reference record, candidate) -> (PASS?, reason)
+# (reference record, candidate) -> (PASS?, reason)
+Decide = Callable[[dict[str, Any], dict[str, Any]], tuple[bool, str]]
 
 
 @dataclass
 class Replayed:
     task: Task
     cases: list[TestCase] = field(default_factory=list)
-    dropped: list[dict] = field(default_factory=list)
-    exclusion: dict | None = None
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    exclusion: dict[str, Any] | None = None
 
 
-def replay(task: Task, drafts: list[Draft], decide: Decide = tool_call_decide, key_defects: Sequence[dict] = ()) -> Replayed:
-    """`decide` is the source's reference verifier (state sources pass their own). `key_defects` (keycheck.defects)
-    excludes the task with code K before any replay."""
+def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequence[dict[str, Any]] = ()) -> Replayed:
+    """The task's cases: every draft its reference agrees with, or the task's exclusion.
+
+    Args:
+        task: the task under construction.
+        drafts: its drafts, in generation order.
+        decide: the source's reference decision.
+        key_defects: the answer key's defects (tool-call tasks: `keycheck.defects`); any excludes the task with
+            code K before replay.
+
+    Returns:
+        The cases kept, the drafts dropped (with their reasons) and the exclusion, if the task is excluded.
+    """
     out = Replayed(task)
     name = f"{task.source.value}/{task.source_id}"
     if key_defects:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Any
 
-from verifierbench.sources.toolcall.replay import Replayed
+from verifierbench.construction.replay import Replayed
 
 
 @dataclass
 class Selection:
     retained: list[Replayed] = field(default_factory=list)
-    excluded: list[dict] = field(default_factory=list)
-    dropped: list[dict] = field(default_factory=list)
-    record: dict = field(default_factory=dict)  # for the manifest: seed, quotas, forced ids, order walked
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)  # for the manifest: seed, quotas, forced ids, order walked
 
 
 def select(
@@ -25,8 +26,22 @@ def select(
     source: str,
     construct: Callable[[str, str], Replayed],
 ) -> Selection:
-    """`construct(category, upstream id)` builds and replays one task. Forced ids are screened first (and
-    recorded if excluded), then each category's pool is walked in seeded order until its quota is met."""
+    """The tasks of one source (or one part of it), screened in seeded order.
+
+    Forced ids are screened first (and recorded if excluded), then each category's pool is walked in seeded
+    order until its quota is met.
+
+    Args:
+        pools: upstream ids by category.
+        quotas: tasks to retain per category; the categories walked, in this order.
+        forced: ids screened first wherever their category's pool holds them (retained beyond the quota).
+        seed: the build's seed.
+        source: names the walk in the seeded order, so two selections of one build shuffle differently.
+        construct: `construct(category, upstream id)` builds and replays one task.
+
+    Returns:
+        The retained tasks, the exclusions, the dropped drafts, and the record for the manifest.
+    """
     result = Selection(record={"seed": seed, "quotas": dict(quotas), "forced": list(forced)})
     forced = list(forced)
     taken = {cat: 0 for cat in quotas}
