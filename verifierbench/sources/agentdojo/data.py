@@ -16,7 +16,6 @@ from verifierbench.errors import UserError
 
 SUITE_VERSION = "v1.2.2"
 SUITES = ("banking", "slack", "travel", "workspace")
-PINNED = "0.1.35"
 
 
 def _package():
