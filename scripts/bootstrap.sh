@@ -39,19 +39,20 @@ py="${VERIFIERBENCH_PYTHON:-/usr/bin/python3}"
 [ -x "$py" ] || py="$(command -v python3)"
 "$py" -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
 
+# Every source's package, the optional backends and the test tools ('.[test]'), at the releases constraints.txt pins.
 # BFCL's data and AST checker come from bfcl-eval (the `bfcl` extra in pyproject.toml, which holds the pin),
 # installed with --no-deps: the checker needs none of its dependencies (verifierbench.sources.bfcl.checker), and
 # with them the install pulls torch (6 GB), so `pip install '.[bfcl]'` is not used.
 bfcl_pin="$(grep -o 'bfcl-eval==[0-9.]*' pyproject.toml | head -n 1)"
 
 stamp=".venv/.bootstrap-stamp"
-want="$( (cat pyproject.toml; echo "$bfcl_pin") | sha256sum | cut -c1-64)"
+want="$( (cat pyproject.toml constraints.txt; echo "$bfcl_pin") | sha256sum | cut -c1-64)"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
    || ! .venv/bin/python -c 'import verifierbench.cli.main' 2>/dev/null; then
   echo "bootstrap: creating .venv with $py" >&2
   "$py" -m venv .venv
   log=".venv/bootstrap.log"
-  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e '.[test]' \
+  if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -c constraints.txt -e '.[test]' \
          && .venv/bin/python -m pip install --no-deps "$bfcl_pin"; } >"$log" 2>&1; then
     tail -n 30 "$log" >&2
     echo "bootstrap: pip install failed; full log in $log" >&2

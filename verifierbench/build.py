@@ -8,6 +8,7 @@ plus `screening.json`, which lists every excluded task (code and evidence) and e
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -44,6 +45,19 @@ class BuildResult:
     unavailable: dict[str, str] = field(default_factory=dict)
     excluded: list[dict] = field(default_factory=list)
     dropped: list[dict] = field(default_factory=list)
+
+
+def missing_package(source: str, error: ModuleNotFoundError) -> str:
+    """One line for a source whose upstream package does not import: the extra that installs it, where there is one.
+
+    Raises:
+        ModuleNotFoundError: `error` itself when the missing module is verifierbench's own (a bug, not an install).
+    """
+    if (error.name or "").partition(".")[0] in ("", "verifierbench"):
+        raise error
+    extras = metadata.metadata("verifierbench").get_all("Provides-Extra") or []
+    fix = f": pip install 'verifierbench[{source}]'" if source in extras else ""
+    return f"{source} needs the package {error.name}, which is not installed{fix}"
 
 
 def operator_counts(selection: Selection) -> dict[str, dict[str, int]]:
@@ -84,9 +98,9 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
             say(f"build: {name} ({position}/{len(sources)}): selecting and screening tasks")
         try:
             selection = registry.select(name, seed, paths, say)
-        except UserError as e:
-            unavailable[name] = str(e)
-            say(f"build: {name} unavailable, skipped: {e}")
+        except (UserError, ModuleNotFoundError) as e:
+            unavailable[name] = missing_package(name, e) if isinstance(e, ModuleNotFoundError) else str(e)
+            say(f"build: {name} unavailable, skipped: {unavailable[name]}")
             continue
         for replayed in selection.retained:
             tasks.append(replayed.task)

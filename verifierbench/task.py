@@ -18,6 +18,7 @@ from verifierbench.inspect_errors import for_inspect
 from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
+from verifierbench.harness.shards import shard_of
 from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.verifier_files import freeze_verifier
@@ -61,6 +62,7 @@ def verifierbench(
     message_limit: int | None = None,
     audit: bool = False,
     audit_rounds: int = AUDIT_ROUNDS,
+    shard: str | None = None,
 ) -> Task:
     """One sample per selected VerifierBench task: the agent writes a verifier, the hidden cases score it.
 
@@ -82,17 +84,19 @@ def verifierbench(
         audit: also score with the TestJack audit scorer `testjack_audit` after hidden_cases (model roles
             `auditor`/`reviewer` when bound).
         audit_rounds: audit rounds per sample when `audit` is on.
+        shard: `i/N`: only the i-th of N equal shares of the selected tasks, to split a run over N hosts; the
+            leaderboard merges the N logs into one run (docs/cluster.md).
     """
     try:
         return _task(source, type, task_ids, harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget,
-                     message_limit, audit, audit_rounds)
+                     message_limit, audit, audit_rounds, shard)
     except UserError as exc:  # one line from `inspect eval`, not a traceback
         raise for_inspect(exc) from None
 
 
 def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | list[str] | None, harness: HarnessName,
           rounds: int, suite: str | None, sandbox: SandboxName, time_limit: int, max_tokens: int, run_public_budget: int,
-          message_limit: int | None, audit: bool, audit_rounds: int) -> Task:
+          message_limit: int | None, audit: bool, audit_rounds: int, shard: str | None) -> Task:
     _check_choice("source", source, SourceName)
     _check_choice("type", type, TaskTypeName)
     _check_choice("sandbox", sandbox, SandboxName)
@@ -113,6 +117,8 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         tasks = [t for t in tasks if t.id in retained]
         if not tasks:
             raise UserError("every selected task was excluded by screening (see screened.json beside the suite)")
+    if shard is not None:
+        tasks = shard_of(tasks, shard)
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox),

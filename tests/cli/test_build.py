@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 
 from tests.cli.test_cli import cli
 from tests.conftest import ACEBENCH
@@ -113,3 +114,16 @@ def test_the_manifest_records_every_operator_and_the_audit_families_are_in_every
     for task_id, cases in suite.cases_by_task.items():
         operators = {c.provenance["operator"] for c in cases}
         assert {"raw_without_list_brackets", "unknown_argument_added"} <= operators, suite.tasks[task_id].source_id
+
+
+def test_a_source_whose_package_is_missing_is_named_with_the_extra_that_installs_it():
+    """The build's line for a missing upstream package (issue 39): the extra where pyproject.toml has one, and a
+    missing module of verifierbench's own is a bug, raised as it is."""
+    from verifierbench.build import missing_package
+
+    assert missing_package("tau2", ModuleNotFoundError(name="inspect_evals")) == \
+        "tau2 needs the package inspect_evals, which is not installed: pip install 'verifierbench[tau2]'"
+    assert missing_package("appworld", ModuleNotFoundError(name="appworld")) == \
+        "appworld needs the package appworld, which is not installed"
+    with pytest.raises(ModuleNotFoundError):
+        missing_package("tau2", ModuleNotFoundError(name="verifierbench.sources.tau2.gone"))

@@ -26,8 +26,8 @@ from verifierbench.sources import registry
 from verifierbench import verifier_files
 
 SCORER = "hidden_cases"
-# Choose tasks or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
-SELECTION_ARGS = {"source", "type", "task_ids", "suite", "audit", "audit_rounds"}
+# Choose tasks (a shard of them too) or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.
+SELECTION_ARGS = {"source", "type", "task_ids", "suite", "audit", "audit_rounds", "shard"}
 SKIPPED_FIELDS = {"messages", "events", "store", "attachments", "output"}  # the leaderboard needs scores only
 
 

@@ -36,7 +36,7 @@ def make_task(ref: data.TaskRef) -> Task:
         instruction=task.instruction(ref),
         environment=task.environment(ref),
         candidate_format=CandidateFormat.interaction_record,
-        reference={"checker": "agentdojo", **ref.to_json(), "suite_version": data.SUITE_VERSION, "agentdojo": data.PINNED,
+        reference={"checker": "agentdojo", **ref.to_json(), "suite_version": data.SUITE_VERSION, "agentdojo": data.installed_version(),
                    **({"injections": dict(data.injections(ref))} if ref.injection_task and _injectable(ref) else {})},
         metadata={"subset": "injection" if ref.injection_task else "user", "suite": ref.suite},
     )

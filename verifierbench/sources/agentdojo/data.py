@@ -16,7 +16,6 @@ from verifierbench.errors import UserError
 
 SUITE_VERSION = "v1.2.2"
 SUITES = ("banking", "slack", "travel", "workspace")
-PINNED = "0.1.35"
 
 
 def _package():
@@ -24,7 +23,7 @@ def _package():
     try:
         import agentdojo.task_suite.load_suites  # noqa: F401 - only whether it imports
     except ImportError as e:
-        raise UserError(f"agentdojo is not installed ({e}); install agentdojo=={PINNED}") from None
+        raise UserError(f"agentdojo needs the agentdojo package, which does not import ({e}): pip install 'verifierbench[agentdojo]'") from None
 
 
 @functools.lru_cache(maxsize=None)

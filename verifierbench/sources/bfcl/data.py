@@ -32,7 +32,8 @@ def package_dir() -> Path:
     """Where `bfcl_eval` is installed, found without importing it; UserError when it is not."""
     spec = util.find_spec("bfcl_eval")
     if spec is None or not spec.submodule_search_locations:
-        raise UserError(f"bfcl-eval is not installed (pip install --no-deps bfcl-eval=={PINNED_VERSION})")
+        raise UserError(f"bfcl needs bfcl-eval, which is not installed: pip install --no-deps bfcl-eval=={PINNED_VERSION} "
+                        "(the bfcl extra without its dependencies, which pull torch)")
     return Path(list(spec.submodule_search_locations)[0])
 
 

@@ -24,7 +24,7 @@ def package_dir() -> Path:
     """Where `inspect_evals/tau2` is installed, found without importing it; UserError when it is not."""
     spec = util.find_spec("inspect_evals")
     if spec is None or not spec.submodule_search_locations:
-        raise UserError(f"inspect-evals is not installed (pip install inspect-evals=={PINNED_VERSION}): tau2 is skipped")
+        raise UserError("tau2 needs inspect-evals, which is not installed: pip install 'verifierbench[tau2]'")
     path = Path(list(spec.submodule_search_locations)[0]) / "tau2"
     if not (path / "data" / "domains" / "retail" / "tasks.json").is_file():
         raise UserError(f"{path}: the installed inspect-evals has no tau2 data (pip install inspect-evals=={PINNED_VERSION})")

@@ -1,0 +1,73 @@
+"""`-T shard=i/N` (issue 38): N shards of one selection cover it once, and the leaderboard merges their logs into
+the row one process gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from types import SimpleNamespace
+
+import pytest
+
+from tests.cli.test_cli import cli
+from tests.conftest import REPO_ROOT
+from tests.harness.inspect_cli import INSPECT, inspect
+from verifierbench.errors import UserError
+from verifierbench.harness.shards import parse_shard, shard_of
+
+TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10", "bfcl/multiple_22", "bfcl/parallel_multiple_8", "bfcl/simple_python_26")
+
+
+def test_the_shards_of_a_selection_cover_it_once_and_keep_its_order():
+    tasks = [SimpleNamespace(id=f"vgb-t-{n:02x}") for n in (7, 3, 250, 9, 16, 42, 1)]
+    for count in (1, 2, 3, 7):
+        shards = [shard_of(tasks, f"{number}/{count}") for number in range(1, count + 1)]
+        assert sorted(t.id for shard in shards for t in shard) == sorted(t.id for t in tasks)
+        assert all([t for t in tasks if t in shard] == shard for shard in shards)  # the selection's own order
+        assert max(map(len, shards)) - min(map(len, shards)) <= 1
+
+
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "1", "a/b", "1/0", "-1/2"])
+def test_a_malformed_shard_is_refused_in_one_line(bad):
+    with pytest.raises(UserError, match=r"expected i/N with 1 <= i <= N"):
+        parse_shard(bad)
+
+
+def test_a_shard_without_tasks_is_refused():
+    with pytest.raises(UserError, match="no task in this shard"):
+        shard_of([SimpleNamespace(id="vgb-t-1")], "2/2")
+
+
+@pytest.mark.usefixtures("bwrap_available")
+def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp_path, bfcl_suite):
+    common = ["eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={bfcl_suite}",
+              "-T", f"task_ids={','.join(TASKS)}"]
+    # The two shards run at once, as on two hosts, each into its own log directory; the leaderboard reads both.
+    shards = [subprocess.Popen([*INSPECT, *common, "-T", f"shard={n}/2", "--log-dir", str(tmp_path / "shards" / f"host{n}")],
+                               cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "INSPECT_DISPLAY": "none"}) for n in (1, 2)]
+    single = inspect(*common, "--log-dir", str(tmp_path / "single"))
+    assert single.returncode == 0, single.stderr[-3000:]
+    for process in shards:
+        _, stderr = process.communicate(timeout=900)
+        assert process.returncode == 0, stderr[-3000:]
+
+    def row(logs):
+        result = cli("leaderboard", str(logs), "--json", "--no-write")
+        assert result.returncode == 0, result.stderr
+        (only,) = json.loads(result.stdout).values()
+        return only
+
+    merged, one = row(tmp_path / "shards"), row(tmp_path / "single")
+    assert len(merged.pop("logs")) == 2 and len(one.pop("logs")) == 1
+    assert merged["n_tasks"] == len(TASKS)
+    assert merged == one
+
+
+def test_a_bad_shard_option_is_one_line_from_inspect_eval(tmp_path, bfcl_suite):
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
+                     f"suite={bfcl_suite}", "-T", "shard=3/2", "--log-dir", str(tmp_path), env={"INSPECT_DISPLAY": "plain"})
+    assert result.returncode != 0
+    assert "verifierbench: -T shard='3/2': expected i/N" in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
