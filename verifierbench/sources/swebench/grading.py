@@ -53,9 +53,9 @@ def log_status(run: TestRun, runner: str = "pytest") -> dict[str, str]:
     """SWE-bench's log parser for the repository's runner: {test name: PASSED/FAILED/ERROR/SKIPPED/...}."""
     from swebench.harness.log_parsers.python import parse_log_django, parse_log_pytest
 
-    if runner == "django":
-        return parse_log_django(normalise_django_log(run.log), None)
-    return parse_log_pytest(run.log, None)
+    status: dict[str, str] = (parse_log_django(normalise_django_log(run.log), None) if runner == "django"
+                              else parse_log_pytest(run.log, None))
+    return status
 
 
 def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], runner: str = "pytest") -> bool:
@@ -67,7 +67,8 @@ def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[
         return False
     status = log_status(run, runner)
     report = get_eval_tests_report(status, {FAIL_TO_PASS: fail_to_pass, PASS_TO_PASS: pass_to_pass})
-    return get_resolution_status(report) == ResolvedStatus.FULL.value
+    resolved: bool = get_resolution_status(report) == ResolvedStatus.FULL.value
+    return resolved
 
 
 def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
@@ -115,7 +116,8 @@ class Graded:
     def allowed_exit_codes(self) -> set[int | None]:
         """0, and the gold run's own status: where the gold exits non-zero (an unnamed test failing in this environment),
         the candidate must exit exactly as the gold did (the runner's exit status covers the whole test modules)."""
-        return {0} | ({self.gold_exit_code} if isinstance(self.gold_exit_code, int) else set())
+        allowed: set[int | None] = {0}
+        return allowed | ({self.gold_exit_code} if isinstance(self.gold_exit_code, int) else set())
 
 
 def run_failed(g: Graded) -> str | None:

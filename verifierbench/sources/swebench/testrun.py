@@ -57,8 +57,6 @@ class TestRun:
 
 
 _lock = threading.Lock()
-# Test runs get a loopback of their own (executor Job.loopback: servers the tests start); their cache key says so.
-LOOPBACK = True
 
 
 @functools.lru_cache(maxsize=2)
@@ -114,7 +112,8 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
     if cache and not failfast and runcache.enabled():
-        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=LOOPBACK)
+        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro,
+                               loopback=True)  # a loopback of its own (Job.loopback below); runs made before had none
     if key is not None:
         record = runcache.load(key, timeout_s)
         if record is not None:
@@ -122,7 +121,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
             return RawRun(record["result"], seconds=float(record["seconds"])).parsed()
         runcache.count("misses")
     outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S,
-                                   loopback=LOOPBACK))
+                                   loopback=True))  # servers the tests start get a loopback of their own
     raw = RawRun.of(outcome)
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
