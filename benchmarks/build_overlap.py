@@ -2,8 +2,9 @@
 
 The build of each instance is: its checkout, its test environment (pip: about one core), the gold's and the empty
 diff's hidden test runs (one test process each), then its cases' runs (two at a time, one per core). On 2 cores,
-the first three leave a core idle. `swebench.build` fills it two ways: the empty diff's run beside the gold's
-(`OVERLAP_RUNS`), and the next instance's environment made while this one builds (`PREFETCH_ENVIRONMENTS`).
+the first three leave a core idle. `swebench.instance_build` fills it with the empty diff's run beside the gold's
+(`OVERLAP_RUNS`). (Making the next instance's environment while this one built was measured here too, found no clear
+win, and removed.)
 
 This script builds the same instances both ways in one run, alternating, each time with empty environment and
 build caches (cold, like a first build of the 47), and prints each build's wall time, each instance's profile
@@ -24,33 +25,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifierbench.sources.swebench import build, envs, instances, reference  # noqa: E402
+from verifierbench.sources.swebench import instance_build, instances, reference, selection, venv_store  # noqa: E402
 
 
 def one_build(ids: str, overlap: bool, root: Path, warm: bool = False) -> float:
-    """Wall seconds of `build.build` of `ids` with a cold build memo under `root`, overlapping or not.
+    """Wall seconds of `selection.build` of `ids` with a cold build memo under `root`, overlapping or not.
 
     Args:
         ids: comma-separated instance ids.
         overlap: the overlaps on (True) or off.
         root: a fresh directory for the environments, the build memo and the checkouts.
-        warm: link the usual cache's environments in (only the runs are compared; the prefetch stays off).
+        warm: link the usual cache's environments in (only the runs are compared).
     """
-    os.environ.pop(envs.ROOT_ENV, None)
-    usual = envs.root()
-    os.environ[envs.ROOT_ENV] = str(root / "envs")  # the build memo sits beside it (root/builds): cold too
+    os.environ.pop(venv_store.ROOT_ENV, None)
+    usual = venv_store.root()
+    os.environ[venv_store.ROOT_ENV] = str(root / "envs")  # the build memo sits beside it (root/builds): cold too
     if warm:
         (root / "envs").mkdir()
         for made in usual.iterdir():
             if (made / "verifierbench-env.json").is_file():
                 (root / "envs" / made.name).symlink_to(made)
-    build.OVERLAP_RUNS = overlap
-    build.PREFETCH_ENVIRONMENTS = overlap and not warm
+    instance_build.OVERLAP_RUNS = overlap
     # The reference keeps its test runs in memory by (reference, diff): the second build would reuse the first's.
     reference._cached_run.cache_clear()
     print(f"--- {'overlapped' if overlap else 'sequential'}: load {os.getloadavg()[0]:.1f}", flush=True)
     started = time.perf_counter()
-    result = build.build(0, None, None, root / "checkouts", ids, say=lambda line: print("   ", line, flush=True))
+    result = selection.build(0, None, None, root / "checkouts", ids, say=lambda line: print("   ", line, flush=True))
     seconds = time.perf_counter() - started
     print(f"    {len(result.retained)} retained, {len(result.excluded)} excluded: {seconds:.0f} s", flush=True)
     return seconds

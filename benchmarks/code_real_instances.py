@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifierbench.sources.swebench import checkout, diffs, envs, instances  # noqa: E402
+from verifierbench.sources.swebench import checkout, diffs, venv_store, instances  # noqa: E402
 from verifierbench.sources.swebench.testrun import _runner_module, run_tests  # noqa: E402
 
 
@@ -60,21 +60,21 @@ def main() -> None:
 def measure(args: argparse.Namespace, root: Path, plain_scratch: str) -> None:
     """The three measurements, with checkouts (and without --reuse-envs, environments) under `root`."""
     if not args.reuse_envs:
-        os.environ[envs.ROOT_ENV] = str(root / "envs")
+        os.environ[venv_store.ROOT_ENV] = str(root / "envs")
     (inst,) = [i for i in instances.load(None) if i.instance_id == args.instance]
     clone = instances.local_clone(instances.repos_dir(None), inst.repo)
     repo = checkout.checkout_dir(checkout.materialize(clone, inst.base_commit, root / "checkouts"))
-    spec = envs.spec_for(inst.repo, inst.version, repo)
+    spec = venv_store.spec_for(inst.repo, inst.version, repo)
 
     started = time.perf_counter()
-    environment = envs.ensure(spec, repo, say=lambda line: None)
+    environment = venv_store.ensure(spec, repo, say=lambda line: None)
     cold = time.perf_counter() - started
     started = time.perf_counter()
-    envs.ensure(spec, repo)
+    venv_store.ensure(spec, repo)
     warm = time.perf_counter() - started
     print(f"environment {spec.key}: cold {cold:.1f} s, warm {warm * 1000:.1f} ms")
 
-    tests = envs.django_directives([c.path for c in diffs.changes(inst.test_patch)]) if spec.runner == "django" \
+    tests = venv_store.django_directives([c.path for c in diffs.changes(inst.test_patch)]) if spec.runner == "django" \
         else inst.fail_to_pass + inst.pass_to_pass
     reset = [c.path for c in diffs.changes(inst.test_patch)]
     job = ([inst.patch], tests, inst.test_patch, reset)
@@ -96,11 +96,11 @@ def measure(args: argparse.Namespace, root: Path, plain_scratch: str) -> None:
         cli = [str(Path(sys.executable).parent / "verifierbench")]
         started = time.perf_counter()
         subprocess.run([*cli, "build", "--out", str(root / "suite"), "--source", "swebench", "--swebench-ids", args.suite_ids],
-                       check=True, env={**os.environ, envs.ROOT_ENV: str(root / "suite-envs")})
+                       check=True, env={**os.environ, venv_store.ROOT_ENV: str(root / "suite-envs")})
         built = time.perf_counter() - started
         started = time.perf_counter()
         subprocess.run([*cli, "screen", "--suite", str(root / "suite"), "--out", str(root / "screening")], check=True,
-                       env={**os.environ, envs.ROOT_ENV: str(root / "suite-envs")})
+                       env={**os.environ, venv_store.ROOT_ENV: str(root / "suite-envs")})
         print(f"{len(args.suite_ids.split(','))} instances: build {built:.0f} s (environments included), "
               f"screen {time.perf_counter() - started:.0f} s")
 

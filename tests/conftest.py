@@ -30,7 +30,7 @@ REQUIRE_VAR = "VERIFIERBENCH_REQUIRE"
 # and two runs at once must not share them. VERIFIERBENCH_TEST_STORES=persistent keeps the machine's (and variables
 # set by the caller are honoured); tests about real upstream environments ask for those (`persistent_envs`).
 STORE_VARS = {"VERIFIERBENCH_ENVS": "envs", "VERIFIERBENCH_CHECKOUTS": "checkouts", "VERIFIERBENCH_WITNESS_POOL": "witnesses"}
-PERSISTENT_ENVS = "/var/tmp/verifierbench/envs"  # verifierbench.sources.swebench.envs.DEFAULT_ROOT
+PERSISTENT_ENVS = "/var/tmp/verifierbench/envs"  # verifierbench.sources.swebench.venv_store.DEFAULT_ROOT
 
 
 def pytest_configure(config) -> None:

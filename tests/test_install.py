@@ -66,9 +66,9 @@ def test_the_wheel_finds_every_file_it_reads_through_the_installed_package(insta
 import json, verifierbench
 from verifierbench.task import sandbox_spec
 from verifierbench.sources.acebench.data import resolve_dir, source_commit
-from verifierbench.sources.swebench import envs, sandbox
+from verifierbench.sources.swebench import venv_store, sandbox
 print(json.dumps({"package": verifierbench.__file__, "docker": sandbox_spec("docker")[1], "k8s": sandbox_spec("k8s")[1],
-                  "template": str(sandbox.TEMPLATE), "specs": str(envs.SPECS), "vgb_env": str(sandbox.VGB_ENV), "acebench": str(resolve_dir()),
+                  "template": str(sandbox.TEMPLATE), "specs": str(venv_store.SPECS), "vgb_env": str(sandbox.VGB_ENV), "acebench": str(resolve_dir()),
                   "commit": source_commit(resolve_dir())}))
 """
     found = json.loads(run(installed, "-c", probe, cwd=traversable_tmp).stdout)

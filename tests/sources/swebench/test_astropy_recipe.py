@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifierbench.sources.swebench import build, checkout, envs, extensions, instances
+from verifierbench.sources.swebench import checkout, instance_build, venv_store, extensions, instances
 from verifierbench.sources.swebench.testrun import _runner_module
 
 ASTROPY = "astropy/astropy"
@@ -25,7 +25,7 @@ def _checkout(root: Path, pyx: str = "def f():\n    return 1\n") -> Path:
 
 
 def test_astropy_environments_share_one_profile_venv_and_key_on_what_the_compiler_reads(tmp_path):
-    first = envs.spec_for(ASTROPY, "5.1", _checkout(tmp_path / "a"))
+    first = venv_store.spec_for(ASTROPY, "5.1", _checkout(tmp_path / "a"))
     assert first.extensions and first.runner == "pytest" and first.requirements == ()
     # SWE-bench's pins for 4.3-5.2, then the build tools `pip install -e .` would have fetched
     assert "numpy==1.25.2" in first.pip_packages and "pytest==7.4.0" in first.pip_packages
@@ -33,24 +33,24 @@ def test_astropy_environments_share_one_profile_venv_and_key_on_what_the_compile
     # a Python change (every instance's patches) keeps the overlay; a Cython or C change does not
     (tmp_path / "a" / "astropy" / "__init__.py").write_text("VALUE = 2\n")
     extensions.sources_digest.cache_clear()
-    assert envs.spec_for(ASTROPY, "5.1", tmp_path / "a").key == first.key
-    other = envs.spec_for(ASTROPY, "5.1", _checkout(tmp_path / "b", "def f():\n    return 2\n"))
+    assert venv_store.spec_for(ASTROPY, "5.1", tmp_path / "a").key == first.key
+    other = venv_store.spec_for(ASTROPY, "5.1", _checkout(tmp_path / "b", "def f():\n    return 2\n"))
     assert other.key != first.key and other.venv.key == first.venv.key
     c_change = _checkout(tmp_path / "c")
     (c_change / "cextern" / "lib.c").write_text("int g(void) { return 1; }\n")
-    assert envs.spec_for(ASTROPY, "5.1", c_change).key != first.key
+    assert venv_store.spec_for(ASTROPY, "5.1", c_change).key != first.key
     # 4.3 to 5.2 share the profile venv; each version stamps its own overlay
-    assert {envs.spec_for(ASTROPY, v, tmp_path / "a").venv.key for v in ("4.3", "5.0", "5.1", "5.2")} == {first.venv.key}
-    assert envs.spec_for(ASTROPY, "5.0", tmp_path / "a").key != first.key
+    assert {venv_store.spec_for(ASTROPY, v, tmp_path / "a").venv.key for v in ("4.3", "5.0", "5.1", "5.2")} == {first.venv.key}
+    assert venv_store.spec_for(ASTROPY, "5.0", tmp_path / "a").key != first.key
     record = first.to_json()
     assert record["pythonpath"] == [] and record["pytest_autoload"] is True and record["overlay"] == "overlay"
-    assert "pytest_autoload" not in envs.spec_for("matplotlib/matplotlib", "3.5", tmp_path / "a").to_json()
+    assert "pytest_autoload" not in venv_store.spec_for("matplotlib/matplotlib", "3.5", tmp_path / "a").to_json()
 
 
 @pytest.mark.parametrize("version", ["1.3", "3.1", ""])
 def test_astropy_versions_without_a_profile_are_refused_in_one_line(tmp_path, version):
-    with pytest.raises(envs.EnvironmentError_, match=r"no environment profile measured for this version \(docs/code-suite-astropy.md\)") as refused:
-        envs.spec_for(ASTROPY, version, _checkout(tmp_path / "a"))
+    with pytest.raises(venv_store.EnvironmentError_, match=r"no environment profile measured for this version \(docs/code-suite-astropy.md\)") as refused:
+        venv_store.spec_for(ASTROPY, version, _checkout(tmp_path / "a"))
     assert "\n" not in str(refused.value)
 
 
@@ -70,7 +70,7 @@ def no_packages(monkeypatch, traversable_tmp):
     """The profile without packages (no network): the venv is Python's own, the build a script. (traversable_tmp is
     shared by the session: names of our own.)"""
     monkeypatch.setitem(extensions.ASTROPY_PROFILES, "py311", ())
-    monkeypatch.setitem(envs.specs()["specs"][ASTROPY]["5.1"], "pip_packages", [])
+    monkeypatch.setitem(venv_store.specs()["specs"][ASTROPY]["5.1"], "pip_packages", [])
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "astropy-envs"))
     return traversable_tmp
 
@@ -78,15 +78,15 @@ def no_packages(monkeypatch, traversable_tmp):
 def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(no_packages, monkeypatch):
     checkout_dir = _checkout(no_packages / "astropy-broken")
     (checkout_dir / "setup.py").write_text(FAILING_SETUP)
-    spec = envs.spec_for(ASTROPY, "5.1", checkout_dir)
+    spec = venv_store.spec_for(ASTROPY, "5.1", checkout_dir)
     lines: list[str] = []
-    with pytest.raises(envs.EnvironmentError_) as failed:
-        envs.ensure(spec, checkout_dir, lines.append)
+    with pytest.raises(venv_store.EnvironmentError_) as failed:
+        venv_store.ensure(spec, checkout_dir, lines.append)
     message = str(failed.value)
     assert "\n" not in message and "build_ext --inplace" in message and "CompileError" in message
     root = no_packages / "astropy-envs"
-    assert envs.env_dir(spec.key) is None and not (root / spec.key).exists() and not list(root.glob(".staging-*"))
-    assert envs.env_dir(spec.venv.key) is not None  # the complete profile venv stays, for the next instance
+    assert venv_store.env_dir(spec.key) is None and not (root / spec.key).exists() and not list(root.glob(".staging-*"))
+    assert venv_store.env_dir(spec.venv.key) is not None  # the complete profile venv stays, for the next instance
     assert lines[-1].startswith("build: swebench: making compiled extensions for astropy/astropy 5.1")
     # ... and the build turns it into an exclusion with code V, going on with the rest
     monkeypatch.setattr(checkout, "require_complete", lambda clone, commit: None)
@@ -95,15 +95,15 @@ def test_a_failed_astropy_build_is_one_line_code_v_and_leaves_nothing_half_made(
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(no_packages / "astropy-envs"))
     inst = instances.Instance(instance_id="astropy__astropy-1", repo=ASTROPY, base_commit="0" * 40, patch="", test_patch="",
                               fail_to_pass=["astropy/t.py::test_a"], pass_to_pass=[], version="5.1", problem_statement="p")
-    excluded = build._construct_or_exclude(inst, None, 0, None, lambda line: None)
+    excluded = instance_build.construct_or_exclude(inst, None, 0, None, lambda line: None)
     assert isinstance(excluded, dict) and excluded["code"] == "V" and "CompileError" in excluded["evidence"]["reason"]
 
 
 def test_the_astropy_overlay_is_what_the_build_made_under_astropy_and_runs_load_the_venvs_plugins(no_packages):
     checkout_dir = _checkout(no_packages / "astropy-working")
     (checkout_dir / "setup.py").write_text(WORKING_SETUP)
-    spec = envs.spec_for(ASTROPY, "5.1", checkout_dir)
-    made = envs.ensure(spec, checkout_dir, lambda line: None)
+    spec = venv_store.spec_for(ASTROPY, "5.1", checkout_dir)
+    made = venv_store.ensure(spec, checkout_dir, lambda line: None)
     assert sorted(p.relative_to(made / "overlay").as_posix() for p in (made / "overlay").rglob("*") if p.is_file()) == \
         ["astropy/_version.py", "astropy/utils/_speedups.cpython-311-x86_64-linux-gnu.so"]
     assert (made / "overlay" / "astropy" / "_version.py").read_text() == "version = '5.1.dev0'\n"

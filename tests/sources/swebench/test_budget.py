@@ -18,7 +18,7 @@ from verifierbench.harness.prompt import build_prompt
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.registry import environment_for
 from verifierbench.sources.swebench import budget
-from verifierbench.sources.swebench import build as swebench_build
+from verifierbench.sources.swebench import instance_build, selection
 from verifierbench.sources.swebench import reference as swebench_reference
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import run_tests
@@ -63,12 +63,12 @@ def test_the_build_bases_the_budget_on_its_slowest_case_run_not_the_gold(swebenc
     instances, repos = swebench_fixture
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "slow-case" / "envs"))  # no remembered build
     swebench_reference._cached_run.cache_clear()  # nor runs an earlier test's build left in this process's cache
-    timed = swebench_build._run_seconds
-    monkeypatch.setattr(swebench_build, "_run_seconds", lambda reference, candidate: timed(reference, candidate) + 200.0)
+    timed = instance_build.run_seconds
+    monkeypatch.setattr(instance_build, "run_seconds", lambda reference, candidate: timed(reference, candidate) + 200.0)
     runs: list[str] = []
     run = swebench_reference.hidden_run
     monkeypatch.setattr(swebench_reference, "hidden_run", lambda reference, diff, **kw: runs.append(diff) or run(reference, diff, **kw))
-    replay = swebench_build.replay
+    replay = instance_build.replay
     during_replay: list[int] = []
 
     def counted_replay(*args, **kwargs):
@@ -77,10 +77,10 @@ def test_the_build_bases_the_budget_on_its_slowest_case_run_not_the_gold(swebenc
         during_replay.append(len(runs) - before)
         return out
 
-    monkeypatch.setattr(swebench_build, "replay", counted_replay)
+    monkeypatch.setattr(instance_build, "replay", counted_replay)
     said: list[str] = []
-    selection = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "slow-case" / "checkouts", say=said.append)
-    (retained,) = selection.retained
+    built = selection.build(0, str(instances), str(repos), traversable_tmp / "slow-case" / "checkouts", say=said.append)
+    (retained,) = built.retained
     assert retained.task.reference["case_timeout_s"] == 1200.0, said
     assert len(retained.cases) >= 5 and runs and during_replay == [0]
     (line,) = [line for line in said if "slowest case run" in line]

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import _build
 from verifierbench.errors import UserError
 from verifierbench.references import decide
-from verifierbench.sources.swebench import build as swebench_build
+from verifierbench.sources.swebench import instance_build, selection
 from verifierbench.sources.swebench import instances as swebench_instances
 from verifierbench.suite import load_suite
 
@@ -97,28 +97,28 @@ def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch
     instances, repos = swebench_fixture
     monkeypatch.setattr(swebench_instances, "SHARED_COPY", traversable_tmp / "no-shared-copy")
     with pytest.raises(UserError, match="no --swebench-repos DIR"):
-        swebench_build.build(0, str(instances), None)
+        selection.build(0, str(instances), None)
     with pytest.raises(UserError, match="does not exist"):
-        swebench_build.build(0, str(traversable_tmp / "nope.jsonl"), str(repos))
+        selection.build(0, str(traversable_tmp / "nope.jsonl"), str(repos))
     empty = traversable_tmp / "no-clones"
     empty.mkdir(exist_ok=True)
     with pytest.raises(UserError, match="no instance has a local clone"):
-        swebench_build.build(0, str(instances), str(empty))
+        selection.build(0, str(instances), str(empty))
     django_style = traversable_tmp / "django-style.jsonl"
     row = json.loads(instances.read_text())
     django_style.write_text(json.dumps({**row, "FAIL_TO_PASS": json.dumps(["test_parse (utils_tests.test_http.HttpDateTests)"])}) + "\n")
     with pytest.raises(UserError, match="not pytest node ids"):
-        swebench_build.build(0, str(django_style), str(repos))
+        selection.build(0, str(django_style), str(repos))
     broken = traversable_tmp / "broken.jsonl"
     broken.write_text(json.dumps({"instance_id": "x", "repo": "a/b"}) + "\n")
     with pytest.raises(UserError, match="lacks base_commit"):
-        swebench_build.build(0, str(broken), str(repos))
+        selection.build(0, str(broken), str(repos))
     # A malformed row among good ones is named in one line and skipped; the rest is built.
     mixed = traversable_tmp / "mixed.jsonl"
     mixed.write_text(broken.read_text() + instances.read_text())
     said: list[str] = []
-    selection = swebench_build.build(0, str(mixed), str(repos), traversable_tmp / "mixed-checkouts", say=said.append)
-    assert len(selection.retained) == 1 and selection.record["bad_rows"] == ["%s: SWE-bench row x lacks base_commit, patch, test_patch, problem_statement, FAIL_TO_PASS, PASS_TO_PASS" % mixed]
+    built = selection.build(0, str(mixed), str(repos), traversable_tmp / "mixed-checkouts", say=said.append)
+    assert len(built.retained) == 1 and built.record["bad_rows"] == ["%s: SWE-bench row x lacks base_commit, patch, test_patch, problem_statement, FAIL_TO_PASS, PASS_TO_PASS" % mixed]
     assert any(line.startswith("build: swebench: skipped a row:") for line in said)
 
 
@@ -137,10 +137,10 @@ def test_an_interrupted_build_resumes_from_finished_instances(swebench_fixture, 
     """Finished instances are remembered on disk: a second build reuses them without running a test."""
     instances, repos = swebench_fixture
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "resume" / "envs"))
-    first = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-1")
-    monkeypatch.setattr(swebench_build, "construct", lambda *a, **k: pytest.fail("the finished instance was built again"))
+    first = selection.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-1")
+    monkeypatch.setattr(instance_build, "construct", lambda *a, **k: pytest.fail("the finished instance was built again"))
     said: list[str] = []
-    again = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-2", say=said.append)
+    again = selection.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-2", say=said.append)
     assert [r.task for r in again.retained] == [r.task for r in first.retained]
     assert [r.cases for r in again.retained] == [r.cases for r in first.retained] and again.dropped == first.dropped
     assert any("reusing the finished build" in line for line in said)
@@ -150,7 +150,7 @@ def test_an_interrupted_build_resumes_from_finished_instances(swebench_fixture, 
     memo.write_text("{not json")
     monkeypatch.undo()
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "resume" / "envs"))
-    rebuilt = swebench_build.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-3")
+    rebuilt = selection.build(0, str(instances), str(repos), traversable_tmp / "resume" / "checkouts-3")
     assert [r.cases for r in rebuilt.retained] == [r.cases for r in first.retained]
 
 
@@ -159,7 +159,7 @@ def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
     import threading
     import time
 
-    real = swebench_build.hidden_run
+    real = instance_build.hidden_run
     runs: list[tuple[str, float, float]] = []
     lock = threading.Lock()
 
@@ -171,7 +171,7 @@ def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
             runs.append(("empty" if diff == "" else "other", started, time.monotonic()))
         return run
 
-    monkeypatch.setattr(swebench_build, "hidden_run", timed)
+    monkeypatch.setattr(instance_build, "hidden_run", timed)
     return runs
 
 
@@ -182,10 +182,10 @@ def test_the_empty_diffs_run_runs_beside_the_golds(swebench_fixture, traversable
     instances, repos = swebench_fixture
     inst = swebench_instances.load(str(instances))[0]
     clone = swebench_instances.local_clone(repos, inst.repo)
-    monkeypatch.setattr(swebench_build, "OVERLAP_RUNS", overlap)
+    monkeypatch.setattr(instance_build, "OVERLAP_RUNS", overlap)
     runs = _timed_runs(monkeypatch)
     said: list[str] = []
-    replayed = swebench_build.construct(inst, clone, 0, traversable_tmp / f"overlap-{overlap}", with_environment=False,
+    replayed = instance_build.construct(inst, clone, 0, traversable_tmp / f"overlap-{overlap}", with_environment=False,
                                         say=said.append)
     assert replayed.exclusion is None and replayed.cases
     empty = next(r for r in runs if r[0] == "empty")
@@ -195,37 +195,6 @@ def test_the_empty_diffs_run_runs_beside_the_golds(swebench_fixture, traversable
     assert overlapped is overlap
     profile = next(line for line in said if ": profile " in line)
     assert all(f"{stage} " in profile for stage in ("checkout", "gold", "empty", "case_runs", "C1")) and "case runs: sum" in profile
-
-
-def test_the_next_instances_environment_is_made_ahead(monkeypatch, traversable_tmp, swebench_fixture):
-    """While one instance builds, the next one with an environment specification has its environment made in the
-    background; one remembered from an earlier build, or none left, starts nothing; a failure is left to the instance."""
-    instances, repos = swebench_fixture
-    inst = swebench_instances.load(str(instances))[0]
-    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "ahead" / "envs"))
-    monkeypatch.setattr(swebench_build.envs, "has_spec", lambda repo: True)
-    monkeypatch.setattr(swebench_build.envs, "spec_for", lambda repo, version, directory: ("spec", repo, directory.name))
-    made: list[tuple] = []
-    monkeypatch.setattr(swebench_build.envs, "ensure", lambda spec, directory, say: made.append(spec))
-    thread = swebench_build._prepare_next([inst], repos, 0, say=lambda line: None)
-    assert thread is not None
-    thread.join(60)
-    assert [m[:2] for m in made] == [("spec", inst.repo)]
-    assert swebench_build._prepare_next([], repos, 0, say=lambda line: None) is None
-    memo = swebench_build._memo_path(inst, 0, True)
-    memo.parent.mkdir(parents=True, exist_ok=True)
-    memo.write_text("{}")
-    assert swebench_build._prepare_next([inst], repos, 0, say=lambda line: None) is None
-    memo.unlink()
-
-    def failing(spec, directory, say):
-        raise swebench_build.envs.EnvironmentError_("pip failed")
-
-    monkeypatch.setattr(swebench_build.envs, "ensure", failing)
-    thread = swebench_build._prepare_next([inst], repos, 0, say=lambda line: None)
-    assert thread is not None
-    thread.join(60)  # the failure stays in the thread: the instance's own build reports it with code V
-    assert not thread.is_alive()
 
 
 def test_a_django_instance_whose_test_patch_touches_no_test_module_is_excluded_w(monkeypatch, traversable_tmp):
@@ -241,10 +210,10 @@ def test_a_django_instance_whose_test_patch_touches_no_test_module_is_excluded_w
     inst = real or swebench_instances.Instance("django__django-10097", "django/django", "0" * 40, "", data_only, "",
                                                ["test_validators (validators.tests.TestValidators)"], [])
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "w" / "envs"))
-    monkeypatch.setattr(swebench_build, "construct", lambda *a, **k: pytest.fail("built an instance of the whole suite"))
-    excluded = swebench_build._construct_or_exclude(inst, traversable_tmp, 0, None, say=lambda line: None)
+    monkeypatch.setattr(instance_build, "construct", lambda *a, **k: pytest.fail("built an instance of the whole suite"))
+    excluded = instance_build.construct_or_exclude(inst, traversable_tmp, 0, None, say=lambda line: None)
     assert excluded["code"] == "W" and "whole test suite" in excluded["evidence"]["reason"]
     assert "valid_urls.txt" in excluded["evidence"]["reason"]
     # A test patch that touches a test module is built as before.
     touching = dataclasses.replace(inst, test_patch=data_only.replace("validators/valid_urls.txt", "validators/tests.py"))
-    assert swebench_build._whole_suite_reason(touching) is None
+    assert instance_build.whole_suite_reason(touching) is None

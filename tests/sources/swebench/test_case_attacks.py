@@ -12,10 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from verifierbench.sources.swebench import cases, diffs, envs, grading
+from verifierbench.sources.swebench import cases, diffs, venv_store, grading
 from verifierbench.sources.swebench.testrun import TestRun
 
-RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
+RUNNER_DIR = Path(venv_store.__file__).parent / "sandbox_runner"
 
 ONCE = "assert \"parse\" not in globals()  # module code that must run once (django-17029's registry)\n\n\n"
 BASE = ONCE + "def parse(x):\n    return int(x)\n"

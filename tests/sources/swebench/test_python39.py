@@ -1,4 +1,4 @@
-"""The Python 3.9 fallback (`bullseye`, issue #16): a code task whose gold does not resolve on Python 3.11 runs on
+"""The Python 3.9 fallback (`python39_rootfs`, issue #16): a code task whose gold does not resolve on Python 3.11 runs on
 3.9 if and only if the gold resolves there and the empty diff does not. The decision is tested with fake environment
 makers and runs (no debootstrap); one test builds django__django-11292 (argparse's 3.11 wording breaks its
 PASS_TO_PASS) through the CLI when the bullseye root file system exists."""
@@ -12,29 +12,30 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED, _build, skip_unless_required
-from verifierbench.sources.swebench import build, bullseye, envs
+from verifierbench.sources.swebench import instance_build, python39_rootfs, venv_store
+from verifierbench.sources.swebench.build_profile import BuildProfile
 from verifierbench.sources.swebench.testrun import TestRun
 
 
 def test_gold_resolving_on_311_stays_on_311_and_makes_nothing():
     def try_39():
         raise AssertionError("no 3.9 environment for an instance whose gold resolves on 3.11")
-    assert bullseye.choose(True, try_39) == "3.11"
+    assert python39_rootfs.choose(True, try_39) == "3.11"
 
 
 @pytest.mark.parametrize("gold_39, empty_39, chosen", [(True, False, "3.9"), (False, False, ""), (True, True, "")])
 def test_39_only_when_its_gold_resolves_and_its_empty_diff_does_not(gold_39, empty_39, chosen):
-    assert bullseye.choose(False, lambda: (gold_39, empty_39)) == chosen
+    assert python39_rootfs.choose(False, lambda: (gold_39, empty_39)) == chosen
 
 
 def test_switched_off_the_fallback_tries_nothing(monkeypatch):
-    monkeypatch.setenv(bullseye.SWITCH_ENV, "0")
-    assert bullseye.choose(False, lambda: (_ for _ in ()).throw(AssertionError("tried 3.9"))) == ""
+    monkeypatch.setenv(python39_rootfs.SWITCH_ENV, "0")
+    assert python39_rootfs.choose(False, lambda: (_ for _ in ()).throw(AssertionError("tried 3.9"))) == ""
 
 
 def test_requirements_without_the_packages_needing_a_compiler():
     text = "argon2-cffi >= 16.1.0\npylibmc; sys.platform != 'win32'\npywatchman; sys.platform != 'win32'\nPyYAML\n"
-    assert bullseye.requirements_for_39(text) == "argon2-cffi >= 16.1.0\nPyYAML\n"
+    assert python39_rootfs.requirements_for_39(text) == "argon2-cffi >= 16.1.0\nPyYAML\n"
 
 
 def _fake_build(monkeypatch, outcomes: dict[str, bool], make_fails: bool = False) -> list[str]:
@@ -43,17 +44,17 @@ def _fake_build(monkeypatch, outcomes: dict[str, bool], make_fails: bool = False
 
     def ensure_rootfs(say):
         if make_fails:
-            raise bullseye.RootfsError("debootstrap bullseye failed (exit 1): E: no mirror")
+            raise python39_rootfs.RootfsError("debootstrap bullseye failed (exit 1): E: no mirror")
         made.append("rootfs")
         return Path("/nonexistent-rootfs")
 
-    monkeypatch.setattr(bullseye, "ensure_rootfs", ensure_rootfs)
-    monkeypatch.setattr(build, "checkout_dir", lambda digest: Path("/nonexistent-checkout"))
-    monkeypatch.setattr(envs, "spec_for", lambda repo, version, checkout, python="3.11": ("spec", python))
-    monkeypatch.setattr(envs, "ensure", lambda spec, checkout, say=None: made.append(f"env {spec[1]}"))
-    monkeypatch.setattr(build, "hidden_run", lambda reference, diff, reuse=False: TestRun(
+    monkeypatch.setattr(python39_rootfs, "ensure_rootfs", ensure_rootfs)
+    monkeypatch.setattr(instance_build, "checkout_dir", lambda digest: Path("/nonexistent-checkout"))
+    monkeypatch.setattr(venv_store, "spec_for", lambda repo, version, checkout, python="3.11": ("spec", python))
+    monkeypatch.setattr(venv_store, "ensure", lambda spec, checkout, say=None: made.append(f"env {spec[1]}"))
+    monkeypatch.setattr(instance_build, "hidden_run", lambda reference, diff, reuse=False: TestRun(
         True, exit_code=0 if outcomes[(reference["environment"].get("python", "3.11"), diff)] else 1))
-    monkeypatch.setattr(build.grading, "upstream_resolved", lambda run, f2p, p2p, runner="pytest": run.exit_code == 0)
+    monkeypatch.setattr(instance_build.grading, "upstream_resolved", lambda run, f2p, p2p, runner="pytest": run.exit_code == 0)
     return made
 
 
@@ -61,8 +62,8 @@ def _fallback(gold_outcomes_311=None):
     inst = type("Inst", (), {"instance_id": "django__django-1", "repo": "django/django", "version": "3.0", "patch": "GOLD",
                              "fail_to_pass": ["a"], "pass_to_pass": ["b"]})()
     reference = {"checkout": "digest", "environment": {"repo": "django/django", "version": "3.0"}}
-    return build._python_39_fallback(inst, reference, gold_outcomes_311 or {"a": "passed", "b": "failed"}, "django",
-                                     build._Profile(), lambda line: None)
+    return instance_build.python_39_fallback(inst, reference, gold_outcomes_311 or {"a": "passed", "b": "failed"}, "django",
+                                     BuildProfile(), lambda line: None)
 
 
 def test_build_uses_39_and_records_why(monkeypatch):
@@ -93,9 +94,9 @@ def test_failed_debootstrap_leaves_nothing(monkeypatch, tmp_path):
     (fake / "debootstrap").write_text("#!/bin/sh\nmkdir -p \"$4/usr/bin\"; echo 'E: Failed getting release file' >&2; exit 1\n")
     (fake / "debootstrap").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    monkeypatch.setenv(bullseye.ROOTFS_ENV, str(tmp_path / "rootfs"))
-    with pytest.raises(bullseye.RootfsError, match="Failed getting release file"):
-        bullseye.ensure_rootfs(lambda line: None)
+    monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(tmp_path / "rootfs"))
+    with pytest.raises(python39_rootfs.RootfsError, match="Failed getting release file"):
+        python39_rootfs.ensure_rootfs(lambda line: None)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".rootfs.lock", "bin"]
 
 
@@ -108,8 +109,8 @@ COPY = SHARED / "upstream" / "swebench"
 def test_real_11292_builds_on_python_39(traversable_tmp):
     if not (COPY / "instances.jsonl").is_file():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
-    if not bullseye.python().is_file():
-        skip_unless_required("rootfs-py39", f"the bullseye root file system is not at {bullseye.rootfs()} (the build makes "
+    if not python39_rootfs.python().is_file():
+        skip_unless_required("rootfs-py39", f"the bullseye root file system is not at {python39_rootfs.rootfs()} (the build makes "
                              "it as root with debootstrap and the Debian mirror, about 2 min; this test does not)")
     suite = _build(traversable_tmp / "py39-suite", "--source", "swebench", "--swebench-ids", "django__django-11292", timeout=3000)
     tasks = [json.loads(line) for line in (suite / "tasks.jsonl").read_text().splitlines()]

@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from verifierbench.sources.swebench import cases, diffs, envs, testrun
+from verifierbench.sources.swebench import cases, diffs, venv_store, testrun
 
-RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
+RUNNER_DIR = Path(venv_store.__file__).parent / "sandbox_runner"
 
 BASE = "def parse(x):\n    return int(x)\n"
 GOLD = "def parse(x):\n    return int(x.replace(\",\", \"\"))\n"

@@ -11,42 +11,42 @@ from pathlib import Path
 
 import pytest
 
-from verifierbench.sources.swebench import checkout, envs, grading, instances
+from verifierbench.sources.swebench import checkout, venv_store, grading, instances
 from verifierbench.sources.swebench.testrun import TestRun
 
-RUNNER_DIR = Path(envs.__file__).parent / "sandbox_runner"
+RUNNER_DIR = Path(venv_store.__file__).parent / "sandbox_runner"
 
 
 def test_specs_cover_the_three_repositories_with_their_test_commands():
-    data = envs.specs()
+    data = venv_store.specs()
     assert data["source"].startswith("swebench 4.1.0")
     for version in ("3.0", "3.1", "3.2", "4.0", "4.1", "4.2", "5.0"):
         assert data["specs"]["django/django"][version]["test_cmd"].startswith("./tests/runtests.py --verbosity 2")
     assert data["requirements_paths"]["django/django"] == ["tests/requirements/py3.txt"]
-    assert envs.has_spec("matplotlib/matplotlib") and not envs.has_spec("vgb-fixtures/httpdate")
-    assert envs.has_spec("astropy/astropy")  # its versions with a profile: test_astropy_recipe.py
-    with pytest.raises(envs.EnvironmentError_, match="no environment profile measured"):
-        envs.spec_for("astropy/astropy", "1.3", Path("/nonexistent"))  # matplotlib's: test_extensions.py
+    assert venv_store.has_spec("matplotlib/matplotlib") and not venv_store.has_spec("vgb-fixtures/httpdate")
+    assert venv_store.has_spec("astropy/astropy")  # its versions with a profile: test_astropy_recipe.py
+    with pytest.raises(venv_store.EnvironmentError_, match="no environment profile measured"):
+        venv_store.spec_for("astropy/astropy", "1.3", Path("/nonexistent"))  # matplotlib's: test_extensions.py
     assert (RUNNER_DIR.parent / "data" / "LICENSE-swebench").read_text().startswith("MIT License")
 
 
 def test_environment_spec_reads_the_checkouts_requirements_and_keys_on_them(tmp_path):
     (tmp_path / "tests" / "requirements").mkdir(parents=True)
     (tmp_path / "tests" / "requirements" / "py3.txt").write_text("asgiref\n")
-    first = envs.spec_for("django/django", "3.1", tmp_path)
+    first = venv_store.spec_for("django/django", "3.1", tmp_path)
     assert first.runner == "django" and first.requirements == (("tests/requirements/py3.txt", "asgiref\n"),)
-    assert first.key == envs.spec_for("django/django", "3.1", tmp_path).key  # deterministic
+    assert first.key == venv_store.spec_for("django/django", "3.1", tmp_path).key  # deterministic
     (tmp_path / "tests" / "requirements" / "py3.txt").write_text("asgiref\nsqlparse\n")
-    assert envs.spec_for("django/django", "3.1", tmp_path).key != first.key
-    with pytest.raises(envs.EnvironmentError_, match="no environment specification for django/django 0.1"):
-        envs.spec_for("django/django", "0.1", tmp_path)
+    assert venv_store.spec_for("django/django", "3.1", tmp_path).key != first.key
+    with pytest.raises(venv_store.EnvironmentError_, match="no environment specification for django/django 0.1"):
+        venv_store.spec_for("django/django", "0.1", tmp_path)
     (tmp_path / "tests" / "requirements" / "py3.txt").unlink()
-    with pytest.raises(envs.EnvironmentError_, match="none of the requirements files"):
-        envs.spec_for("django/django", "3.1", tmp_path)
+    with pytest.raises(venv_store.EnvironmentError_, match="none of the requirements files"):
+        venv_store.spec_for("django/django", "3.1", tmp_path)
 
 
 def test_django_directives_follow_swebench():
-    assert envs.django_directives(["tests/utils_tests/test_http.py", "tests/queries/tests.py", "tests/queries/models.py",
+    assert venv_store.django_directives(["tests/utils_tests/test_http.py", "tests/queries/tests.py", "tests/queries/models.py",
                                    "docs/ref.txt", "tests/admin_docs/__init__.py"]) == \
         ["utils_tests.test_http", "queries.tests", "queries.models", "admin_docs"]
 
@@ -249,8 +249,8 @@ def test_parameters_with_spaces_go_by_the_parsers_names(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_p.py").write_text(PARAMETRISED)
     names = ["tests/test_p.py::test_stem[w/", "tests/test_p.py::test_stem[w/o", "tests/test_p.py::test_stem[plain]"]
-    assert envs.pytest_selection(names) == ["tests/test_p.py::test_stem", "tests/test_p.py::test_stem[plain]"]
-    result = _runner_module().run(str(tmp_path), [], envs.pytest_selection(names))
+    assert venv_store.pytest_selection(names) == ["tests/test_p.py::test_stem", "tests/test_p.py::test_stem[plain]"]
+    result = _runner_module().run(str(tmp_path), [], venv_store.pytest_selection(names))
     run = TestRun.from_json(result)
     assert {n: run.outcomes[n] for n in names} == {names[0]: "passed", names[1]: "failed", names[2]: "passed"}
     assert run.outcomes["tests/test_p.py::test_stem[w/ line collection]"] == "passed"  # the node id too

@@ -17,10 +17,10 @@ from verifierbench.errors import UserError
 from verifierbench.screening import checks
 from verifierbench.screening import reference as screening_reference
 from verifierbench.screening.run import screen_task
-from verifierbench.sources.swebench import build as swebench_build
+from verifierbench.sources.swebench import build_memos, selection
 from verifierbench.sources.swebench import grading, runcache, testrun
 from verifierbench.sources.swebench import reference as swebench_reference
-from verifierbench.sources.swebench.environment import environment_for
+from verifierbench.sources.swebench.served_environment import environment_for
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -62,7 +62,7 @@ def cache_root(traversable_tmp, monkeypatch, request):
 def _build_once(swebench_fixture, root, name: str):
     instances, repos = swebench_fixture
     swebench_reference._cached_run.cache_clear()
-    return swebench_build.build(0, str(instances), str(repos), root / name)
+    return selection.build(0, str(instances), str(repos), root / name)
 
 
 def test_a_rebuild_after_an_edit_that_changes_the_memo_key_runs_no_test(swebench_fixture, cache_root, sandboxed_runs, monkeypatch):
@@ -70,11 +70,11 @@ def test_a_rebuild_after_an_edit_that_changes_the_memo_key_runs_no_test(swebench
     made = len(sandboxed_runs)
     assert made >= 5 and len(list((cache_root / "runs").glob("*.json.gz"))) == len(set(sandboxed_runs))
     # An edit anywhere under sources/swebench changes the memo's key (the whole source's code version), not a run's.
-    version = swebench_build.registry.code_version("swebench")
-    monkeypatch.setattr(swebench_build.registry, "code_version", lambda name: version + "-edited")
+    version = build_memos.registry.code_version("swebench")
+    monkeypatch.setattr(build_memos.registry, "code_version", lambda name: version + "-edited")
     said: list[str] = []
     swebench_reference._cached_run.cache_clear()
-    again = swebench_build.build(0, *map(str, swebench_fixture), cache_root / "checkouts-2", say=said.append)
+    again = selection.build(0, *map(str, swebench_fixture), cache_root / "checkouts-2", say=said.append)
     assert len(sandboxed_runs) == made, "a test ran again"
     assert not any("reusing the finished build" in line for line in said)  # the memo missed: the runs were reused
     assert [r.task for r in again.retained] == [r.task for r in first.retained]  # the budget too: the same seconds
@@ -82,7 +82,7 @@ def test_a_rebuild_after_an_edit_that_changes_the_memo_key_runs_no_test(swebench
     assert any("run cache: " in line and " 0 run" in line for line in said), said
     # Turned off, every run is made again.
     monkeypatch.setenv(runcache.SWITCH, "0")
-    monkeypatch.setattr(swebench_build.registry, "code_version", lambda name: version + "-edited-twice")
+    monkeypatch.setattr(build_memos.registry, "code_version", lambda name: version + "-edited-twice")
     _build_once(swebench_fixture, cache_root, "checkouts-3")
     assert len(sandboxed_runs) - made >= made  # (the gold's and the empty diff's runs twice: the draft's and the task's)
 

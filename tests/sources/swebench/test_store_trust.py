@@ -11,7 +11,7 @@ import pytest
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.sources.swebench import checkout, envs
+from verifierbench.sources.swebench import checkout, venv_store
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting a store as another user needs root (chown)")
 OTHER = 4242  # another local user
@@ -30,8 +30,8 @@ def tmp_path():
     shutil.rmtree(base, ignore_errors=True)
 
 
-def _spec() -> envs.EnvSpec:
-    return envs.EnvSpec(repo="org/proj", version="1.0", runner="pytest", requirements=(), pip_packages=(), python="3.11.2")
+def _spec() -> venv_store.EnvSpec:
+    return venv_store.EnvSpec(repo="org/proj", version="1.0", runner="pytest", requirements=(), pip_packages=(), python="3.11.2")
 
 
 def _planted_store(tmp_path, name: str):
@@ -49,11 +49,11 @@ def test_a_planted_environment_in_another_user_s_store_is_refused(tmp_path, monk
     planted = store / spec.key
     (planted / "bin").mkdir(parents=True)
     (planted / "verifierbench-env.json").write_text(json.dumps(spec.to_json()))
-    monkeypatch.setenv(envs.ROOT_ENV, str(store))
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(store))
     with pytest.raises((UserError, safe_fs.UntrustedStore), match=rf"{store}.*uid {OTHER}"):
-        envs.ensure(spec, tmp_path)
+        venv_store.ensure(spec, tmp_path)
     with pytest.raises(UserError, match=f"uid {OTHER}"):
-        envs.env_dir(spec.key)
+        venv_store.env_dir(spec.key)
 
 
 @needs_root
@@ -65,10 +65,10 @@ def test_a_planted_lock_link_is_never_opened(tmp_path, monkeypatch):
     spec = _spec()
     os.symlink(secret, store / f".{spec.key}.lock")
     os.lchown(store / f".{spec.key}.lock", OTHER, OTHER)
-    monkeypatch.setenv(envs.ROOT_ENV, str(store))
-    monkeypatch.setattr(envs, "_make", lambda *a: (_ for _ in ()).throw(envs.EnvironmentError_("not in this test")))
-    with pytest.raises((UserError, safe_fs.UntrustedStore, envs.EnvironmentError_)):
-        envs.ensure(spec, tmp_path)
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(store))
+    monkeypatch.setattr(venv_store, "_make", lambda *a: (_ for _ in ()).throw(venv_store.EnvironmentError_("not in this test")))
+    with pytest.raises((UserError, safe_fs.UntrustedStore, venv_store.EnvironmentError_)):
+        venv_store.ensure(spec, tmp_path)
     assert secret.read_text() == "root's data"
 
 
@@ -81,20 +81,20 @@ def test_a_planted_entry_in_our_own_store_is_refused(tmp_path, monkeypatch):
     planted.mkdir()
     (planted / "verifierbench-env.json").write_text(json.dumps(spec.to_json()))
     os.chown(planted, OTHER, OTHER)
-    monkeypatch.setenv(envs.ROOT_ENV, str(store))
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(store))
     with pytest.raises((UserError, safe_fs.UntrustedStore), match=f"uid {OTHER}"):
-        envs.env_dir(spec.key)
+        venv_store.env_dir(spec.key)
 
 
 def test_an_environment_whose_record_does_not_match_its_key_is_not_one(tmp_path, monkeypatch):
-    monkeypatch.setenv(envs.ROOT_ENV, str(tmp_path / "envs"))
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(tmp_path / "envs"))
     spec = _spec()
     entry = tmp_path / "envs" / spec.key
     entry.mkdir(parents=True)
     (entry / "verifierbench-env.json").write_text(json.dumps({**spec.to_json(), "pip_packages": ["evil"]}))
-    monkeypatch.setattr(envs, "_make", lambda *a: (_ for _ in ()).throw(envs.EnvironmentError_("remade")))
-    with pytest.raises(envs.EnvironmentError_, match="remade"):  # not returned as the spec's environment: remade
-        envs.ensure(spec, tmp_path)
+    monkeypatch.setattr(venv_store, "_make", lambda *a: (_ for _ in ()).throw(venv_store.EnvironmentError_("remade")))
+    with pytest.raises(venv_store.EnvironmentError_, match="remade"):  # not returned as the spec's environment: remade
+        venv_store.ensure(spec, tmp_path)
 
 
 @needs_root
@@ -171,7 +171,7 @@ def test_the_run_cache_below_another_user_s_directory_is_refused(tmp_path, monke
 
     theirs = _theirs(tmp_path)
     (theirs / "runs").mkdir(mode=0o700)  # ours, but they can rename it away and put their own in its place
-    monkeypatch.setenv(envs.ROOT_ENV, str(theirs / "envs"))
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(theirs / "envs"))
     with pytest.raises(UserError, match=f"uid {OTHER}"):
         runcache._open_directory(create=False)
 
@@ -180,28 +180,28 @@ def test_the_run_cache_below_another_user_s_directory_is_refused(tmp_path, monke
 def test_build_memos_below_another_user_s_directory_are_refused(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from verifierbench.sources.swebench import build
+    from verifierbench.sources.swebench import build_memos
 
     theirs = _theirs(tmp_path)
     memo = theirs / "builds" / "inst-0123456789abcdef.json"
     replayed = SimpleNamespace(task=SimpleNamespace(model_dump=lambda mode: {}), cases=[], dropped=[], exclusion=None)
     with pytest.raises(UserError, match=f"uid {OTHER}"):
-        build._remember(memo, replayed)
+        build_memos.remember(memo, replayed)
     assert not memo.exists()
 
 
 @needs_root
 def test_the_python39_root_file_system_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
-    from verifierbench.sources.swebench import bullseye
+    from verifierbench.sources.swebench import python39_rootfs
 
     theirs = _theirs(tmp_path)
-    python = theirs / "rootfs" / bullseye.PYTHON_IN_ROOTFS
+    python = theirs / "rootfs" / python39_rootfs.PYTHON_IN_ROOTFS
     python.parent.mkdir(parents=True)
     python.write_text("#!/bin/sh\n")
     os.chmod(python, 0o755)
-    monkeypatch.setenv(bullseye.ROOTFS_ENV, str(theirs / "rootfs"))
+    monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(theirs / "rootfs"))
     with pytest.raises(UserError, match=f"uid {OTHER}"):
-        bullseye.ensure_rootfs(lambda line: None)
+        python39_rootfs.ensure_rootfs(lambda line: None)
 
 
 @needs_root

@@ -6,6 +6,7 @@
 - `sandbox_runner/`: what runs inside the sandbox: copy the checkout, apply diffs, run named tests;
 - `testrun`: runs that in the executor's sandbox (candidate code is untrusted);
 - `grading`: SWE-bench's own grading, hardened against the known exploits;
-- `reference`: the reference verifier; `environment`: what `run_public` serves;
-- `cases`: the case generators; `build`: selection, case generation and C1 replay.
+- `reference`: the reference verifier; `served_environment`: what `run_public` serves;
+- `cases`: the case generators; `selection`: which instances a build walks and what it keeps; `instance_build`: one
+  instance's build (checkout, environment, gold runs, cases, C1 replay) or exclusion, remembered in `build_memos`.
 """

@@ -16,7 +16,8 @@ Each check has a name so screening's mutants (C6) can switch one off.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.testrun import TestRun
@@ -52,9 +53,9 @@ def log_status(run: TestRun, runner: str = "pytest") -> dict[str, str]:
     """SWE-bench's log parser for the repository's runner: {test name: PASSED/FAILED/ERROR/SKIPPED/...}."""
     from swebench.harness.log_parsers.python import parse_log_django, parse_log_pytest
 
-    if runner == "django":
-        return parse_log_django(normalise_django_log(run.log), None)
-    return parse_log_pytest(run.log, None)
+    status: dict[str, str] = (parse_log_django(normalise_django_log(run.log), None) if runner == "django"
+                              else parse_log_pytest(run.log, None))
+    return status
 
 
 def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], runner: str = "pytest") -> bool:
@@ -66,7 +67,8 @@ def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[
         return False
     status = log_status(run, runner)
     report = get_eval_tests_report(status, {FAIL_TO_PASS: fail_to_pass, PASS_TO_PASS: pass_to_pass})
-    return get_resolution_status(report) == ResolvedStatus.FULL.value
+    resolved: bool = get_resolution_status(report) == ResolvedStatus.FULL.value
+    return resolved
 
 
 def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
@@ -94,45 +96,123 @@ LOG_AGREES = {"passed": {"PASSED"}, "failed": {"FAILED"}, "error": {"ERROR", "FA
 LOG_AGREES_DJANGO = {**LOG_AGREES, "xfailed": {"PASSED", "FAILED"}, "xpassed": {"PASSED", "FAILED"}}
 
 
+@dataclass(frozen=True)
+class Graded:
+    """One test run of a candidate and what it is graded against: the input of every check in `RUN_CHECKS`."""
+
+    run: TestRun
+    fail_to_pass: list[str]
+    pass_to_pass: list[str]
+    gold_outcomes: dict[str, str]
+    disabled: frozenset[str]
+    runner: str
+    gold_exit_code: int | None
+
+    @property
+    def named(self) -> list[str]:
+        return list(self.fail_to_pass) + list(self.pass_to_pass)
+
+    @property
+    def allowed_exit_codes(self) -> set[int | None]:
+        """0, and the gold run's own status: where the gold exits non-zero (an unnamed test failing in this environment),
+        the candidate must exit exactly as the gold did (the runner's exit status covers the whole test modules)."""
+        allowed: set[int | None] = {0}
+        return allowed | ({self.gold_exit_code} if isinstance(self.gold_exit_code, int) else set())
+
+
+def run_failed(g: Graded) -> str | None:
+    """The sandbox could not run the tests at all."""
+    return f"the test run failed: {g.run.problem}" if g.run.problem else None
+
+
+def diff_not_applied(g: Graded) -> str | None:
+    """The candidate's diff does not apply to the checkout."""
+    return None if g.run.applied else f"the diff does not apply: {g.run.apply_error}"
+
+
+def stopped_at_first_failure(g: Graded) -> str | None:
+    """A fail-fast run (`reference.failfast_decides`) exited badly: name the test it stopped at, not the ones never run."""
+    run = g.run
+    if run.failfast and isinstance(run.exit_code, int) and run.exit_code not in g.allowed_exit_codes:
+        return _first_failure(run, g.fail_to_pass, g.pass_to_pass) + " (the run stopped at its first failure)"
+    return None
+
+
+def incomplete_report(g: Graded) -> str | None:
+    """The structured report is empty or lacks a named test (the process exited early)."""
+    if not g.run.outcomes:
+        return "empty test report (nothing ran, or the process exited early)"
+    missing = [t for t in g.named if t not in g.run.outcomes]
+    return f"{len(missing)} named tests are missing from the report, e.g. {missing[0]}" if missing else None
+
+
+def log_disagrees(g: Graded) -> str | None:
+    """The log's status of a named test contradicts the structured report (printed fake "PASSED" lines)."""
+    log, outcomes = log_status(g.run, g.runner), g.run.outcomes
+    agrees = LOG_AGREES_DJANGO if g.runner == "django" else LOG_AGREES
+    for test in g.named:
+        if test in outcomes and test in log and log[test] not in agrees.get(outcomes[test], set()):
+            return f"the log says {log[test]} for {test}, the structured report says {outcomes[test]}"
+    return None
+
+
+def fail_to_pass_not_passing(g: Graded) -> str | None:
+    """A FAIL_TO_PASS test does not pass (`_passes`)."""
+    return _first_not_passing(g, g.fail_to_pass, "FAIL_TO_PASS")
+
+
+def pass_to_pass_not_passing(g: Graded) -> str | None:
+    """A PASS_TO_PASS test does not pass (`_passes`)."""
+    return _first_not_passing(g, g.pass_to_pass, "PASS_TO_PASS")
+
+
+def bad_exit_code(g: Graded) -> str | None:
+    """The test runner exited with a status the gold run did not (an unnamed failure, a crash after the tests)."""
+    if g.run.exit_code not in g.allowed_exit_codes:
+        return f"the test runner exited with status {g.run.exit_code} though every named test passed"
+    return None
+
+
+Check = Callable[[Graded], "str | None"]
+# The checks of a test run by name, in the order `grade` applies them; `disabled` (screening's mutants, C6) switches a
+# check off by its name, except that "exit_code" also switches off "failfast_exit_code", and "test_run" and "applies" are
+# always on. Not here: "static" (`static_problem`, on the diff before any run) and "strict_outcomes" (how the test-list
+# checks read a skip or xfail, `_passes`).
+RUN_CHECKS: dict[str, Check] = {
+    "test_run": run_failed,
+    "applies": diff_not_applied,
+    "failfast_exit_code": stopped_at_first_failure,
+    "complete_report": incomplete_report,
+    "log_agrees": log_disagrees,
+    "fail_to_pass": fail_to_pass_not_passing,
+    "pass_to_pass": pass_to_pass_not_passing,
+    "exit_code": bad_exit_code,
+}
+ALWAYS_ON = frozenset({"test_run", "applies"})
+SWITCHED_OFF_BY = {"failfast_exit_code": "exit_code"}
+
+
 def grade(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str], gold_outcomes: dict[str, str],
           disabled: frozenset[str] = frozenset(), runner: str = "pytest", gold_exit_code: int | None = 0) -> tuple[bool, str]:
-    """(PASS?, reason) for a test run of the candidate with the hidden tests applied."""
-    if run.problem:
-        return False, f"the test run failed: {run.problem}"
-    if not run.applied:
-        return False, f"the diff does not apply: {run.apply_error}"
-    # The runner's exit status covers the whole test modules: where the gold run itself exits non-zero
-    # (an unnamed test failing in this environment), the candidate must exit exactly as the gold did.
-    allowed = {0} | ({gold_exit_code} if isinstance(gold_exit_code, int) else set())
-    if run.failfast and "exit_code" not in disabled and isinstance(run.exit_code, int) and run.exit_code not in allowed:
-        # The tests stopped at their first failure (asked for only where `reference.failfast_decides`): the exit-status
-        # check below would fail the full run too; say which test it stopped at rather than which ones never ran.
-        return False, _first_failure(run, fail_to_pass, pass_to_pass) + " (the run stopped at its first failure)"
-    outcomes = run.outcomes
-    named = list(fail_to_pass) + list(pass_to_pass)
-    if "complete_report" not in disabled:
-        if not outcomes:
-            return False, "empty test report (nothing ran, or the process exited early)"
-        missing = [t for t in named if t not in outcomes]
-        if missing:
-            return False, f"{len(missing)} named tests are missing from the report, e.g. {missing[0]}"
-    if "log_agrees" not in disabled:
-        log = log_status(run, runner)
-        agrees = LOG_AGREES_DJANGO if runner == "django" else LOG_AGREES
-        for test in named:
-            if test in outcomes and test in log and log[test] not in agrees.get(outcomes[test], set()):
-                return False, f"the log says {log[test]} for {test}, the structured report says {outcomes[test]}"
-    for group, tests in (("fail_to_pass", fail_to_pass), ("pass_to_pass", pass_to_pass)):
-        if group in disabled:
+    """(PASS?, reason) for a test run of the candidate with the hidden tests applied: the first check in `RUN_CHECKS`
+    that is on and finds a problem fails it."""
+    graded = Graded(run, fail_to_pass, pass_to_pass, gold_outcomes, disabled, runner, gold_exit_code)
+    for name, check in RUN_CHECKS.items():
+        if name not in ALWAYS_ON and SWITCHED_OFF_BY.get(name, name) in disabled:
             continue
-        for test in tests:
-            got = outcomes.get(test, "missing")
-            if _passes(got, gold_outcomes.get(test), strict="strict_outcomes" not in disabled, missing_ok="complete_report" in disabled):
-                continue
-            return False, f"{'FAIL_TO_PASS' if group == 'fail_to_pass' else 'PASS_TO_PASS'} test {test}: {got}"
-    if "exit_code" not in disabled and run.exit_code not in allowed:
-        return False, f"the test runner exited with status {run.exit_code} though every named test passed"
+        problem = check(graded)
+        if problem:
+            return False, problem
     return True, "every FAIL_TO_PASS and PASS_TO_PASS test passes"
+
+
+def _first_not_passing(g: Graded, tests: list[str], group: str) -> str | None:
+    for test in tests:
+        got = g.run.outcomes.get(test, "missing")
+        if not _passes(got, g.gold_outcomes.get(test), strict="strict_outcomes" not in g.disabled,
+                       missing_ok="complete_report" in g.disabled):
+            return f"{group} test {test}: {got}"
+    return None
 
 
 def _first_failure(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[str]) -> str:

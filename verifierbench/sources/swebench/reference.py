@@ -11,7 +11,7 @@ from typing import Any
 
 from pathlib import Path
 
-from verifierbench.sources.swebench import budget, bullseye, envs, grading
+from verifierbench.sources.swebench import budget, python39_rootfs, venv_store, grading
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_tests
 
@@ -36,9 +36,9 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
     """
     runner = reference.get("runner", "pytest")
     if runner == "django":  # SWE-bench's test directives: the test modules the test patch touches
-        tests = envs.django_directives(reference["test_files"])
+        tests = venv_store.django_directives(reference["test_files"])
     else:
-        tests = envs.pytest_selection(reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
+        tests = venv_store.pytest_selection(reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
     timeout_s = budget.run_timeout_s(reference)
     if in_sandbox():
         return run_tests(None, [diff], tests, reference["test_patch"], reference["test_files"], runner=runner, timeout_s=timeout_s,
@@ -66,10 +66,10 @@ def environment_of(reference: dict) -> Path | None:
         return None
     checkout = checkout_dir(reference["checkout"])
     environment = reference["environment"]
-    python = environment.get("python", "3.11")  # "3.9": the build's gold resolved only there (`bullseye`)
+    python = environment.get("python", "3.11")  # "3.9": the build's gold resolved only there (`python39_rootfs`)
     if python == "3.9":
-        bullseye.ensure_rootfs(lambda line: print(line, file=sys.stderr))  # a machine that reuses a suite built elsewhere
-    return envs.ensure(envs.spec_for(environment["repo"], environment["version"], checkout, python), checkout)
+        python39_rootfs.ensure_rootfs(lambda line: print(line, file=sys.stderr))  # a machine that reuses a suite built elsewhere
+    return venv_store.ensure(venv_store.spec_for(environment["repo"], environment["version"], checkout, python), checkout)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -4,7 +4,7 @@ reuses the build's runs (a matplotlib test_axes instance: 22+ runs of 150-1,100 
 What is kept is the *raw* run, what the sandbox returned (`testrun.RawRun`: the runner's result object with its exit
 status, structured report and log, and the measured seconds), never a decision: parsing and grading read it afresh,
 so a change to `grading.py` or `TestRun` re-grades from the cache instead of rerunning. One gzip'd JSON file per run
-under `envs.root().parent / "runs"` (default /var/tmp/verifierbench/runs), named by the run's key, written to a
+under `venv_store.root().parent / "runs"` (default /var/tmp/verifierbench/runs), named by the run's key, written to a
 staging file and renamed (`os.replace`): a crash leaves nothing half-written, a damaged file is ignored and rewritten.
 
 Who may use it (`testrun.run_tests(cache=True)`): the reference's own runs at build time (gold, empty diff, every
@@ -17,16 +17,16 @@ The key (`run_key`) holds everything the raw result depends on:
   the runner (django/pytest), the interpreter path and the checkout's path as the sandbox sees them;
 - the checkout by its content digest (`checkout.tree_digest`, the store's directory name);
 - the test environment by its content-addressed key (its directory name: repository, version, requirements, pip
-  packages, Python, compiled-extension sources, `envs.RECIPE`) and the text of its record, which the runner reads
+  packages, Python, compiled-extension sources, `venv_store.RECIPE`) and the text of its record, which the runner reads
   (overlay, extra path, plugin autoload); without one (the offline fixture), the harness's Python and pytest;
 - the sandbox: its isolation level and limits (memory, processes, file size, scratch), the read-only mounts;
 - the code that executes the run, by digest: every file of `sandbox_runner/` (`RUNNER_FILES`).
 Files that are NOT in the key, and why:
 - `testrun.py`: it builds the job and the limits, which are in the key as values; its `TestRun` is parsing;
 - `grading.py`, `reference.py` (log parsing, hardened grading, SWE-bench's parser): they read the raw run, and
-  re-grade it from the cache; `cases.py`, `mutants.py`, `diffs.py`, `build.py`: they choose which diffs run, and
+  re-grade it from the cache; `cases.py`, `mutants.py`, `diffs.py`, `instance_build.py`: they choose which diffs run, and
   the diff is in the key; `budget.py`: the time limit is handled below, not keyed;
-- `envs.py`, `extensions.py`: what they make is identified by the environment's content key and record;
+- `venv_store.py`, `extensions.py`: what they make is identified by the environment's content key and record;
 - the executor package (`verifierbench/executor`): it isolates the process (uids, namespaces, warm sandboxes);
   what the tests can observe of it is its level and limits, keyed as values. An executor change that altered
   outcomes would show as a C2 disagreement, since C2 always runs fresh;
@@ -62,7 +62,7 @@ from typing import Any
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.sources.swebench import envs
+from verifierbench.sources.swebench import venv_store
 
 SWITCH = "VERIFIERBENCH_RUN_CACHE"  # "0": off
 FORMAT = 1  # bump when the record or the key's layout changes: every old record stops matching
@@ -81,7 +81,7 @@ def enabled() -> bool:
 
 def directory() -> Path:
     """Where the runs are kept: beside the test environments (`$VERIFIERBENCH_ENVS/../runs`)."""
-    return envs.root().parent / "runs"
+    return venv_store.root().parent / "runs"
 
 
 @functools.lru_cache(maxsize=1)

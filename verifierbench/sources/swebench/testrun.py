@@ -19,7 +19,7 @@ from pathlib import Path
 from verifierbench.executor import Executor, Job, Limits
 from verifierbench.sources.swebench import runcache
 from verifierbench.sources.swebench.budget import LEGACY_TEST_TIMEOUT_S, RUN_OVERHEAD_S
-from verifierbench.sources.swebench.envs import SANDBOX_ENV, SANDBOX_PYTHON
+from verifierbench.sources.swebench.venv_store import SANDBOX_ENV, SANDBOX_PYTHON
 
 RUNNER = Path(__file__).resolve().parent / "sandbox_runner"
 SANDBOX_REPO = "/repo"
@@ -57,8 +57,6 @@ class TestRun:
 
 
 _lock = threading.Lock()
-# Test runs get a loopback of their own (executor Job.loopback: servers the tests start); their cache key says so.
-LOOPBACK = True
 
 
 @functools.lru_cache(maxsize=2)
@@ -82,7 +80,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
         tests: pytest node ids or django test labels.
         test_patch: the hidden test patch, applied after the files named in `reset` are restored.
         reset: test files restored to the checkout's version before `test_patch`.
-        environment: the task's test environment (`envs`), seen read-only at /env.
+        environment: the task's test environment (`venv_store`), seen read-only at /env.
         runner: django or pytest.
         timeout_s: the tests' own wall-clock limit (`budget.run_timeout_s`); the sandboxed run gets
             `budget.RUN_OVERHEAD_S` more for copying and applying.
@@ -108,13 +106,14 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     if environment is not None:
         extra_ro += ((str(environment), SANDBOX_ENV),) if bwrap else ()
         rootfs = rootfs_of(environment)
-        if rootfs and bwrap:  # a Python 3.9 environment's interpreter lives there (`bullseye`), seen at the same path
+        if rootfs and bwrap:  # a Python 3.9 environment's interpreter lives there (`python39_rootfs`), seen at the same path
             extra_ro += ((rootfs, rootfs),)
         job["python"] = SANDBOX_PYTHON if bwrap else str(environment / "bin" / "python")
     job["repo"] = SANDBOX_REPO if bwrap else str(checkout)
     key = None
     if cache and not failfast and runcache.enabled():
-        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro, loopback=LOOPBACK)
+        key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro,
+                               loopback=True)  # a loopback of its own (Job.loopback below); runs made before had none
     if key is not None:
         record = runcache.load(key, timeout_s)
         if record is not None:
@@ -122,7 +121,7 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
             return RawRun(record["result"], seconds=float(record["seconds"])).parsed()
         runcache.count("misses")
     outcome = executor.run(Job(RUNNER, job, key="tests", extra_ro=extra_ro, keep_result=True, timeout_s=timeout_s + RUN_OVERHEAD_S,
-                                   loopback=LOOPBACK))
+                                   loopback=True))  # servers the tests start get a loopback of their own
     raw = RawRun.of(outcome)
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,

@@ -117,7 +117,7 @@ def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch
             json.dump({role: list(reach.get(role) or []) for role in ("fail_to_pass", "pass_to_pass")}, handle)
         env["VGB_REACH_PATH"] = reach_path
     if isinstance(record.get("ld_library_path"), str) and ".." not in record["ld_library_path"].split("/"):
-        # A Python 3.9 environment: the root file system's libraries the host lacks (envs.LIBS_DIR).
+        # A Python 3.9 environment: the root file system's libraries the host lacks (venv_store.LIBS_DIR).
         env["LD_LIBRARY_PATH"] = os.path.join(os.path.dirname(os.path.dirname(python or "")), record["ld_library_path"])
     if record.get("pytest_autoload") is not True:
         # Plugins installed beside pytest (the harness's own) are not the repository's: load only ours and those

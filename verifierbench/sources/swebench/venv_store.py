@@ -40,7 +40,7 @@ from typing import Callable
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
-from verifierbench.sources.swebench import bullseye, extensions
+from verifierbench.sources.swebench import python39_rootfs, extensions
 
 ROOT_ENV = "VERIFIERBENCH_ENVS"
 DEFAULT_ROOT = "/var/tmp/verifierbench/envs"
@@ -70,7 +70,7 @@ class EnvSpec:
     # Repositories with compiled extensions (`extensions`): the digest of the sources the instance's overlay is built
     # from; the environment is the profile venv (`venv`) plus that overlay. "" for a plain venv.
     extensions: str = ""
-    # The Python 3.9 fallback (`bullseye`): the root file system whose python3.9 the venv points into; "" for 3.11.
+    # The Python 3.9 fallback (`python39_rootfs`): the root file system whose python3.9 the venv points into; "" for 3.11.
     rootfs: str = ""
 
     @property
@@ -149,14 +149,14 @@ def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11") -> E
     """The environment an instance needs, from SWE-bench's specification of its (repository, version).
 
     Args:
-        python: "3.11" (this machine's) or "3.9" (`bullseye`, for tasks whose gold resolves only there).
+        python: "3.11" (this machine's) or "3.9" (`python39_rootfs`, for tasks whose gold resolves only there).
     """
     if python == "3.9":
         if extensions.built_in_place(repo):
             raise EnvironmentError_(f"{repo}: no Python 3.9 environment for repositories with compiled extensions")
         spec = spec_for(repo, version, checkout)
-        filtered = tuple((path, bullseye.requirements_for_39(text)) for path, text in spec.requirements)
-        return replace(spec, requirements=filtered, python=bullseye.python_version(), rootfs=str(bullseye.rootfs()))
+        filtered = tuple((path, python39_rootfs.requirements_for_39(text)) for path, text in spec.requirements)
+        return replace(spec, requirements=filtered, python=python39_rootfs.python_version(), rootfs=str(python39_rootfs.rootfs()))
     if extensions.built_in_place(repo):
         return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
@@ -379,9 +379,9 @@ def _make_39_venv(spec: EnvSpec, staging: Path, run: _Logged) -> Callable[..., N
     read-only at the same path), with pip from the root file system's wheels; returns `run` with the environment's
     LD_LIBRARY_PATH for the commands that follow."""
     root = Path(spec.rootfs)
-    python = str(root / bullseye.PYTHON_IN_ROOTFS)
+    python = str(root / python39_rootfs.PYTHON_IN_ROOTFS)
     run([python, "-m", "venv", "--without-pip", str(staging)])
-    bullseye.link_missing_libraries(root, staging / LIBS_DIR)
+    python39_rootfs.link_missing_libraries(root, staging / LIBS_DIR)
     env = {**os.environ, "LD_LIBRARY_PATH": str(staging / LIBS_DIR)}
     wheels = root / "usr/share/python-wheels"
     pip_wheel = sorted(wheels.glob("pip-*.whl"))

@@ -9,7 +9,7 @@ from typing import Any
 from verifierbench.sources.interaction.environment import ServedEnvironment
 from verifierbench.sources.swebench.budget import run_timeout_s
 from verifierbench.sources.swebench.checkout import checkout_dir
-from verifierbench.sources.swebench.envs import SANDBOX_ENV
+from verifierbench.sources.swebench.venv_store import SANDBOX_ENV
 from verifierbench.sources.swebench.reference import environment_of
 from verifierbench.sources.swebench.testrun import rootfs_of, run_tests
 
