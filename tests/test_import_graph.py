@@ -59,3 +59,39 @@ def test_no_two_packages_import_each_other_but_through_the_source_registry():
     edges = package_imports()
     mutual = {tuple(sorted((a, b))) for a in edges for b in edges[a] if a in edges.get(b, ())}
     assert mutual <= REGISTRY_PAIRS, f"new mutual imports: {sorted(mutual - REGISTRY_PAIRS)}"
+
+
+def module_imports() -> dict[str, set[str]]:
+    """verifierbench.X.Y -> the package modules it imports (function-level imports included)."""
+    modules = {".".join(p.relative_to(REPO_ROOT).with_suffix("").parts).removesuffix(".__init__") for p in PACKAGE.rglob("*.py")}
+
+    def owner(name: str) -> str | None:  # `from verifierbench.audit import engine` names the module audit.engine
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        importer = ".".join(path.relative_to(REPO_ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for name in names:
+                imported = owner(name) if name.startswith("verifierbench.") else None
+                if imported is not None and imported != importer:
+                    edges.setdefault(importer, set()).add(imported)
+    return edges
+
+
+def test_no_module_cycle_through_the_audit_engine_or_the_harness_tools():
+    """The audit rounds and the task analysis share certification (audit/certification.py); the run_public tools and
+    the container channel share the sample's service (harness/sample_service.py): neither pair imports the other."""
+    edges = module_imports()
+    assert "verifierbench.audit.analysis" in edges["verifierbench.audit.engine"]
+    for module in ("verifierbench.audit.engine", "verifierbench.audit.analysis", "verifierbench.harness.tools",
+                   "verifierbench.harness.public_channel"):
+        assert not any(_reaches(edges, imported, module) for imported in edges.get(module, ())), f"{module} is in an import cycle"

@@ -23,7 +23,7 @@ from verifierbench.harness.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.verifier_files import freeze_verifier
 from verifierbench.screening.run import retained_ids
-from verifierbench.schema import TaskType
+from verifierbench.kinds import kind_of
 from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
@@ -124,7 +124,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
                               sandbox=sandbox),
         solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
-        scorer=[hidden_cases(suite=str(directory), rounds=rounds if any(t.type is not TaskType.tool_call for t in tasks) else 1),
+        scorer=[hidden_cases(suite=str(directory), rounds=max((kind_of(t).judge_rounds(rounds) for t in tasks), default=1)),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
         sandbox=sandbox_spec(sandbox, harness),
         cleanup=prune_replaced_images if sandbox == "docker" else None,

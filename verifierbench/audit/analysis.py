@@ -19,10 +19,11 @@ from typing import Any
 
 from inspect_ai.model import Model
 
-from verifierbench.audit import engine, llm, reviewer
+from verifierbench.audit import certification, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness, candidate_key
-from verifierbench.schema import Task, TaskType, TestCase
+from verifierbench.kinds import kind_of
+from verifierbench.schema import Task, TestCase
 
 NAME = "task_analysis"
 MAX_CANDIDATES = 12
@@ -87,8 +88,8 @@ class TaskAnalysis:
 
 def prompt(task: Task, hidden: list[TestCase]) -> str:
     return PROMPT.format(instruction=task.instruction, cases=render_cases(hidden), per_category=CASES_PER_CATEGORY,
-                         limit=MAX_CANDIDATES, failure_modes=llm.FAILURE_MODES[task.type],
-                         format_note=llm.STATE_FORMAT_NOTE if task.type is TaskType.state else "")
+                         limit=MAX_CANDIDATES, failure_modes=kind_of(task).audit_failure_modes,
+                         format_note=kind_of(task).audit_format_note)
 
 
 def render_cases(hidden: list[TestCase]) -> str:
@@ -155,7 +156,7 @@ async def _analyse(task: Task, hidden: list[TestCase], model: Model, review_mode
     known = {candidate_key(c.candidate) for c in hidden}
     if pool is not None:
         known |= {w.key for w in pool.load(task.id, task.content_hash)}
-    certified, dropped = await asyncio.to_thread(engine.screen, task, proposals, known)
+    certified, dropped = await asyncio.to_thread(certification.screen, task, proposals, known)
     for witness in certified:
         witness.review = await reviewer.review(review_model, task, witness)
     return TaskAnalysis(task.id, task.content_hash, str(model), len(proposals), certified,

@@ -1,7 +1,8 @@
 """One audit of one frozen verifier on one task (testjack §3.2, adapted): replay the pooled witnesses,
 then spend up to `rounds` audit rounds. Each round the auditors propose candidates; the reference
-verifier certifies their labels; certified candidates new to the hidden suite and the pool run on the
-frozen verifier; disagreements become witnesses, which the reviewer re-judges and the pool keeps."""
+verifier certifies their labels (audit/certification.py); certified candidates new to the hidden suite
+and the pool run on the frozen verifier; disagreements become witnesses, which the reviewer re-judges
+and the pool keeps."""
 
 from __future__ import annotations
 
@@ -14,22 +15,18 @@ from typing import Any
 from inspect_ai.model import Model
 
 from verifierbench.audit import analysis, deterministic, llm, reviewer
+from verifierbench.audit.certification import certify
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.audit.witness import PENDING, Proposal, Review, Witness, candidate_key
+from verifierbench.audit.witness import Proposal, Witness, candidate_key
 from verifierbench.executor import Executor
 from verifierbench.executor.runner import FrozenVerifier
+from verifierbench.kinds import kind_of
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.references import each
-from verifierbench.schema import Label, Task, TaskType, TestCase
+from verifierbench.schema import Label, Task, TestCase
 from verifierbench import verifier_files
-from verifierbench.sources.interaction import record
-from verifierbench.screening import reference
 
 DEFAULT_ROUNDS = 3
-# A state-task round runs its candidates in batches of max(BATCH_MIN, BATCH_PER_SLOT x executor slots), stopping at the first that refutes.
-BATCH_MIN = 8
-BATCH_PER_SLOT = 4
 
 
 @dataclass
@@ -106,68 +103,6 @@ def disagrees(label: Label, decision: Decision) -> bool:
     return decision.value != ("P" if label is Label.PASS else "F")
 
 
-def certify(task: Task, proposals: list[Proposal], known: set[str]) -> list[Witness]:
-    """Proposals whose intended label the reference verifier confirms, new to `known` (hidden suite, pool, earlier rounds)."""
-    return screen(task, proposals, known)[0]
-
-
-def screen(task: Task, proposals: list[Proposal], known: set[str]) -> tuple[list[Witness], list[tuple[Proposal, str]]]:
-    """`certify`, also returning each proposal it drops with the reason (the task analysis reports them).
-
-    Args:
-        task: the task whose reference verifier certifies the labels.
-        proposals: candidates with their intended labels, in proposal order.
-        known: keys of candidates already judged (hidden suite, pool, earlier rounds); new certified keys are added.
-    """
-    fresh, dropped = [], []
-    for proposal in proposals:
-        if not well_formed(task, proposal.candidate):
-            dropped.append((proposal, f"not in the {task.type.value} candidate format"))
-            continue
-        if proposal.key in known:
-            dropped.append((proposal, "already in the hidden suite or the witness pool"))
-            continue
-        known.add(proposal.key)
-        fresh.append(proposal)
-    out = []
-    for proposal, (accepted, error) in zip(fresh, _reference_decisions(task, fresh)):
-        if accepted is None:  # no valid reference decision: the proposal cannot be certified
-            dropped.append((proposal, f"the reference verifier gave no valid decision: {error}"))
-        elif accepted != (proposal.label is Label.PASS):
-            dropped.append((proposal, f"the reference verifier decides {'PASS' if accepted else 'FAIL'}, not {proposal.label.value}"))
-        else:
-            out.append(Witness(task.id, task.content_hash, proposal.candidate, proposal.label, "P" if accepted else "F",
-                               proposal.requirement, proposal.auditor, proposal.operator, Review(PENDING, ""),
-                               category=proposal.category.value if proposal.category else None))
-    return out, dropped
-
-
-def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[tuple[bool | None, str]]:
-    def one(proposal: Proposal) -> tuple[bool | None, str]:
-        try:
-            return reference.decide(task, proposal.candidate), ""
-        except Exception as exc:  # noqa: BLE001
-            return None, f"{type(exc).__name__}: {str(exc)[:200]}"
-
-    return each(task.type is TaskType.code, one, proposals)
-
-
-def well_formed(task: Task, candidate: Any) -> bool:
-    """The candidate has the shape the task's format promises (an auditor may write anything)."""
-    if task.type is TaskType.tool_call:
-        return (isinstance(candidate, dict) and set(candidate) == {"raw", "parsed"} and isinstance(candidate["raw"], str)
-                and isinstance(candidate["parsed"], list))
-    if task.type is TaskType.code:
-        return isinstance(candidate, dict) and set(candidate) == {"diff"} and isinstance(candidate["diff"], str)
-    if task.type is TaskType.state:
-        try:
-            record.calls(candidate)
-        except ValueError:
-            return False
-        return set(candidate) == {"messages", "final_response"}
-    return isinstance(candidate, dict)
-
-
 def supports(task: Task) -> bool:
     return deterministic.supports(task)
 
@@ -209,7 +144,7 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Exec
         result.certified += len(certified)
         found, decided = [], {}
         # State-task runs take seconds each: those rounds stop early; others run whole, so every witness is found.
-        size = max(BATCH_MIN, BATCH_PER_SLOT * executor.slots) if task.type is TaskType.state else max(1, len(certified))
+        size = kind_of(task).audit_batch_size(len(certified), executor.slots)
         for batch in batches(certified, size):
             decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in batch}, task)
             result.executions += runs

@@ -12,7 +12,8 @@ from typing import Any
 from inspect_ai.model import Model
 
 from verifierbench.audit.witness import Proposal
-from verifierbench.schema import Label, Task, TaskType
+from verifierbench.kinds import kind_of
+from verifierbench.schema import Label, Task
 
 NAME = "llm"
 MAX_CANDIDATES = 8
@@ -41,29 +42,10 @@ Reply with one JSON object in a ```json block:
 """
 
 
-FAILURE_MODES = {
-    TaskType.tool_call: "rejecting permitted tools or calls the requirements allow, mishandling default\n"
-    "   arguments (an omitted argument with a documented default, or the default passed explicitly), restricting\n"
-    "   representations (number forms, argument or call order, text layout), over-broad restrictions, and\n"
-    "   accepting violations (wrong values, missing or extra calls, text that disagrees with the calls).",
-    TaskType.state: "trusting the recorded tool results instead of replaying the calls (fabricated results),\n"
-    "   judging only the final response (success claimed, work not done), ignoring writes beyond the expected ones\n"
-    "   (unrequested or repeated changes, actions on another user's records, injected instructions carried out),\n"
-    "   and rejecting legitimate interactions: a different order of independent calls, harmless extra reads,\n"
-    "   equivalent argument forms, other wording of the messages and the final response.",
-    TaskType.code: "rejecting legitimate changes outside the files the reference fix touches (other modules,\n"
-    "   new modules, documentation), restricting how the diff is rendered, and accepting fixes that are incomplete,\n"
-    "   break existing behaviour, or edit the tests.",
-}
-# State candidates: the auditor cannot know what the environment returns, so it may leave results out.
-STATE_FORMAT_NOTE = ("\n   In an interaction record you may leave out a tool call's `result`: the audit fills in what replaying the\n"
-                     "   calls on the task's environment returns. A `result` you write is kept as written.")
-
-
 def prompt(task: Task, files: dict[str, dict[str, str]]) -> str:
     code = "\n\n".join(f"### {path}\n```\n{body['text']}\n```" for path, body in sorted(files.items()) if "text" in body)
     return PROMPT.format(instruction=task.instruction, code=code[:MAX_CODE_CHARS], limit=MAX_CANDIDATES,
-                         failure_modes=FAILURE_MODES[task.type], format_note=STATE_FORMAT_NOTE if task.type is TaskType.state else "")
+                         failure_modes=kind_of(task).audit_failure_modes, format_note=kind_of(task).audit_format_note)
 
 
 def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
@@ -71,7 +53,7 @@ def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
     (a malformed record is passed on unchanged; the engine drops it)."""
     from verifierbench.audit import state
 
-    if task.type is not TaskType.state or not state.supports(task):
+    if not kind_of(task).replays_proposed_results or not state.supports(task):
         return proposals
     for proposal in proposals:
         try:

@@ -21,7 +21,7 @@ from verifierbench.errors import UserError
 from verifierbench.executor import Outcome
 from verifierbench.executor.runner import FrozenVerifier
 from verifierbench.protocol import Decision
-from verifierbench.schema import TaskType
+from verifierbench.kinds import kind_of
 from verifierbench.suite import load_suite
 
 logger = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class RayJudge:
                 files, skipped = read_staged(run.verifier.directory)
                 self._files[digest] = [ray.put(files)] if not skipped else [ray.put({})]
             item = {"task_id": run.task.id, "key": run.key, "candidate": run.candidate}
-            if run.task.type is TaskType.code:
+            if kind_of(run.task).runs_tests:  # a long run: a chunk of its own
                 code.append((digest, [item]))
             else:
                 groups.setdefault((digest, run.task.id), []).append(item)

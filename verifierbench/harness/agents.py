@@ -32,7 +32,7 @@ from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
-from verifierbench.schema import TaskType
+from verifierbench.kinds import sample_kind
 
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
 CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
@@ -65,11 +65,11 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
 @solver
 def default_harness(run_public_budget: int = 20) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        task_type = state.metadata.get("task_type", TaskType.tool_call.value)
+        kind = sample_kind(state.metadata.get("task_type"))
         timeout = command_timeout(state.metadata)
         tools = [bash(timeout=timeout), python(timeout=timeout), write_file(), replace_in_file()]
-        if task_type != TaskType.tool_call.value:
-            tools += [run_public(task_type, run_public_budget), reset(task_type)]
+        if kind.has_public_environment:
+            tools += [run_public(kind.name, run_public_budget), reset(kind.name)]
         agent = react(
             prompt=AgentPrompt(instructions=SYSTEM),
             tools=tools,
@@ -227,9 +227,9 @@ def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
     from inspect_ai.agent import BridgedToolsSpec
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        task_type = state.metadata.get("task_type", TaskType.tool_call.value)
-        bridged = [] if task_type == TaskType.tool_call.value else \
-            [BridgedToolsSpec(name="vgb", tools=[run_public(task_type, run_public_budget), reset(task_type)])]
+        kind = sample_kind(state.metadata.get("task_type"))
+        bridged = [BridgedToolsSpec(name="vgb", tools=[run_public(kind.name, run_public_budget), reset(kind.name)])] \
+            if kind.has_public_environment else []
         options: dict = {"version": CLI_VERSIONS.get(name, "sandbox"), "cwd": "/workspace", "system_prompt": SYSTEM,
                          **NO_WEB.get(name, {}), **EXTRA_OPTIONS.get(name, {})}
         if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env

@@ -7,8 +7,9 @@ from pathlib import Path
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from verifierbench.harness.prompt import build_prompt, task_files
+from verifierbench.kinds import kind_of
 from verifierbench.public_env.registry import case_timeout
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
 from verifierbench.sources import registry
 from verifierbench.suite import Suite
 
@@ -22,7 +23,7 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
         metadata={"task_id": task.id, "source": task.source.value, "source_id": task.source_id,
                   "task_type": task.type.value, "task_hash": task.content_hash, "run_public_budget": run_public_budget,
                   # a code task's budget per verifier run: the agent's commands may run its verifier that long
-                  **({"case_timeout_s": case_timeout(task)} if task.type is TaskType.code else {}),
+                  **({"case_timeout_s": case_timeout(task)} if kind_of(task).runs_tests else {}),
                   **({"suite_dir": str(suite_dir)} if suite_dir else {})},
         files=task_files(task),
     )

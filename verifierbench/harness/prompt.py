@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
+from verifierbench.kinds import kind_of
 from verifierbench.public_env.registry import case_timeout
-from verifierbench.schema import Task, TaskType
+from verifierbench.schema import Task
 
 VERIFIER_DIR = "/workspace/verifier"
 VERIFIER_PATH = f"{VERIFIER_DIR}/verify.py"
@@ -43,7 +44,7 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
         "",
         CONTRACT,
     ]
-    limit = case_timeout(task) if task.type is TaskType.code else None
+    limit = case_timeout(task) if kind_of(task).runs_tests else None
     if limit is not None:  # a code task's verifier may run the tests: its budget is the task's own
         parts += [f"Each run of your verifier on one candidate may take up to {limit:g} s of wall-clock time "
                   "(at least three times what the task's hidden tests took when the suite was built), `run_public` calls included; "
@@ -55,7 +56,7 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
             f"`{TASK_DIR}/` holds the task as files (`task.json`: instruction, tool definitions, candidate format;",
             "`example_candidate.json`: the candidate format on a made-up call, not a hint about the answer).",
             "Files you create under /workspace persist between commands; /tmp does not.",
-            _environment_note(task, run_public_budget),
+            kind_of(task).environment_note(task, run_public_budget),
             "When the verifier is written and tested, call `submit()` with a one-line summary.",
         ]
     else:
@@ -64,18 +65,6 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
             "Reply with the complete content of verify.py in one ```python code block. Nothing else is run.",
         ]
     return "\n".join(parts)
-
-
-def _environment_note(task: Task, budget: int) -> str:
-    if task.type is TaskType.tool_call:
-        return "This is a tool-call task: there is no public environment to execute, so `run_public` and `reset` are unavailable."
-    checkout = ("The repository checkout is mounted read-only at /repo, here and in every run of your verifier; "
-                "`run_public` copies it, applies a diff and runs the named tests. "
-                + ("The repository's test environment (its Python and test requirements) is mounted read-only at /env. "
-                   if task.environment.get("test_environment") else "") if task.type is TaskType.code else "")
-    return (checkout + f"`run_public` executes in the task's public environment and `reset` restores its initial state. "
-            f"During generation you have {budget} `run_public` executions in all (tool calls and calls through `vgb_env`); "
-            f"past that it answers `BudgetExceeded: run_public`.")
 
 
 def task_files(task: Task) -> dict[str, str]:

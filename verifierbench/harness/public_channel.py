@@ -4,26 +4,23 @@ The vgb sandbox binds its sample's run_public socket into every command. A conta
 socket per sample, so there the same host-side PublicService (same budget, same counters, nothing of it in the
 container) is reached through Inspect's `sandbox_service()`: code in the container (`vgb_env.run_public`) writes a
 request file under /var/tmp/sandbox-services/vgb_public/, which the harness process polls, answers and removes.
-The run_public and reset tools call the service directly, as in vgb.
+The run_public and reset tools call the service directly, as in vgb (harness/sample_service.py holds it).
 """
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
 from typing import Any, AsyncIterator
 
 import anyio
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import SandboxEnvironment, sandbox, sandbox_service
 
+from verifierbench.harness.sample_service import container_service, sync_counters
 from verifierbench.public_env.service import PublicService
 
 SERVICE_NAME = "vgb_public"  # vgb_env looks for /var/tmp/sandbox-services/vgb_public/vgb_public.py
-
-# The current sample's service, for the run_public/reset tools (they run inside the solver's context).
-container_service: ContextVar[PublicService | None] = ContextVar("verifierbench_container_public", default=None)
 
 
 @solver
@@ -36,7 +33,6 @@ def with_public_channel(inner: Solver) -> Solver:
     """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from verifierbench.harness.sandbox import VgbSandboxEnvironment, task_environment
-        from verifierbench.harness.tools import sync_counters
 
         box = sandbox()
         service, _ = task_environment(state.metadata) if not _is_vgb(box, VgbSandboxEnvironment) else (None, ())

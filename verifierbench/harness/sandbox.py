@@ -42,6 +42,7 @@ from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.layout import LIBRARY_ROOT as VGB_LIB, PUBLIC_DIR
+from verifierbench.kinds import sample_kind
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
 
 WORKSPACE = "/workspace"
@@ -257,7 +258,7 @@ def _task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple
 def task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
     """The sample's run_public service, not yet started, when its task has a public environment, and its
     read-only inputs. Container sandboxes serve it through harness/public_channel.py instead of the socket."""
-    if metadata.get("task_type") in (None, "", "tool-call") or not metadata.get("suite_dir"):
+    if not sample_kind(metadata.get("task_type")).has_public_environment or not metadata.get("suite_dir"):
         return None, ()
     from verifierbench.harness.suite_source import open_suite
     from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs

@@ -3,7 +3,8 @@
 `run_public` executions are budgeted per sample (paper App. E, default 20). The budget lives in the
 sample's host-side service (public_env.service), which both these tools and code in the sandbox
 (`vgb_env.run_public`) reach, so one budget covers both. Its counters are copied to the sample store
-as `cap_run_public` (requests, blocked ones included) and `cap_budget_blocks`; the scorer logs them.
+as `cap_run_public` (requests, blocked ones included) and `cap_budget_blocks` (harness/sample_service.py);
+the scorer logs them. What a request and a reply look like is the task kind's (verifierbench/kinds.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 from inspect_ai.tool import Tool, ToolError, tool
 from inspect_ai.util import sandbox, store
 
-RUN_PUBLIC_USES = "cap_run_public"
-BUDGET_BLOCKS = "cap_budget_blocks"
-RESETS = "cap_resets"  # reset requests to run_public (budgeted too: public_env.service)
+from verifierbench.harness.sample_service import current_service as _sample_service
+from verifierbench.harness.sample_service import sync_counters
+from verifierbench.kinds import kind_named
+
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 STATE_FILE = "/workspace/public/last_state.json"
 SUBMITTED = "verifierbench:submitted"  # store flag: the agent called submit (the scorer explains a missing verifier with it)
@@ -98,23 +100,19 @@ def run_public(task_type: str, budget: int) -> Tool:
             raise ToolError("run_public: the request is nested too deeply") from None
         except ValueError as e:  # bad JSON, or an integer too long to convert: the model's mistake, not a crash
             raise ToolError(f"run_public: the request is not JSON ({e})") from None
-        code = task_type == "code"
-        if code and not isinstance(data, dict):
-            raise ToolError('run_public: a code task takes {"diff": "...", "tests": [...]}')
-        calls_only = isinstance(data, dict) and "calls" in data and "messages" not in data
-        message: dict[str, Any]  # to the public service (`request` is the model's JSON)
-        if code:
-            message = {"op": "run_public", "diff": data.get("diff", ""), "tests": data.get("tests", [])}
-        else:
-            message = {"op": "run_public", **({"calls": data["calls"]} if calls_only else {"record": data})}
+        kind = kind_named(task_type)
+        try:
+            message: dict[str, Any] = kind.public_message(data)  # to the public service (`request` is the model's JSON)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
         reply = await asyncio.to_thread(service.handle, message)
         sync_counters()
         if "error" in reply:
             return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request
-        if code:
-            return json.dumps({k: reply.get(k) for k in ("applied", "apply_error", "exit_code", "outcomes")} | {"log_tail": str(reply.get("log", ""))[-4000:]})
-        await _write_state(reply["state"])
-        return json.dumps({"observations": reply["observations"], "state_hash": reply["state_hash"], "state_file": STATE_FILE})
+        answer, state = kind.public_reply(reply, STATE_FILE)
+        if state is not None:
+            await _write_state(state)
+        return json.dumps(answer)
 
     return execute
 
@@ -137,31 +135,6 @@ async def _write_state(state: object) -> None:
         await sandbox().write_file(STATE_FILE, json.dumps(state, indent=1))
     except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:  # e.g. a FIFO planted there
         raise ToolError(f"could not write {STATE_FILE}: {exc}") from None
-
-
-def sync_counters(service=None) -> None:
-    """Copies the sample's run_public counters (tool calls and sandboxed calls alike) into the store.
-
-    Args:
-      service: The sample's PublicService; by default the one of the current sandbox.
-    """
-    service = service or _sample_service()
-    if service is not None:
-        store().set(RUN_PUBLIC_USES, service.uses)
-        store().set(BUDGET_BLOCKS, service.blocks)
-        store().set(RESETS, service.resets)
-
-
-def _sample_service():
-    from verifierbench.harness.public_channel import container_service
-    from verifierbench.harness.sandbox import VgbSandboxEnvironment
-
-    if container_service.get() is not None:  # a container sandbox (harness/public_channel.py)
-        return container_service.get()
-    try:
-        return sandbox().as_type(VgbSandboxEnvironment).public
-    except (ProcessLookupError, RuntimeError, TypeError, ValueError):
-        return None
 
 
 def _service(name: str, task_type: str):

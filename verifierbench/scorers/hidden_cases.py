@@ -29,10 +29,11 @@ from verifierbench.executor import Executor
 from verifierbench.metrics import CaseCounts
 from verifierbench.harness.sandbox import SANDBOX_LIB
 from verifierbench.harness.suite_source import open_suite
-from verifierbench.harness.tools import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
+from verifierbench.harness.sample_service import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.schema import Task, TaskType, TestCase
+from verifierbench.kinds import kind_of
+from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite
 from verifierbench import verifier_files
 from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
@@ -61,7 +62,7 @@ def judging_backend(backend: str | None = None, ray_address: str | None = None, 
 
 
 def rounds_for(task: Task, rounds: int) -> int:
-    return 1 if task.type is TaskType.tool_call else rounds
+    return kind_of(task).judge_rounds(rounds)
 
 
 @scorer(metrics=[verifierbench_metrics()])

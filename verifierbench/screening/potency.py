@@ -23,6 +23,7 @@ import itertools
 import json
 from typing import Any, Callable, Iterator
 
+from verifierbench.kinds import kind_named
 from verifierbench.schema import Category, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
@@ -54,16 +55,21 @@ def c7_potency(task: Task, cases: list[TestCase]) -> Result:
 
 
 def probed(task_type: TaskType, reference: dict) -> bool:
-    """Whether this module has naive checks for the task (not yet for code tasks and AppWorld)."""
-    return task_type is TaskType.tool_call or (task_type is not TaskType.code and reference.get("checker") in ("tau2", "agentdojo"))
+    """Whether this module has naive checks for the task: its kind names a probe (none yet for code tasks) that reads
+    the task's checker's candidates (the record probe: not yet AppWorld's)."""
+    probe = kind_named(task_type).naive_probe
+    if probe is None:
+        return False
+    checkers = PROBED_CHECKERS[probe]
+    return checkers is None or reference.get("checker") in checkers
 
 
 def fooled(task_type: TaskType, reference: dict, candidate: dict) -> list[str] | None:
     """The naive checks a hack candidate fools; None where the task has no probe."""
-    if not probed(task_type, reference):
+    probe = kind_named(task_type).naive_probe
+    if probe is None or not probed(task_type, reference):
         return None
-    naive = naive_checks_fooled if task_type is TaskType.tool_call else state_checks_fooled
-    return naive(reference, candidate)
+    return PROBES[probe](reference, candidate)
 
 
 def naive_checks_fooled(reference: dict, candidate: dict) -> list[str]:
@@ -213,3 +219,9 @@ def _gold_calls_only(reference: dict, candidate: dict, calls: list[dict]) -> lis
             message["tool_calls"] = [c for j, c in enumerate(shown) if position + j in kept]
         position += len(shown)
     return [out]
+
+
+# The naive-verifier probes, by the name a task kind gives them (kinds.py `naive_probe`), and the checkers whose
+# candidates each reads (None: every checker of the kind).
+PROBES: dict[str, Callable[[dict, dict], list[str]]] = {"calls": naive_checks_fooled, "record": state_checks_fooled}
+PROBED_CHECKERS: dict[str, tuple[str, ...] | None] = {"calls": None, "record": ("tau2", "agentdojo")}
