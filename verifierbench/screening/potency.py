@@ -55,7 +55,7 @@ def c7_potency(task: Task, cases: list[TestCase]) -> Result:
 
 def probed(task_type: TaskType, reference: dict) -> bool:
     """Whether this module has naive checks for the task (not yet for code tasks and AppWorld)."""
-    return task_type is TaskType.tool_call or (task_type is not TaskType.code and reference.get("checker") in ("tau2", "agentdojo"))
+    return task_type is TaskType.tool_call or (task_type is not TaskType.code and registry.known(reference) and registry.of(reference).implements("gold_record"))
 
 
 def fooled(task_type: TaskType, reference: dict, candidate: dict) -> list[str] | None:
@@ -76,7 +76,7 @@ def _passes(reference: dict, calls: Any) -> bool:
                                               and isinstance(c.get("arguments"), dict) for c in calls):
         return False
     try:
-        return registry.check_calls(reference, calls)[0]
+        return registry.of(reference).check_calls(reference, calls)[0]
     except Exception:  # noqa: BLE001 - a view the checker cannot read fools nothing
         return False
 
@@ -101,7 +101,7 @@ def _raw(reference: dict, candidate: dict) -> Iterator[Any]:
 
 
 def _expected_present(reference: dict, candidate: dict) -> Iterator[Any]:
-    calls, expected = candidate.get("parsed"), registry.expected_calls(reference)
+    calls, expected = candidate.get("parsed"), registry.of(reference).expected_calls(reference)
     if not isinstance(calls, list) or len(calls) <= len(expected):
         return
     calls = [c for c in calls if isinstance(c, dict)]
@@ -171,12 +171,12 @@ def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
 
 
 def _gold_record(reference: dict) -> dict:
-    return registry.hook(registry.of(reference), "gold_record")(reference)
+    return registry.of(reference).gold_record(reference)
 
 
 def _replay(reference: dict, calls: list[dict]) -> list[Any]:
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    return registry.hook(registry.of(reference), "replay_results")(reference, plain)
+    return registry.of(reference).replay_results(reference, plain)
 
 
 def _shown(candidate: dict) -> list[dict]:
