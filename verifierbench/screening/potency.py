@@ -55,7 +55,12 @@ def c7_potency(task: Task, cases: list[TestCase]) -> Result:
 
 def probed(task_type: TaskType, reference: dict) -> bool:
     """Whether this module has naive checks for the task (not yet for code tasks and AppWorld)."""
-    return task_type is TaskType.tool_call or (task_type is not TaskType.code and registry.known(reference) and registry.of(reference).implements("gold_record"))
+    return task_type is TaskType.tool_call or (task_type is not TaskType.code and _has_records(reference))
+
+
+def _has_records(reference: dict) -> bool:
+    """Whether the task's source makes gold interaction records and replays calls (the state views below)."""
+    return registry.known(reference) and registry.of(reference).implements("gold_record")
 
 
 def fooled(task_type: TaskType, reference: dict, candidate: dict) -> list[str] | None:

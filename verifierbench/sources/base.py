@@ -16,7 +16,8 @@ import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
 if TYPE_CHECKING:
     from verifierbench.audit.witness import Proposal
@@ -337,6 +338,7 @@ class Source(ABC):
 
 
 _REGISTERED: dict[str, Source] = {}
+_VIEW = MappingProxyType(_REGISTERED)
 S = TypeVar("S", bound=type[Source])
 
 
@@ -360,6 +362,6 @@ def register_source(cls: S) -> S:
     return cls
 
 
-def registered() -> dict[str, Source]:
-    """Every source registered so far, by name, in registration order."""
-    return dict(_REGISTERED)
+def registered() -> Mapping[str, Source]:
+    """Every source registered so far, by name, in registration order (a read-only view, kept current)."""
+    return _VIEW
