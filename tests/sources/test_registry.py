@@ -44,6 +44,7 @@ def test_the_implemented_parts_match_what_each_kind_of_task_needs():
     assert _having("audit_proposals") == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
     assert _having("warm_up") == _having("replay") == _having("gold_record") == _having("audit_drafts") == {"tau2", "agentdojo"}
     assert _having("mutation_operators") == set(registry.NAMES)
+    assert _having("reference_packages") == {"bfcl"} and _having("reference_site_packages") == {"agentdojo"}
     registry.of({"checker": "bfcl"}).warm_up({"checker": "bfcl"})  # a source without one: nothing to load
     assert registry.built_by_default() == ["bfcl", "acebench", "tau2", "agentdojo", "appworld"]
     assert _having("docker_compose") == _having("add_checkout_dir") == _having("decide_reusing") == {"swebench"}

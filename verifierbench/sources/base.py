@@ -122,6 +122,24 @@ class Source(ABC):
         """
         return ()
 
+    def reference_packages(self) -> tuple[str, ...]:
+        """Upstream packages an exported reference imports, each mounted alone into the sandbox under
+        `judge --reference-libs` (BFCL's checker, which needs none of its dependencies).
+
+        Returns:
+            Importable top-level package names; () for none.
+        """
+        return ()
+
+    def reference_site_packages(self) -> tuple[str, ...]:
+        """Upstream packages an exported reference imports with their dependencies: the site-packages holding each
+        is mounted whole under `judge --reference-libs` (AgentDojo).
+
+        Returns:
+            Importable package names; () for none.
+        """
+        return ()
+
     def warm_up(self, reference: Reference) -> None:
         """Loads what deciding on this task reads (its data, environment, expected state) into the reference's own
         caches; a trusted warm sandbox calls it once before forking its cases. Default: nothing to load.

@@ -34,6 +34,9 @@ class AgentDojo(Source):
 
         return decide(reference, candidate)
 
+    def reference_site_packages(self) -> tuple[str, ...]:
+        return ("agentdojo",)
+
     def preload(self) -> tuple[str, ...]:
         return ("verifierbench.sources.agentdojo.reference",
                 "yaml", "agentdojo.task_suite.load_suites", "agentdojo.agent_pipeline.tool_execution",

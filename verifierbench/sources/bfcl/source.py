@@ -29,6 +29,9 @@ class Bfcl(Source):
 
         return decide(reference, candidate)
 
+    def reference_packages(self) -> tuple[str, ...]:
+        return ("bfcl_eval",)
+
     def preload(self) -> tuple[str, ...]:
         return ("verifierbench.sources.toolcall.reference",)
 
