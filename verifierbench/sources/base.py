@@ -374,6 +374,7 @@ def register_source(cls: S) -> S:
     """
     name = cls.name
     known = _REGISTERED.get(name)
+    # the same class again (its module imported a second time, under another name) replaces the first
     if known is not None and type(known).__qualname__ != cls.__qualname__:
         raise ValueError(f"source {name!r} is registered twice ({type(known).__module__} and {cls.__module__})")
     _REGISTERED[name] = cls()
