@@ -34,8 +34,13 @@ EXTRA_SOURCES_ENV = "VERIFIERBENCH_SOURCES"
 def _load() -> dict[str, Source]:
     """Imports every source module and returns their sources by name, in module order."""
     extra = [m.strip() for m in os.environ.get(EXTRA_SOURCES_ENV, "").split(",") if m.strip()]
-    for module in (*BUILT_IN, *extra):
+    for module in BUILT_IN:
         importlib.import_module(module)
+    for module in extra:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise UserError(f"${EXTRA_SOURCES_ENV}: cannot import source module {module!r} ({exc})") from None
     found = registered()
     order = {module: index for index, module in enumerate((*BUILT_IN, *extra))}
     listed = [s for s in found.values() if type(s).__module__ in order]
