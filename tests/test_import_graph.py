@@ -9,7 +9,10 @@ from tests.conftest import REPO_ROOT
 PACKAGE = REPO_ROOT / "verifierbench"
 # The source registry's own loop: sources/registry.py names every source, whose modules use these, which reach a
 # task's source through the registry. Nothing else may import its way back.
-REGISTRY_PAIRS = {("references", "sources"), ("screening", "sources")}
+# The typed Source (sources/base.py) has the same loop with the audit: a source's `audit_proposals` runs the
+# auditor's generators (audit/toolcall.py, audit/state.py) and makes audit.witness Proposals, and the auditor asks
+# the task's source for its drafts and replays.
+REGISTRY_PAIRS = {("references", "sources"), ("screening", "sources"), ("audit", "sources")}
 
 
 def _unit(module: str) -> str | None:

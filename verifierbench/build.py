@@ -1,6 +1,6 @@
 """`verifierbench build`: constructs the suite from the upstream sources available on this machine.
 
-Each source selects and screens its own tasks (seeded; its `select` hook, sources/registry.py); a source
+Each source selects and screens its own tasks (seeded; its `Source.select`, sources/base.py); a source
 whose data is missing is reported in one line and skipped. The suite directory gets the three suite files
 plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay.
 """
@@ -97,7 +97,7 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         else:
             say(f"build: {name} ({position}/{len(sources)}): selecting and screening tasks")
         try:
-            selection = registry.select(name, seed, paths, say)
+            selection = registry.source(name).select(seed, paths, say)
         except (UserError, ModuleNotFoundError) as e:
             unavailable[name] = missing_package(name, e) if isinstance(e, ModuleNotFoundError) else str(e)
             say(f"build: {name} unavailable, skipped: {unavailable[name]}")

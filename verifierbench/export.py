@@ -19,6 +19,7 @@ from verifierbench.executor.warm import PRELOAD_FILE
 from verifierbench.protocol import ENTRYPOINT
 from verifierbench.references import WARM_UP, preload_modules
 from verifierbench.schema import Category, Task
+from verifierbench.sources import registry
 from verifierbench.suite import Suite
 
 KINDS = ("reference", "exact-match", "always-accept", "always-reject")
@@ -88,17 +89,27 @@ def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
 
 
 def reference_site_packages() -> tuple[str, ...]:
-    """The site-packages holding AgentDojo and its dependencies, when installed: its checks import them."""
-    spec = util.find_spec("agentdojo")
-    if spec is None or not spec.submodule_search_locations:
-        return ()
-    return (str(Path(list(spec.submodule_search_locations)[0]).resolve().parent),)
+    """The site-packages holding the packages the sources' references import with their dependencies (each source's
+    `reference_site_packages`: AgentDojo's), when installed."""
+    found = [_location(package) for declared in registry.SOURCES.values() for package in declared.reference_site_packages()]
+    return tuple(dict.fromkeys(str(path.parent) for path in found if path is not None))
 
 
 def reference_libraries() -> tuple[tuple[str, str], ...]:
-    """The packages an exported reference verifier imports: ours, and BFCL's checker when installed."""
+    """The packages an exported reference verifier imports: ours, and each source's `reference_packages` that is
+    installed (BFCL's checker)."""
     libraries = [(str(Path(__file__).resolve().parent), "verifierbench")]
-    spec = util.find_spec("bfcl_eval")
-    if spec is not None and spec.submodule_search_locations:
-        libraries.append((str(Path(list(spec.submodule_search_locations)[0]).resolve()), "bfcl_eval"))
+    for declared in registry.SOURCES.values():
+        for package in declared.reference_packages():
+            path = _location(package)
+            if path is not None:
+                libraries.append((str(path), package))
     return tuple(libraries)
+
+
+def _location(package: str) -> Path | None:
+    """Where an installed package's folder is; None when it is not installed (or not a package)."""
+    spec = util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]).resolve()

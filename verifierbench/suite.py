@@ -18,6 +18,7 @@ from verifierbench.errors import SuiteIntegrityError
 from verifierbench.hashing import content_hash
 from verifierbench.jsonl import loads, read_jsonl
 from verifierbench.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
+from verifierbench.sources import registry
 
 MANIFEST = "manifest.json"
 TASKS = "tasks.jsonl"
@@ -91,9 +92,8 @@ def load_suite(directory: str | Path) -> Suite:
     suite = Suite(manifest, tasks, cases)
     suite._check_consistency(str(directory / CASES))
     if (directory / CHECKOUTS).is_dir():  # code tasks' repository checkouts, found by digest
-        from verifierbench.sources.swebench.checkout import add_search_dir
-
-        add_search_dir(directory / CHECKOUTS)
+        for declared in registry.SOURCES.values():
+            declared.add_checkout_dir(directory / CHECKOUTS)
     return suite
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal, cast, get_args
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -24,6 +24,7 @@ from verifierbench.judge import select_tasks
 from verifierbench.verifier_files import freeze_verifier
 from verifierbench.screening.run import retained_ids
 from verifierbench.kinds import kind_of
+from verifierbench.sources import registry
 from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
@@ -40,8 +41,13 @@ RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
 MESSAGE_LIMIT = 400
 
 
-# The values of the options with a fixed set of choices (the schema's sources and types, agents.HARNESSES).
-SourceName = Literal["bfcl", "acebench", "tau2", "agentdojo", "appworld", "swebench"]
+# The values of the options with a fixed set of choices (the registered sources, the schema's types,
+# agents.HARNESSES). The sources' Literal is made from the registry, so a new source needs no edit here; mypy,
+# which cannot read a computed Literal, sees a str.
+if TYPE_CHECKING:
+    SourceName = str
+else:
+    SourceName = Literal[registry.NAMES]
 TaskTypeName = Literal["tool-call", "state", "code"]
 HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
 SandboxName = Literal["vgb", "docker", "k8s"]

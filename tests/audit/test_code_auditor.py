@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from tests.audit.helpers import FLAWED_DIR, flawed_files, reference_files
-from verifierbench.audit import code, engine
+from verifierbench.audit import engine
+from verifierbench.sources.swebench import audit as code
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import candidate_key
 from verifierbench.executor import Executor, Limits

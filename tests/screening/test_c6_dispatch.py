@@ -33,6 +33,15 @@ class _Task:
     reference = {"checker": "toy"}
 
 
+def _declaring(monkeypatch, operators):
+    """The task's source (registry.of) declares these operators."""
+    class Declared:
+        def mutation_operators(self):
+            return operators
+
+    monkeypatch.setattr(registry, "of", lambda reference: Declared())
+
+
 def _cases():
     return [TestCase.create(task_id="t", category=Category.gold, candidate={"v": "ok"}),
             TestCase.create(task_id="t", category=Category.near_miss, candidate={"v": "bad"})]
@@ -40,7 +49,7 @@ def _cases():
 
 def test_c6_dispatches_through_the_operators_protocol(monkeypatch):
     operators = (ToyOperator("caught", "bad"), ToyOperator("missed", "other"), ToyOperator("off", "never"))
-    monkeypatch.setattr(registry, "mutation_operators", lambda reference: operators)
+    _declaring(monkeypatch, operators)
     cases = _cases()
     decisions = {cases[0].id: True, cases[1].id: False}
     passed, evidence = checks.c6_mutants(_Task(), cases, decisions)  # type: ignore[arg-type]
@@ -49,7 +58,7 @@ def test_c6_dispatches_through_the_operators_protocol(monkeypatch):
 
 
 def test_a_state_task_without_a_gold_case_fails_c6_with_the_reason(monkeypatch):
-    monkeypatch.setattr(registry, "mutation_operators", lambda reference: STATE_OPERATORS)
+    _declaring(monkeypatch, STATE_OPERATORS)
     near_miss = _cases()[1]
     passed, evidence = checks.c6_mutants(_Task(), [near_miss], {near_miss.id: False})  # type: ignore[arg-type]
     assert (passed, evidence) == (False, {"operators": [], "undetected": [], "problem": "no gold case to probe the checks with"})

@@ -10,12 +10,11 @@ NAME = "deterministic"
 
 
 def supports(task: Task) -> bool:
-    """Whether the task's source declares generators for the deterministic auditor (its `audit_generators`)."""
-    return registry.audit_generators(task.reference) is not None
+    """Whether the task's source has generators for the deterministic auditor (its `audit_proposals`)."""
+    return registry.known(task.reference) and registry.of(task.reference).implements("audit_proposals")
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
-    generators = registry.audit_generators(task.reference)
-    if generators is None:
+    if not supports(task):
         raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")
-    return generators(task, round_index, seed)
+    return registry.of(task.reference).audit_proposals(task, round_index, seed)

@@ -20,13 +20,10 @@ from typing import Any, Iterator
 from verifierbench.audit.witness import Proposal
 from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Task
+from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
 from verifierbench.sources.toolcall.cases import letter_changed
 
-CHECKERS = ("tau2", "agentdojo")
-# Wider than the build's caps (tau2: partial 3, near_miss 4; AgentDojo: 2 writes, 2 permitted reads).
-TAU2_CAPS = {"partial": 16, "near_miss": 32}
-AGENTDOJO_CAPS = {"writes": 16, "permitted_reads": 8}
 PER_OPERATOR = 12  # at most this many proposals from one operator in one round
 
 REQUIREMENTS = {
@@ -43,30 +40,20 @@ REQUIREMENTS = {
 
 
 def supports(task: Task) -> bool:
-    return task.reference.get("checker") in CHECKERS
+    """Whether the task's source replays interaction records (its `replay`): what the operators below need."""
+    return registry.known(task.reference) and registry.of(task.reference).implements("replay")
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
     """This round's proposals: the generators with a round seed and wide caps, then the audit's own operators."""
     rng = random.Random(f"{seed}:audit:{task.id}:{round_index}")
-    drafts = _generated(task.reference, rng)
+    drafts = registry.of(task.reference).audit_drafts(task.reference, rng)  # the build's generators, wider caps
     gold = next((d.candidate for d in drafts if d.category == "gold"), None)
     if gold is not None:
         for operator in (each_result_fabricated, each_call_repeated):
             made = list(operator(task.reference, gold))
             drafts += rng.sample(made, PER_OPERATOR) if len(made) > PER_OPERATOR else made
     return [_proposal(d) for d in drafts]
-
-
-def _generated(reference: dict, rng: random.Random) -> list[Draft]:
-    if reference["checker"] == "tau2":
-        from verifierbench.sources.tau2 import cases as tau2_cases
-
-        return tau2_cases.generate(reference, rng, TAU2_CAPS)
-    from verifierbench.sources.agentdojo import cases as agentdojo_cases
-    from verifierbench.sources.agentdojo.data import TaskRef
-
-    return agentdojo_cases.generate(TaskRef.from_reference(reference), rng, AGENTDOJO_CAPS)
 
 
 def _proposal(draft: Draft) -> Proposal:
@@ -104,36 +91,20 @@ def replay(reference: dict, calls: list[dict]) -> tuple[list[Any], str]:
     """(the result a record shows for each call, the state hash after them) on a fresh copy of the task's environment.
 
     Args:
-        reference: the task's reference record (checker tau2 or agentdojo).
+        reference: the task's reference record (its source replays records: `supports`).
         calls: [{"name", "arguments", "role"?}] in order.
     """
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    if reference["checker"] == "tau2":
-        from verifierbench.sources.tau2.environment import environment_for, recorded_result
-
-        observations, state_hash = environment_for(reference).run(plain)
-        return [recorded_result(o) for o in observations], state_hash
-    from verifierbench.sources.agentdojo.data import TaskRef
-    from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
-
-    replayed = AgentDojoEnvironment(TaskRef.from_reference(reference)).replay(plain)
-    return [o["result"] for o in replayed.observations], replayed.state_hash
+    return registry.of(reference).replay(reference, plain)
 
 
 def gold_record(reference: dict) -> dict:
     """The gold case's record, as the build makes it.
 
     Args:
-        reference: the task's reference record (checker tau2 or agentdojo).
+        reference: the task's reference record (its source replays records: `supports`).
     """
-    if reference["checker"] == "tau2":
-        from verifierbench.sources.tau2 import cases as tau2_cases
-
-        return tau2_cases.gold_record(reference)
-    from verifierbench.sources.agentdojo import cases as agentdojo_cases
-    from verifierbench.sources.agentdojo.data import TaskRef
-
-    return agentdojo_cases.gold_record(TaskRef.from_reference(reference))
+    return registry.of(reference).gold_record(reference)
 
 
 def with_replayed_results(reference: dict, candidate: dict) -> dict:

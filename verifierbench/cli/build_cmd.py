@@ -11,7 +11,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from verifierbench.build import SOURCES, SourcePaths, build_suite
 from verifierbench.cli.options import DEFAULT_SUITE, output_dir
-from verifierbench.sources.acebench.data import ENV_VAR
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="selection and generation seed (default 0)")
     p.add_argument("--source", action="append", dest="sources", choices=SOURCES,
                    help="only this source; repeatable (default: all but swebench, which is built only when named)")
-    p.add_argument("--acebench-dir", metavar="DIR", help=f"ACEBench data_en directory (default ${ENV_VAR}, else the copy shipped in the package)")
+    p.add_argument("--acebench-dir", metavar="DIR", help="ACEBench data_en directory (default "
+                   "$VERIFIERBENCH_ACEBENCH_DIR, else the copy shipped in the package)")
     p.add_argument("--swebench-instances", metavar="FILE", help="SWE-bench rows (JSON, JSONL or parquet; default "
                    "$VERIFIERBENCH_SWEBENCH_INSTANCES, else ../shared/upstream/swebench/instances.jsonl beside the project, "
                    "else the dataset hub at the pinned revision)")

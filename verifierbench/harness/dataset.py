@@ -32,7 +32,7 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
 def _own_sandbox(task: Task, sandbox: str) -> tuple[str, str] | None:
     """Under Docker, a task whose source has its own compose file (SWE-bench: the instance's environment image)
     gets it; the task's default sandbox otherwise."""
-    compose = registry.docker_compose(task) if sandbox == "docker" else None
+    compose = registry.source(task.source.value).docker_compose(task) if sandbox == "docker" else None
     return ("docker", str(compose)) if compose is not None else None
 
 

@@ -1,4 +1,4 @@
-"""Which public environment a task has, and what it mounts read-only: its source's hooks (sources/registry.py)."""
+"""Which public environment a task has, and what it mounts read-only: its source's methods (sources/base.py)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,20 @@ from verifierbench.sources.interaction.environment import ServedEnvironment
 
 
 def has_environment(task: Task) -> bool:
-    return registry.has_environment(task.reference)
+    return registry.known(task.reference) and registry.of(task.reference).implements("environment")
 
 
 def read_only_inputs(task: Task) -> tuple[tuple[str, str], ...]:
     """(host path, sandbox path) every run for this task sees read-only (a code task's checkout and test environment)."""
-    return registry.read_only_inputs(task.reference)
+    return registry.of(task.reference).read_only_inputs(task.reference) if registry.known(task.reference) else ()
 
 
 def case_timeout(task: Task) -> float | None:
     """Seconds one verifier run on a case of this task may take (a code task's budget); None: the executor's own."""
-    return registry.case_timeout(task.reference)
+    return registry.of(task.reference).case_timeout(task.reference) if registry.known(task.reference) else None
 
 
 def environment_for(task: Task) -> ServedEnvironment:
-    if not registry.has_environment(task.reference):
+    if not has_environment(task):
         raise ValueError(f"task {task.source.value}/{task.source_id} has no public environment")
-    return registry.environment_for(task.reference)
+    return registry.of(task.reference).environment(task.reference)

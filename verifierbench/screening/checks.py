@@ -102,7 +102,7 @@ def c6_mutants(task: Task, cases: list[TestCase], decisions: dict[str, bool]) ->
         decisions: case id -> the reference's decision (PASS?).
     """
     applied, undetected, witnesses = [], [], {}
-    for operator in registry.mutation_operators(task.reference):
+    for operator in registry.of(task.reference).mutation_operators():
         try:
             probe = operator.probe(task, cases)
         except NoProbe as exc:

@@ -25,13 +25,13 @@ Calls = list[dict]
 
 
 def expected_calls(task: Task) -> Calls:
-    """The answer key's first acceptable call list, in the answer key's order (the source's `expected_calls` hook)."""
-    return registry.expected_calls(task.reference)
+    """The answer key's first acceptable call list, in the answer key's order (the source's `expected_calls`)."""
+    return registry.of(task.reference).expected_calls(task.reference)
 
 
 def source_check(task: Task, calls: Calls) -> bool:
-    """The source's own checker on parsed calls (its `check_calls` hook)."""
-    return registry.check_calls(task.reference, calls)[0]
+    """The source's own checker on parsed calls (its `check_calls`)."""
+    return registry.of(task.reference).check_calls(task.reference, calls)[0]
 
 
 def _parsed(candidate: dict) -> Calls | None:

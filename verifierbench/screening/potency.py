@@ -55,13 +55,17 @@ def c7_potency(task: Task, cases: list[TestCase]) -> Result:
 
 
 def probed(task_type: TaskType, reference: dict) -> bool:
-    """Whether this module has naive checks for the task: its kind names a probe (none yet for code tasks) that reads
-    the task's checker's candidates (the record probe: not yet AppWorld's)."""
+    """Whether this module has naive checks for the task: its kind names a probe (none yet for code tasks), and the
+    record probe needs a source that makes gold interaction records and replays calls (not yet AppWorld)."""
     probe = kind_named(task_type).naive_probe
     if probe is None:
         return False
-    checkers = PROBED_CHECKERS[probe]
-    return checkers is None or reference.get("checker") in checkers
+    return probe != "record" or _has_records(reference)
+
+
+def _has_records(reference: dict) -> bool:
+    """Whether the task's source makes gold interaction records and replays calls (the state views below)."""
+    return registry.known(reference) and registry.of(reference).implements("gold_record")
 
 
 def fooled(task_type: TaskType, reference: dict, candidate: dict) -> list[str] | None:
@@ -82,7 +86,7 @@ def _passes(reference: dict, calls: Any) -> bool:
                                               and isinstance(c.get("arguments"), dict) for c in calls):
         return False
     try:
-        return registry.check_calls(reference, calls)[0]
+        return registry.of(reference).check_calls(reference, calls)[0]
     except Exception:  # noqa: BLE001 - a view the checker cannot read fools nothing
         return False
 
@@ -107,7 +111,7 @@ def _raw(reference: dict, candidate: dict) -> Iterator[Any]:
 
 
 def _expected_present(reference: dict, candidate: dict) -> Iterator[Any]:
-    calls, expected = candidate.get("parsed"), registry.expected_calls(reference)
+    calls, expected = candidate.get("parsed"), registry.of(reference).expected_calls(reference)
     if not isinstance(calls, list) or len(calls) <= len(expected):
         return
     calls = [c for c in calls if isinstance(c, dict)]
@@ -177,12 +181,12 @@ def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
 
 
 def _gold_record(reference: dict) -> dict:
-    return registry.hook(registry.of(reference), "gold_record")(reference)
+    return registry.of(reference).gold_record(reference)
 
 
 def _replay(reference: dict, calls: list[dict]) -> list[Any]:
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    return registry.hook(registry.of(reference), "replay_results")(reference, plain)
+    return registry.of(reference).replay_results(reference, plain)
 
 
 def _shown(candidate: dict) -> list[dict]:
@@ -221,7 +225,5 @@ def _gold_calls_only(reference: dict, candidate: dict, calls: list[dict]) -> lis
     return [out]
 
 
-# The naive-verifier probes, by the name a task kind gives them (kinds.py `naive_probe`), and the checkers whose
-# candidates each reads (None: every checker of the kind).
+# The naive-verifier probes, by the name a task kind gives them (kinds.py `naive_probe`).
 PROBES: dict[str, Callable[[dict, dict], list[str]]] = {"calls": naive_checks_fooled, "record": state_checks_fooled}
-PROBED_CHECKERS: dict[str, tuple[str, ...] | None] = {"calls": None, "record": ("tau2", "agentdojo")}

@@ -62,7 +62,7 @@ def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, di
         calls = record.calls(candidate)
     except ValueError:
         return task.reference, candidate
-    environment = registry.environment_for(task.reference)
+    environment = registry.of(task.reference).environment(task.reference)
     assert isinstance(environment, PublicEnvironment)  # state tasks' environments replay interaction records
     observed = iter(environment.replay(calls).observations)
     fixed = copy.deepcopy(candidate)

@@ -1,15 +1,35 @@
 """The source interface: what one upstream benchmark gives the rest of the harness.
 
-A source is declared in its own folder (`sources/<name>/source.py`, one `SOURCE = Source(...)`) and named by one
-line in `sources/registry.py`. Its hooks are `"module:function"` names, imported only when first used: an exported
-reference verifier runs `decide` inside the sandbox with the standard library only, so declaring a source must not
-import its build (pydantic, datasets) or its upstream packages.
+A source is a subclass of `Source` in its own folder (`sources/<name>/source.py`), registered with
+`@register_source`; `sources/registry.py` lists the built-in sources' modules (and reads out-of-tree ones from
+$VERIFIERBENCH_SOURCES). The rest of the harness calls a source's typed methods, never its modules.
+
+A source module imports nothing but this module at its top, and every method imports the source's own modules
+inside its body: an exported reference verifier runs `decide` inside the sandbox with the standard library only,
+so declaring a source must not import its build (pydantic, datasets) or its upstream packages.
 """
 
 from __future__ import annotations
 
+import random
+import sys
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from verifierbench.audit.witness import Proposal
+    from verifierbench.schema import Task
+    from verifierbench.sources.interaction.environment import ServedEnvironment
+    from verifierbench.construction.drafts import Draft
+    from verifierbench.construction.selection import Selection
+    from verifierbench.sources.toolcall.spec import ToolCallSpec
+
+# A task's reference record (JSON): what its source's reference verifier reads; its "checker" is the source's name.
+Reference = dict[str, Any]
+SOURCES_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -23,59 +43,344 @@ class SourcePaths:
     swebench_ids: str | None = None  # these instances instead of the seeded selection
 
 
-@dataclass(frozen=True)
-class Source:
-    """One upstream benchmark. Every hook is a `"module:function"` name; None: the source has no such part.
+class MissingPart(ValueError):
+    """A source was asked for a part it does not have (an answer key of a state source, say)."""
 
-    Args:
+
+class Source(ABC):
+    """One upstream benchmark: its construction, its reference decision, and what the rest of the harness reads.
+
+    `select` and `decide` are required; every other part has a default meaning "this source has none" (an empty
+    tuple, None, or `MissingPart` for a part a caller needs, such as an answer key). `implements(part)` tells
+    whether a subclass overrides an optional part.
+
+    Class attributes:
         name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
-        select: `(seed, paths: SourcePaths, say) -> Selection`: seeded selection, case generation and C1 replay.
-        decide: `(reference, candidate) -> (PASS?, reason)`: the reference decision (stdlib plus upstream only).
-        decide_reusing: the same decision, allowed to reuse a recorded run of identical inputs (code tasks' test-run
-            cache, `sources/swebench/runcache.py`); screening's C1 calls it, C2 never. None: `decide`.
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
-        environment: `(reference) -> ServedEnvironment`: the public environment `run_public` serves.
-        read_only_inputs: `(reference) -> ((host path, sandbox path), ...)`: mounted read-only in every run.
-        case_timeout: `(reference) -> seconds`: the wall-clock limit of one verifier run on a case of this task,
-            instead of the executor's (code tasks: the task's budget, from its gold test run).
-        answer_key: `(reference) -> ToolCallSpec`: the answer key the tool-call case generators, the deterministic
-            auditor's generators and the mutation operators read.
-        check_calls: `(reference, calls) -> (PASS?, reason)`: the source's own checker on parsed tool calls
-            (the tool-call reference decision and the C6 mutants call it).
-        expected_calls: `(reference) -> calls`: the answer key's first acceptable call list (C6 mutants).
-        mutation_operators: the C6 operators screening applies to its reference (a tuple; its protocol is the
-            task type's: screening/mutants.py, screening/state_mutants.py, sources/swebench/mutants.py).
-        audit_generators: `(task, round, seed) -> [Proposal]`: the deterministic auditor's fresh candidates.
-        docker_compose: `(task) -> Path`: the task's own Docker compose file (its environment image), used in place
-            of the default sandbox under `-T sandbox=docker`.
-        preload: modules the reference imports lazily (upstream packages, seconds to import): an exported
-            reference's trusted warm sandbox imports them once before its cases (export.py, executor/warm.py).
-        warm_up: `(reference) -> None`: loads what deciding on that task reads (its data, environment, expected
-            state) into the reference's own caches; a trusted warm sandbox calls it once before forking its cases.
-        gold_record: `(reference) -> record`: a state task's gold interaction record (screening's C7 naive views).
-        replay_results: `(reference, calls) -> [result]`: what the environment returns for each call, replayed
-            from the initial state (C7's "recorded results trusted" view).
-        shares: the shared folder under sources/ whose code is part of this source's reference ("toolcall").
-        upstream: the distribution whose release decides with our code (its version is in the reference's version).
+        shares: a shared folder under sources/ whose code is part of this source's reference ("toolcall").
+        upstream: the distribution whose release decides with our code (its version is in the reference version).
     """
 
-    name: str
-    select: str
-    decide: str
-    decide_reusing: str | None = None
-    built_by_default: bool = True
-    environment: str | None = None
-    read_only_inputs: str | None = None
-    case_timeout: str | None = None
-    answer_key: str | None = None
-    check_calls: str | None = None
-    expected_calls: str | None = None
-    mutation_operators: str | None = None
-    audit_generators: str | None = None
-    docker_compose: str | None = None
-    preload: tuple[str, ...] = ()
-    warm_up: str | None = None
-    gold_record: str | None = None
-    replay_results: str | None = None
-    shares: str | None = None
-    upstream: str | None = None
+    name: ClassVar[str]
+    built_by_default: ClassVar[bool] = True
+    shares: ClassVar[str | None] = None
+    upstream: ClassVar[str | None] = None
+
+    # ---- construction -------------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        """Seeded selection of this source's tasks, their cases and their C1 replay (`build`).
+
+        Args:
+            seed: the build's seed.
+            paths: where data without an installable package lives.
+            say: prints one progress line.
+
+        Returns:
+            The selected tasks with their cases, and the upstream items left out with their reason codes.
+
+        Raises:
+            UserError: the source's data is missing (the build reports the source unavailable in one line).
+        """
+
+    # ---- the reference decision -----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        """The reference verifier's decision on one candidate: our code around the source's own evaluator.
+
+        Runs inside an exported verifier's sandbox: standard library plus the upstream package only.
+
+        Args:
+            reference: the task's reference record.
+            candidate: the candidate, in the task's candidate format.
+
+        Returns:
+            (PASS?, reason).
+        """
+
+    def decide_reusing(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        """The same decision, allowed to reuse a recorded run of identical inputs (code tasks' test-run cache);
+        screening's C1 calls it, C2 never. Default: `decide`.
+
+        Args:
+            reference: the task's reference record.
+            candidate: the candidate.
+
+        Returns:
+            (PASS?, reason).
+        """
+        return self.decide(reference, candidate)
+
+    def preload(self) -> tuple[str, ...]:
+        """Modules the reference imports lazily, the decision's own module first: an exported reference's trusted
+        warm sandbox imports them once before forking its cases (export.py, executor/warm.py).
+
+        Returns:
+            Importable module names; () imports nothing ahead.
+        """
+        return ()
+
+    def reference_packages(self) -> tuple[str, ...]:
+        """Upstream packages an exported reference imports, each mounted alone into the sandbox under
+        `judge --reference-libs` (BFCL's checker, which needs none of its dependencies).
+
+        Returns:
+            Importable top-level package names; () for none.
+        """
+        return ()
+
+    def reference_site_packages(self) -> tuple[str, ...]:
+        """Upstream packages an exported reference imports with their dependencies: the site-packages holding each
+        is mounted whole under `judge --reference-libs` (AgentDojo).
+
+        Returns:
+            Importable package names; () for none.
+        """
+        return ()
+
+    def warm_up(self, reference: Reference) -> None:
+        """Loads what deciding on this task reads (its data, environment, expected state) into the reference's own
+        caches; a trusted warm sandbox calls it once before forking its cases. Default: nothing to load.
+
+        Args:
+            reference: the task's reference record.
+        """
+        return None
+
+    def code_folders(self) -> tuple[Path, ...]:
+        """The folders whose Python files make this source's reference version (with its upstream release):
+        screening redoes a task's records when one changes.
+
+        Returns:
+            The shared folder (`shares`) if any, then the folder of the module defining this class.
+        """
+        module_file = sys.modules[type(self).__module__].__file__
+        own = Path(str(module_file)).resolve().parent
+        return (SOURCES_DIR / self.shares, own) if self.shares else (own,)
+
+    # ---- what a run of a verifier sees ------------------------------------------------------------------------------
+
+    def environment(self, reference: Reference) -> ServedEnvironment:
+        """The host-side public environment `run_public` serves for this task (state and code sources).
+
+        Args:
+            reference: the task's reference record.
+
+        Returns:
+            A fresh environment (`sources/interaction/environment.py` has the base classes and the replay contract).
+
+        Raises:
+            MissingPart: the source has no environment (`implements("environment")` is False).
+        """
+        raise self._missing("environment")
+
+    def read_only_inputs(self, reference: Reference) -> tuple[tuple[str, str], ...]:
+        """What every run of this task's verifiers sees read-only (SWE-bench: the checkout at /repo).
+
+        Args:
+            reference: the task's reference record.
+
+        Returns:
+            (host path, sandbox path) pairs; () for most sources.
+        """
+        return ()
+
+    def case_timeout(self, reference: Reference) -> float | None:
+        """The wall-clock limit of one verifier run on a case of this task.
+
+        Args:
+            reference: the task's reference record.
+
+        Returns:
+            Seconds; None: the executor's own limit.
+        """
+        return None
+
+    def docker_compose(self, task: Task) -> Path | None:
+        """The task's own Docker compose file (its environment image), used instead of the default sandbox under
+        `-T sandbox=docker`.
+
+        Args:
+            task: a task of this source.
+
+        Returns:
+            The compose file; None: the default sandbox.
+        """
+        return None
+
+    def add_checkout_dir(self, directory: Path) -> None:
+        """A loaded suite's checkouts folder: where this source's tasks may find their repository checkouts.
+        Default: the source has none.
+
+        Args:
+            directory: `<suite>/checkouts`.
+        """
+        return None
+
+    # ---- tool calls: the answer key ----------------------------------------------------------------------------------
+
+    def answer_key(self, reference: Reference) -> ToolCallSpec:
+        """The answer key the tool-call case generators, the deterministic auditor and the C6 mutants read.
+
+        Args:
+            reference: the task's reference record.
+
+        Raises:
+            MissingPart: the source's tasks have no answer key (not tool-call tasks).
+        """
+        raise self._missing("answer key")
+
+    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
+        """The source's own checker on parsed tool calls (the tool-call decision and the C6 mutants call it).
+
+        Args:
+            reference: the task's reference record.
+            calls: parsed calls, [{"name", "arguments"}].
+
+        Returns:
+            (PASS?, reason).
+
+        Raises:
+            MissingPart: the source has no call checker.
+        """
+        raise self._missing("check calls")
+
+    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
+        """The answer key's first acceptable call list (C6 mutants start from it).
+
+        Args:
+            reference: the task's reference record.
+
+        Raises:
+            MissingPart: the source has no answer key.
+        """
+        raise self._missing("expected calls")
+
+    # ---- state: interaction records on a replayable environment ----------------------------------------------------
+
+    def gold_record(self, reference: Reference) -> dict[str, Any]:
+        """A state task's gold interaction record, as the build makes it (C7's naive views, the state auditor).
+
+        Args:
+            reference: the task's reference record.
+
+        Raises:
+            MissingPart: the source has no interaction records.
+        """
+        raise self._missing("gold record")
+
+    def replay(self, reference: Reference, calls: list[dict[str, Any]]) -> tuple[list[Any], str]:
+        """The calls replayed on a fresh copy of the task's environment.
+
+        Args:
+            reference: the task's reference record.
+            calls: [{"name", "arguments", "role"}] in order.
+
+        Returns:
+            (the result a record shows for each call, the public state's hash after them).
+
+        Raises:
+            MissingPart: the source has no replayable environment.
+        """
+        raise self._missing("replay")
+
+    def replay_results(self, reference: Reference, calls: list[dict[str, Any]]) -> list[Any]:
+        """What the environment returns for each call, replayed from the initial state (C7's "recorded results
+        trusted" view). Default: the results of `replay`.
+
+        Args:
+            reference: the task's reference record.
+            calls: [{"name", "arguments", "role"}] in order.
+
+        Raises:
+            MissingPart: the source has no replayable environment.
+        """
+        return self.replay(reference, calls)[0]
+
+    # ---- screening and the audit ----------------------------------------------------------------------------------------
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        """The C6 operators screening applies to this source's reference, through their protocol (`probe`,
+        `applicable`, `detects`; screening/checks.py).
+
+        Returns:
+            The operators; () when the source has none.
+        """
+        return ()
+
+    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+        """The deterministic auditor's fresh candidates for one round.
+
+        Args:
+            task: a task of this source.
+            round_index: the audit round (0-based).
+            seed: the audit's seed.
+
+        Returns:
+            Labelled candidates for the reference to certify.
+
+        Raises:
+            MissingPart: the source has no deterministic auditor (`implements("audit_proposals")` is False).
+        """
+        raise self._missing("deterministic auditor")
+
+    def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
+        """The build's case generators with the audit's wider caps (the state auditor's fresh cases).
+
+        Args:
+            reference: the task's reference record.
+            rng: the round's random source.
+
+        Raises:
+            MissingPart: the source has no such generators.
+        """
+        raise self._missing("audit case generators")
+
+    # ---- helpers ------------------------------------------------------------------------------------------------------
+
+    def implements(self, part: str) -> bool:
+        """Whether this source overrides the optional method `part` (such as "environment").
+
+        Args:
+            part: a method name of `Source`.
+
+        Raises:
+            AttributeError: `Source` has no such method.
+        """
+        return getattr(type(self), part) is not getattr(Source, part)
+
+    def _missing(self, part: str) -> MissingPart:
+        return MissingPart(f"source {self.name} has no {part}")
+
+
+_REGISTERED: dict[str, Source] = {}
+_VIEW = MappingProxyType(_REGISTERED)
+S = TypeVar("S", bound=type[Source])
+
+
+def register_source(cls: S) -> S:
+    """Class decorator: registers one instance of a `Source` subclass under its `name`.
+
+    Args:
+        cls: the subclass; it sets `name`.
+
+    Returns:
+        The class, unchanged.
+
+    Raises:
+        ValueError: another class is registered under the same name.
+    """
+    name = cls.name
+    known = _REGISTERED.get(name)
+    # the same class again (its module imported a second time, under another name) replaces the first
+    if known is not None and type(known).__qualname__ != cls.__qualname__:
+        raise ValueError(f"source {name!r} is registered twice ({type(known).__module__} and {cls.__module__})")
+    _REGISTERED[name] = cls()
+    return cls
+
+
+def registered() -> Mapping[str, Source]:
+    """Every source registered so far, by name, in registration order (a read-only view, kept current)."""
+    return _VIEW

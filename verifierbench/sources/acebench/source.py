@@ -1,15 +1,57 @@
 """ACEBench: tool-call tasks judged by a port of ACEBench's checker."""
 
-from verifierbench.sources.base import Source
+from __future__ import annotations
 
-SOURCE = Source(
-    name="acebench",
-    select="verifierbench.sources.acebench.build:select_tasks",
-    decide="verifierbench.sources.toolcall.reference:decide",
-    answer_key="verifierbench.sources.acebench.spec:spec_for_reference",
-    check_calls="verifierbench.sources.acebench.reference:check_calls",
-    expected_calls="verifierbench.sources.acebench.reference:expected_calls",
-    mutation_operators="verifierbench.screening.mutants:OPERATORS",
-    audit_generators="verifierbench.audit.toolcall:propose",
-    shares="toolcall",
-)
+from typing import TYPE_CHECKING, Any, Callable
+
+from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+
+if TYPE_CHECKING:
+    from verifierbench.audit.witness import Proposal
+    from verifierbench.schema import Task
+    from verifierbench.construction.selection import Selection
+    from verifierbench.sources.toolcall.spec import ToolCallSpec
+
+
+@register_source
+class AceBench(Source):
+    name = "acebench"
+    shares = "toolcall"
+
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        from verifierbench.sources.acebench.build import select_tasks
+
+        return select_tasks(seed, paths, say)
+
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.toolcall.reference import decide
+
+        return decide(reference, candidate)
+
+    def preload(self) -> tuple[str, ...]:
+        return ("verifierbench.sources.toolcall.reference",)
+
+    def answer_key(self, reference: Reference) -> ToolCallSpec:
+        from verifierbench.sources.acebench.spec import spec_for_reference
+
+        return spec_for_reference(reference)
+
+    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
+        from verifierbench.sources.acebench.reference import check_calls
+
+        return check_calls(reference, calls)
+
+    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
+        from verifierbench.sources.acebench.reference import expected_calls
+
+        return expected_calls(reference)
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        from verifierbench.screening.mutants import OPERATORS
+
+        return OPERATORS
+
+    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+        from verifierbench.audit.toolcall import propose
+
+        return propose(task, round_index, seed)

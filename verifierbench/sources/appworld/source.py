@@ -1,10 +1,33 @@
 """AppWorld: state tasks judged by AppWorld's own evaluation, run in AppWorld's separate venv."""
 
-from verifierbench.sources.base import Source
+from __future__ import annotations
 
-SOURCE = Source(
-    name="appworld",
-    select="verifierbench.sources.appworld.build:select_tasks",
-    decide="verifierbench.sources.appworld.reference:decide",
-    mutation_operators="verifierbench.screening.state_mutants:OPERATORS",
-)
+from typing import TYPE_CHECKING, Any, Callable
+
+from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+
+if TYPE_CHECKING:
+    from verifierbench.construction.selection import Selection
+
+
+@register_source
+class AppWorld(Source):
+    name = "appworld"
+
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        from verifierbench.sources.appworld.build import select_tasks
+
+        return select_tasks(seed, paths, say)
+
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.appworld.reference import decide
+
+        return decide(reference, candidate)
+
+    def preload(self) -> tuple[str, ...]:
+        return ("verifierbench.sources.appworld.reference",)
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        from verifierbench.screening.state_mutants import OPERATORS
+
+        return OPERATORS

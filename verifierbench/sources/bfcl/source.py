@@ -1,16 +1,61 @@
 """BFCL (Berkeley Function-Calling Leaderboard): tool-call tasks judged by BFCL's own AST checker."""
 
-from verifierbench.sources.base import Source
+from __future__ import annotations
 
-SOURCE = Source(
-    name="bfcl",
-    select="verifierbench.sources.bfcl.build:select_tasks",
-    decide="verifierbench.sources.toolcall.reference:decide",
-    answer_key="verifierbench.sources.bfcl.spec:spec_for_reference",
-    check_calls="verifierbench.sources.bfcl.reference:check_calls",
-    expected_calls="verifierbench.sources.bfcl.reference:expected_calls",
-    mutation_operators="verifierbench.screening.mutants:OPERATORS",
-    audit_generators="verifierbench.audit.toolcall:propose",
-    shares="toolcall",
-    upstream="bfcl-eval",
-)
+from typing import TYPE_CHECKING, Any, Callable
+
+from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+
+if TYPE_CHECKING:
+    from verifierbench.audit.witness import Proposal
+    from verifierbench.schema import Task
+    from verifierbench.construction.selection import Selection
+    from verifierbench.sources.toolcall.spec import ToolCallSpec
+
+
+@register_source
+class Bfcl(Source):
+    name = "bfcl"
+    shares = "toolcall"
+    upstream = "bfcl-eval"
+
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        from verifierbench.sources.bfcl.build import select_tasks
+
+        return select_tasks(seed, paths, say)
+
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.toolcall.reference import decide
+
+        return decide(reference, candidate)
+
+    def reference_packages(self) -> tuple[str, ...]:
+        return ("bfcl_eval",)
+
+    def preload(self) -> tuple[str, ...]:
+        return ("verifierbench.sources.toolcall.reference",)
+
+    def answer_key(self, reference: Reference) -> ToolCallSpec:
+        from verifierbench.sources.bfcl.spec import spec_for_reference
+
+        return spec_for_reference(reference)
+
+    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
+        from verifierbench.sources.bfcl.reference import check_calls
+
+        return check_calls(reference, calls)
+
+    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
+        from verifierbench.sources.bfcl.reference import expected_calls
+
+        return expected_calls(reference)
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        from verifierbench.screening.mutants import OPERATORS
+
+        return OPERATORS
+
+    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+        from verifierbench.audit.toolcall import propose
+
+        return propose(task, round_index, seed)

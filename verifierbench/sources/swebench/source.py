@@ -1,18 +1,74 @@
 """SWE-bench: code tasks (diffs) judged by running the instance's tests; built only when named (minutes per task)."""
 
-from verifierbench.sources.base import Source
+from __future__ import annotations
 
-SOURCE = Source(
-    name="swebench",
-    select="verifierbench.sources.swebench.selection:select_tasks",
-    decide="verifierbench.sources.swebench.reference:decide",
-    decide_reusing="verifierbench.sources.swebench.reference:decide_reusing_runs",
-    built_by_default=False,
-    environment="verifierbench.sources.swebench.served_environment:environment_for",
-    read_only_inputs="verifierbench.sources.swebench.served_environment:read_only_inputs",
-    case_timeout="verifierbench.sources.swebench.budget:case_timeout_s",
-    mutation_operators="verifierbench.sources.swebench.mutants:OPERATORS",
-    audit_generators="verifierbench.audit.code:propose",
-    docker_compose="verifierbench.sources.swebench.sandbox:compose_file",
-    upstream="swebench",
-)
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+
+if TYPE_CHECKING:
+    from verifierbench.audit.witness import Proposal
+    from verifierbench.schema import Task
+    from verifierbench.sources.interaction.environment import ServedEnvironment
+    from verifierbench.construction.selection import Selection
+
+
+@register_source
+class SweBench(Source):
+    name = "swebench"
+    built_by_default = False
+    upstream = "swebench"
+
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        from verifierbench.sources.swebench.selection import select_tasks
+
+        return select_tasks(seed, paths, say)
+
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.swebench.reference import decide
+
+        return decide(reference, candidate)
+
+    def decide_reusing(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.swebench.reference import decide_reusing_runs
+
+        return decide_reusing_runs(reference, candidate)
+
+    def preload(self) -> tuple[str, ...]:
+        return ("verifierbench.sources.swebench.reference",)
+
+    def environment(self, reference: Reference) -> ServedEnvironment:
+        from verifierbench.sources.swebench.served_environment import environment_for
+
+        return environment_for(reference)
+
+    def read_only_inputs(self, reference: Reference) -> tuple[tuple[str, str], ...]:
+        from verifierbench.sources.swebench.served_environment import read_only_inputs
+
+        return read_only_inputs(reference)
+
+    def case_timeout(self, reference: Reference) -> float | None:
+        from verifierbench.sources.swebench.budget import case_timeout_s
+
+        return float(case_timeout_s(reference))
+
+    def docker_compose(self, task: Task) -> Path | None:
+        from verifierbench.sources.swebench.sandbox import compose_file
+
+        return compose_file(task)
+
+    def add_checkout_dir(self, directory: Path) -> None:
+        from verifierbench.sources.swebench.checkout import add_search_dir
+
+        add_search_dir(directory)
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        from verifierbench.sources.swebench.mutants import OPERATORS
+
+        return OPERATORS
+
+    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+        from verifierbench.sources.swebench.audit import propose
+
+        return propose(task, round_index, seed)

@@ -1,22 +1,79 @@
 """tau2-bench (retail, banking): state tasks on inspect_evals' tau2 environments, interaction records as candidates."""
 
-from verifierbench.sources.base import Source
+from __future__ import annotations
 
-SOURCE = Source(
-    name="tau2",
-    select="verifierbench.sources.tau2.build:select_tasks",
-    decide="verifierbench.sources.tau2.reference:decide",
-    environment="verifierbench.sources.tau2.environment:environment_for",
-    mutation_operators="verifierbench.screening.state_mutants:OPERATORS",
-    audit_generators="verifierbench.audit.state:propose",
-    preload=("inspect_ai.model", "inspect_ai.solver", "inspect_ai.tool", "inspect_ai.util", "inspect_evals.tau2.common.scorer",
-             "inspect_evals.tau2.common.agents", "inspect_evals.tau2.utils", "inspect_evals.tau2.common.tools",
-             "inspect_evals.tau2.retail.data_model", "inspect_evals.tau2.retail.RetailAgentTools",
-             "inspect_evals.tau2.banking.BankingAgentTools", "inspect_evals.tau2.banking.BankingUserTools",
-             "inspect_evals.tau2.banking.data_model", "inspect_evals.tau2.banking.environment"),
-    warm_up="verifierbench.sources.tau2.reference:warm_up",
-    gold_record="verifierbench.sources.tau2.potency:gold_record",
-    replay_results="verifierbench.sources.tau2.potency:replay_results",
-    shares="interaction",
-    upstream="inspect-evals",
-)
+import random
+from typing import TYPE_CHECKING, Any, Callable
+
+from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+
+if TYPE_CHECKING:
+    from verifierbench.audit.witness import Proposal
+    from verifierbench.schema import Task
+    from verifierbench.sources.interaction.environment import ServedEnvironment
+    from verifierbench.construction.drafts import Draft
+    from verifierbench.construction.selection import Selection
+
+# The state auditor's caps, wider than the build's (partial 3, near_miss 4).
+AUDIT_CAPS = {"partial": 16, "near_miss": 32}
+
+
+@register_source
+class Tau2(Source):
+    name = "tau2"
+    shares = "interaction"
+    upstream = "inspect-evals"
+
+    def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
+        from verifierbench.sources.tau2.build import select_tasks
+
+        return select_tasks(seed, paths, say)
+
+    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
+        from verifierbench.sources.tau2.reference import decide
+
+        return decide(reference, candidate)
+
+    def preload(self) -> tuple[str, ...]:
+        return ("verifierbench.sources.tau2.reference",
+                "inspect_ai.model", "inspect_ai.solver", "inspect_ai.tool", "inspect_ai.util", "inspect_evals.tau2.common.scorer",
+                "inspect_evals.tau2.common.agents", "inspect_evals.tau2.utils", "inspect_evals.tau2.common.tools",
+                "inspect_evals.tau2.retail.data_model", "inspect_evals.tau2.retail.RetailAgentTools",
+                "inspect_evals.tau2.banking.BankingAgentTools", "inspect_evals.tau2.banking.BankingUserTools",
+                "inspect_evals.tau2.banking.data_model", "inspect_evals.tau2.banking.environment")
+
+    def warm_up(self, reference: Reference) -> None:
+        from verifierbench.sources.tau2.reference import warm_up
+
+        warm_up(reference)
+
+    def environment(self, reference: Reference) -> ServedEnvironment:
+        from verifierbench.sources.tau2.environment import environment_for
+
+        return environment_for(reference)
+
+    def gold_record(self, reference: Reference) -> dict[str, Any]:
+        from verifierbench.sources.tau2 import cases
+
+        return cases.gold_record(reference)
+
+    def replay(self, reference: Reference, calls: list[dict[str, Any]]) -> tuple[list[Any], str]:
+        from verifierbench.sources.tau2.environment import environment_for, recorded_result
+
+        observations, state_hash = environment_for(reference).run(calls)
+        return [recorded_result(o) for o in observations], state_hash
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        from verifierbench.screening.state_mutants import OPERATORS
+
+        return OPERATORS
+
+    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+        from verifierbench.audit.state import propose
+
+        return propose(task, round_index, seed)
+
+    def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
+        from verifierbench.sources.tau2 import cases
+
+        return cases.generate(reference, rng, AUDIT_CAPS)

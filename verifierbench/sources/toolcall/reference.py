@@ -1,6 +1,6 @@
 """The reference verifier for tool-call tasks: the candidate must be self-consistent, then the source's checker decides.
 
-Stdlib plus the source's checker (its `check_calls` hook) only, so the same function runs in the build (C1 replay) and inside
+Stdlib plus the source's checker (its `check_calls`) only, so the same function runs in the build (C1 replay) and inside
 the sandbox as an exported verifier file.
 """
 
@@ -16,4 +16,4 @@ def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
         calls = read_candidate(candidate)
     except ValueError as e:
         return False, f"malformed candidate: {e}"
-    return registry.check_calls(reference, calls)
+    return registry.of(reference).check_calls(reference, calls)

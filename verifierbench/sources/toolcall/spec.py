@@ -110,4 +110,4 @@ def documented_default(schema: dict) -> Any:
 
 def spec_for_reference(reference: dict) -> ToolCallSpec:
     """The answer key of a built task (its reference record) as a spec, for generators run after the build."""
-    return registry.answer_key(reference)
+    return registry.of(reference).answer_key(reference)
