@@ -18,7 +18,7 @@ apt_install() {
   fi
 }
 
-# bubblewrap isolates generated verifiers and candidate code (architecture §8).
+# bubblewrap isolates generated verifiers and candidate code (docs/isolation.md).
 command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || \
   echo "bootstrap: no bubblewrap: untrusted code will be refused unless you opt into unsandboxed mode" >&2
 

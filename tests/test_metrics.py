@@ -1,4 +1,4 @@
-"""Metrics on hand-computed examples (issue 2, architecture §5)."""
+"""Metrics on hand-computed examples (issue 2, paper §2.4)."""
 
 from __future__ import annotations
 

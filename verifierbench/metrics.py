@@ -168,7 +168,7 @@ def task_weighted(tasks: Sequence[TaskRates]) -> dict[str, Any]:
 
 def median_round(ba_norm_by_round: Sequence[float]) -> int:
     """The judgment round (0-based) with the median aggregate BA_norm: the lower middle one of an even count,
-    ties broken by the earlier round (architecture §5). Every reported value then comes from that round.
+    ties broken by the earlier round (paper §2.4). Every reported value then comes from that round.
 
     Args:
         ba_norm_by_round: the aggregate BA_norm of each round, in round order (at least one).

@@ -1,4 +1,4 @@
-"""The verifier protocol (architecture §3): how a verifier is invoked and what counts as a decision.
+"""The verifier protocol (docs/protocol.md): how a verifier is invoked and what counts as a decision.
 
 A verifier is a directory holding `verify.py` (or that single file). The harness runs it once per
 case as its own process:

@@ -1,4 +1,4 @@
-"""The suite's data model: tasks, test cases and the manifest (architecture §2-§4)."""
+"""The suite's data model: tasks, test cases and the manifest (docs/architecture.md, "Data model")."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Source(str):
 
 
 class CandidateFormat(str, Enum):
-    """What the verifier receives as its candidate (architecture §2)."""
+    """What the verifier receives as its candidate (docs/protocol.md)."""
 
     tool_calls = "tool_calls"  # {"raw": str, "parsed": [{"name", "arguments"}]}
     interaction_record = "interaction_record"  # messages, tool calls with results, final response

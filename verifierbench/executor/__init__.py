@@ -1,4 +1,4 @@
-"""Runs untrusted verifiers on one case each, isolated (architecture §8). The executor's public names:
+"""Runs untrusted verifiers on one case each, isolated (docs/isolation.md). The executor's public names:
 callers import these from here (executor.runner re-exports them too, for the older import paths)."""
 
 from verifierbench.executor.isolation import IsolationLevel, probe_bwrap, resolve_isolation

@@ -1,1 +1,1 @@
-"""Inspect integration (architecture §7): the task, its sandbox, the generation harnesses."""
+"""Inspect integration (docs/inspect.md): the task, its sandbox, the generation harnesses."""

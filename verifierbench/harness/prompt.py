@@ -1,4 +1,4 @@
-"""What the generating agent is told (architecture §3, paper App. E): the task, the binary
+"""What the generating agent is told (docs/protocol.md, paper App. E): the task, the binary
 PASS/FAIL contract with its optional confidence, where to deliver, and the budgets."""
 
 from __future__ import annotations

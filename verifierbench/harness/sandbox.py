@@ -1,4 +1,4 @@
-"""`vgb`: the no-Docker Inspect sandbox environment (architecture §8), built on bubblewrap.
+"""`vgb`: the no-Docker Inspect sandbox environment (docs/isolation.md), built on bubblewrap.
 
 Each sample gets a private host directory mounted read-write at `/workspace`. Every `exec` is a
 fresh bubblewrap process run as an unprivileged uid: no network, read-only system, a tmpfs at

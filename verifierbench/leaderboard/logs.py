@@ -171,7 +171,7 @@ def records(run: ConfigurationRun, k: int) -> list[DecisionRecord]:
 
 
 def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
-    """Metrics of the round with the median aggregate BA_norm (architecture §5); every grouped
+    """Metrics of the round with the median aggregate BA_norm (paper §2.4); every grouped
     result (by type, source, category) comes from that same round."""
     rounds = max((len(c["decisions"]) for m in run.samples.values() for c in m["cases"]), default=1)
     by_round = [compute(records(run, k), tasks) for k in range(rounds)]

@@ -1,2 +1,2 @@
 """The host side of `run_public`: a task's public environment served to sandboxes over a unix socket,
-with a call budget the sandboxed code cannot touch (architecture §2)."""
+with a call budget the sandboxed code cannot touch (docs/state-suite.md)."""

@@ -1,4 +1,4 @@
-"""The hidden-case scorer (architecture §5, §7): freezes the delivered verifier, runs every hidden
+"""The hidden-case scorer (docs/inspect.md; the metrics: metrics.py): freezes the delivered verifier, runs every hidden
 case of the sample's task through the executor, and records per-case P/F/U.
 
 Tool-call tasks are judged once; state and code tasks `rounds` times (default 3). The value holds,

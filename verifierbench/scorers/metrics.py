@@ -1,5 +1,5 @@
 """The Inspect metric of the hidden-case scorer: TPR, TNR, BA_norm, FPR_h, submission and
-valid-output rates, overall and per task type and source (architecture §5), computed by the
+valid-output rates, overall and per task type and source (paper §2.4), computed by the
 metrics core (verifierbench/metrics.py) from each sample's per-round task rates.
 
 Judgment rounds: each aggregate round k is scored over all samples; the round with the median

@@ -1,4 +1,4 @@
-"""The public environment of a state task: what `run_public` executes (architecture §2).
+"""The public environment of a state task: what `run_public` executes (docs/state-suite.md).
 
 `replay(calls)` applies tool calls, in order, to a fresh copy of the task's initial environment and
 returns every observation and the resulting public state. It must be deterministic: the same calls
@@ -33,7 +33,7 @@ def observed_result(observation: dict) -> str:
 
 
 class ServedEnvironment(ABC):
-    """What a run_public service serves: one reply per request (architecture §2)."""
+    """What a run_public service serves: one reply per request (docs/state-suite.md)."""
 
     @abstractmethod
     def run_request(self, request: dict) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The interaction record, the candidate of state tasks (architecture §2):
+"""The interaction record, the candidate of state tasks (docs/protocol.md, docs/state-suite.md):
 
     {"messages": [{"role": "user" | "assistant", "content": str,
                    "tool_calls": [{"name": str, "arguments": {...}, "result": <recorded observation>}]}, ...],

@@ -1,4 +1,4 @@
-"""The public environment of a tau2 task: what `run_public` replays (architecture §2).
+"""The public environment of a tau2 task: what `run_public` replays (docs/state-suite.md).
 
 `Tau2Environment.replay(calls)` applies tool calls in order to a fresh copy of the task's initial environment,
 with the package's own tool implementations (`RetailAgentTools`, `BankingAgentTools`, `BankingUserTools`), and
