@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 
 from tests.conftest import REPO_ROOT
 
@@ -15,28 +16,13 @@ PACKAGE = REPO_ROOT / "verifierbench"
 REGISTRY_PAIRS = {("references", "sources"), ("screening", "sources"), ("audit", "sources")}
 
 
-def _unit(module: str) -> str | None:
-    """verifierbench.X.Y -> X: the top-level package or module an import lands in."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "verifierbench" else None
-
-
 def package_imports() -> dict[str, set[str]]:
-    edges: dict[str, set[str]] = {}
-    for path in PACKAGE.rglob("*.py"):
-        importer = _unit(".".join(path.relative_to(REPO_ROOT).with_suffix("").parts))
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [f"{node.module}.{alias.name}" for alias in node.names] if node.module == "verifierbench" else [node.module]
-            else:
-                continue
-            for name in names:
-                imported = _unit(name)
-                if imported is not None and imported != importer:
-                    edges.setdefault(str(importer), set()).add(imported)
-    return edges
+    """Top-level unit -> the units it imports: the scan that also writes docs/architecture.md's import table."""
+    spec = importlib.util.spec_from_file_location("architecture_map", REPO_ROOT / "scripts" / "architecture_map.py")
+    assert spec is not None and spec.loader is not None
+    architecture_map = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(architecture_map)
+    return architecture_map.imports()
 
 
 def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:

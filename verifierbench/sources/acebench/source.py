@@ -4,32 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.toolcall.base import ToolCallSource
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
-    from verifierbench.schema import Task
     from verifierbench.construction.selection import Selection
     from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 
 @register_source
-class AceBench(Source):
+class AceBench(ToolCallSource):
     name = "acebench"
-    shares = "toolcall"
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from verifierbench.sources.acebench.build import select_tasks
 
         return select_tasks(seed, paths, say)
-
-    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
-        from verifierbench.sources.toolcall.reference import decide
-
-        return decide(reference, candidate)
-
-    def preload(self) -> tuple[str, ...]:
-        return ("verifierbench.sources.toolcall.reference",)
 
     def answer_key(self, reference: Reference) -> ToolCallSpec:
         from verifierbench.sources.acebench.spec import spec_for_reference
@@ -45,13 +35,3 @@ class AceBench(Source):
         from verifierbench.sources.acebench.reference import expected_calls
 
         return expected_calls(reference)
-
-    def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.screening.mutants import OPERATORS
-
-        return OPERATORS
-
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.audit.toolcall import propose
-
-        return propose(task, round_index, seed)

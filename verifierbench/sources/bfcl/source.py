@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.toolcall.base import ToolCallSource
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
-    from verifierbench.schema import Task
     from verifierbench.construction.selection import Selection
     from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 
 @register_source
-class Bfcl(Source):
+class Bfcl(ToolCallSource):
     name = "bfcl"
-    shares = "toolcall"
     upstream = "bfcl-eval"
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
@@ -24,16 +22,8 @@ class Bfcl(Source):
 
         return select_tasks(seed, paths, say)
 
-    def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
-        from verifierbench.sources.toolcall.reference import decide
-
-        return decide(reference, candidate)
-
     def reference_packages(self) -> tuple[str, ...]:
         return ("bfcl_eval",)
-
-    def preload(self) -> tuple[str, ...]:
-        return ("verifierbench.sources.toolcall.reference",)
 
     def answer_key(self, reference: Reference) -> ToolCallSpec:
         from verifierbench.sources.bfcl.spec import spec_for_reference
@@ -49,13 +39,3 @@ class Bfcl(Source):
         from verifierbench.sources.bfcl.reference import expected_calls
 
         return expected_calls(reference)
-
-    def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.screening.mutants import OPERATORS
-
-        return OPERATORS
-
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.audit.toolcall import propose
-
-        return propose(task, round_index, seed)
