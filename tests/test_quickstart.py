@@ -41,7 +41,8 @@ def clone(tmp_path_factory) -> tuple[Path, dict]:
     stamp = (BIN.parent / ".bootstrap-stamp").read_text().strip()
     pyproject = (checkout / "pyproject.toml").read_bytes()
     pin = re.search(rb"bfcl-eval==[0-9.]*", pyproject)
-    want = hashlib.sha256(pyproject + (pin.group(0) if pin else b"") + b"\n").hexdigest()
+    # the stamp scripts/bootstrap.sh writes: pyproject.toml, constraints.txt, then the BFCL pin
+    want = hashlib.sha256(pyproject + (checkout / "constraints.txt").read_bytes() + (pin.group(0) if pin else b"") + b"\n").hexdigest()
     assert stamp == want, "this environment predates the clone's pyproject.toml: run scripts/bootstrap.sh first"
     (checkout / ".venv").symlink_to(BIN.parent)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("VERIFIERBENCH_", "PYTHON", "INSPECT_"))}
