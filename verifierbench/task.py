@@ -17,6 +17,7 @@ from verifierbench.errors import UserError
 from verifierbench.inspect_errors import for_inspect
 from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
+from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.shards import shard_of
 from verifierbench.harness.suite_source import open_suite
@@ -207,4 +208,5 @@ def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
     configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
     if name not in configs:
         raise UserError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
-    return (name, str(configs[name]))
+    # docker: Inspect's Docker sandbox that starts again an exec runc could not start (harness/docker_sandbox.py)
+    return (DOCKER_SANDBOX if name == "docker" else name, str(configs[name]))

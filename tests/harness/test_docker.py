@@ -71,8 +71,8 @@ def _restore(saved: dict) -> None:
 
 @pytest.fixture(scope="module")
 def container(docker_engine):
-    """One sample's container, made by Inspect's own docker sandbox from the shipped compose file."""
-    from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
+    """One sample's container, made by the docker sandbox of `-T sandbox=docker` from the shipped compose file."""
+    from verifierbench.harness.docker_sandbox import RetryingDockerSandbox as DockerSandboxEnvironment
 
     async def start():
         await DockerSandboxEnvironment.task_init(TASK_NAME, COMPOSE)
@@ -93,6 +93,9 @@ def sh(box, command, **kwargs):
 
 
 def test_the_container_has_the_vgb_limits(container):
+    from verifierbench.harness.docker_sandbox import RetryingDockerSandbox
+
+    assert type(container) is RetryingDockerSandbox  # the exec that starts again what runc could not start
     status = dict(line.split(":\t") for line in sh(container, "grep -E '^(NoNewPrivs|CapEff|CapBnd):' /proc/self/status").stdout.splitlines())
     assert status == {"NoNewPrivs": "1", "CapEff": "0000000000000000", "CapBnd": "0000000000000000"}
     assert sh(container, "ulimit -f; ulimit -n; id -u").stdout.split() == [str(256 << 10), "1024", "1000"]

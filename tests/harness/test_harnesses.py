@@ -18,6 +18,7 @@ import yaml
 from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
+from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.task import sandbox_spec
 
 EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
@@ -48,8 +49,8 @@ def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():
     default_service.pop("build")
     assert harness == default
     for name in OFFLINE_HARNESSES:
-        assert sandbox_spec("docker", name) == ("docker", HARNESS_COMPOSE)
-    assert sandbox_spec("docker", "default") == ("docker", COMPOSE)
+        assert sandbox_spec("docker", name) == (DOCKER_SANDBOX, HARNESS_COMPOSE)
+    assert sandbox_spec("docker", "default") == (DOCKER_SANDBOX, COMPOSE)
 
 
 @pytest.fixture(scope="module")

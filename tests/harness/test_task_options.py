@@ -10,6 +10,7 @@ import pytest
 
 from verifierbench.errors import UserError
 from verifierbench.harness import suite_source
+from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.task import SANDBOXES_DIR, sandbox_spec, verifierbench
 
 
@@ -17,7 +18,7 @@ def test_container_sandboxes_use_the_shipped_configs():
     assert sandbox_spec("vgb") == "vgb"
     for name in ("docker", "k8s"):
         kind, config = sandbox_spec(name)
-        assert kind == name and Path(config).is_file() and Path(config).parent.parent == SANDBOXES_DIR
+        assert kind == {"docker": DOCKER_SANDBOX}.get(name, name) and Path(config).is_file() and Path(config).parent.parent == SANDBOXES_DIR
     with pytest.raises(UserError, match="unknown sandbox"):
         sandbox_spec("podman")
 
@@ -26,7 +27,7 @@ def test_cli_harnesses_refuse_the_no_docker_sandbox_with_the_reason(bfcl_suite):
     with pytest.raises(UserError, match="use -T sandbox=docker"):
         verifierbench(suite=str(bfcl_suite), harness="claude_code")
     task = verifierbench(suite=str(bfcl_suite), harness="codex_cli", sandbox="docker", task_ids="bfcl/parallel_114")
-    assert task.sandbox.type == "docker" and len(task.dataset) == 1
+    assert task.sandbox.type == DOCKER_SANDBOX and len(task.dataset) == 1
     with pytest.raises(UserError, match="use -T sandbox=docker"):
         verifierbench(suite=str(bfcl_suite), harness="pi")
     with pytest.raises(UserError, match="unknown harness"):

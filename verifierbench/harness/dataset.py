@@ -6,6 +6,7 @@ from pathlib import Path
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.prompt import build_prompt, task_files
 from verifierbench.kinds import kind_of
 from verifierbench.public_env.registry import case_timeout
@@ -33,7 +34,7 @@ def _own_sandbox(task: Task, sandbox: str) -> tuple[str, str] | None:
     """Under Docker, a task whose source has its own compose file (SWE-bench: the instance's environment image)
     gets it; the task's default sandbox otherwise."""
     compose = registry.source(task.source.value).docker_compose(task) if sandbox == "docker" else None
-    return ("docker", str(compose)) if compose is not None else None
+    return (DOCKER_SANDBOX, str(compose)) if compose is not None else None
 
 
 def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool,

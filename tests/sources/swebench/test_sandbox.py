@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.task import verifierbench
 
 
@@ -12,7 +13,7 @@ def test_code_tasks_get_their_instance_image_under_docker(code_suite):
     task = verifierbench(suite=str(code_suite), sandbox="docker")
     (sample,) = task.dataset
     kind, compose = sample.sandbox.type, sample.sandbox.config
-    assert kind == "docker"
+    assert kind == DOCKER_SANDBOX
     text = open(compose).read()
     assert "image: swebench/sweb.eval.x86_64.vgb-fixtures_1776_httpdate-1:latest" in text
     assert "network_mode: none" in text and "/opt/vgb/lib/vgb_env:ro" in text and "ln -sfn /testbed /repo" in text
