@@ -15,7 +15,7 @@ while [ $# -gt 0 ]; do
       # Every opt-in heavy suite: all CLI harnesses in Docker, the real astropy and matplotlib instances (compiled
       # environments), the wheel's dependencies installed by pip (docs/testing.md lists each switch).
       export VERIFIERBENCH_ALL_HARNESSES=1 VERIFIERBENCH_REAL_ASTROPY=1 VERIFIERBENCH_REAL_MATPLOTLIB=1 \
-             VERIFIERBENCH_WHEEL_DEPS=install VERIFIERBENCH_MATPLOTLIB=1
+             VERIFIERBENCH_WHEEL_DEPS=install VERIFIERBENCH_MATPLOTLIB=1 VERIFIERBENCH_EXHAUSTIVE=1
       shift ;;
     --random) extra+=(--shuffle); shift ;;
     *) break ;;
