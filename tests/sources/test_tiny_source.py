@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import REPO_ROOT
+from tests.conftest import BIN, REPO_ROOT
 
 pytestmark = pytest.mark.sandbox
 
@@ -42,3 +43,17 @@ def test_a_source_from_a_test_folder_is_built_screened_and_judged(tiny_env, bwra
     decisions = {(line["category"], line["decision"]) for line in map(json.loads, judged.stdout.splitlines())}
     # exact match: the gold text passes, its JSON rendering (a valid variant) is missed, the negatives fail
     assert decisions == {("gold", "P"), ("cosmetic", "F"), ("near_miss", "F"), ("base", "F"), ("hack", "F")}
+
+
+@pytest.mark.parametrize(("modules", "problem"), [
+    ("tests.sources.tiny.sourcee", "cannot import source module 'tests.sources.tiny.sourcee' (ModuleNotFoundError"),
+    ("json", "source module 'json' registers no source"),
+])
+def test_a_bad_sources_variable_is_refused_in_one_line_by_the_cli_and_by_inspect(tiny_env, modules, problem, tmp_path):
+    env = {**tiny_env, "VERIFIERBENCH_SOURCES": modules}
+    expected = f"verifierbench: error: $VERIFIERBENCH_SOURCES: {problem}"
+    for command in ([str(BIN / "verifierbench"), "build", "--out", str(tmp_path / "suite")],
+                    [str(BIN / "inspect"), "eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic"]):
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+        assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr[-2000:]
+        assert done.stderr.startswith(expected), done.stderr

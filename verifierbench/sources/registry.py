@@ -39,12 +39,22 @@ def _load() -> dict[str, Source]:
     for module in extra:
         try:
             importlib.import_module(module)
-        except ImportError as exc:
-            raise UserError(f"${EXTRA_SOURCES_ENV}: cannot import source module {module!r} ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - whatever the module raises, the user hears it in one line
+            _refuse(f"cannot import source module {module!r} ({type(exc).__name__}: {exc})")
     found = registered()
     order = {module: index for index, module in enumerate((*BUILT_IN, *extra))}
     listed = [s for s in found.values() if type(s).__module__ in order]
+    for module in set(extra) - {type(s).__module__ for s in listed}:
+        _refuse(f"source module {module!r} registers no source (a Source subclass with @register_source)")
     return {s.name: s for s in sorted(listed, key=lambda s: order[type(s).__module__])}
+
+
+def _refuse(problem: str) -> None:
+    """A bad $VERIFIERBENCH_SOURCES, in one line. It is read when the package is imported (by the `verifierbench`
+    command, or by Inspect looking for the task), before any caller could turn an exception into one line, so this
+    ends the process with the message (SystemExit: no traceback; Inspect's import of its plugins does not swallow
+    it and then report an unrelated "model not recognized")."""
+    raise SystemExit(f"verifierbench: error: ${EXTRA_SOURCES_ENV}: {problem}")
 
 
 SOURCES = _load()
