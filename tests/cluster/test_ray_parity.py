@@ -97,3 +97,78 @@ def test_state_heuristic_decides_alike(ray_cluster, state_suite, tmp_path):
     remote = judge(state_suite, heuristic, tmp_path / "ray.jsonl", tasks, "--backend", "ray",
                    "--ray-address", cluster.address, env=env)
     assert remote == local and len(local) >= 10
+
+
+def node_actors(cluster, class_name: str = "NodeJudge") -> dict[str, str]:
+    """Every actor of the class the cluster has had (the GCS keeps dead ones; Ray's state API would need the
+    dashboard, which the test cluster does not run): actor id -> node id."""
+    import ray
+    from ray._private import state
+
+    ray.init(address=cluster.address, log_to_driver=False)
+    try:
+        return {actor_id: actor["Address"]["NodeID"] for actor_id, actor in state.actors().items()
+                if actor.get("ActorClassName") == class_name}
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.timeout(900)
+def test_the_audit_on_the_cluster_finds_the_same_witnesses_and_decisions(ray_cluster, bfcl_suite, tmp_path):
+    """`verifierbench audit --backend ray`: the candidates the audit proposes run on the nodes, with the same outcome
+    (witnesses, refutations, decisions on every witness, executions) as on this machine."""
+    from tests.harness.inspect_cli import inspect
+
+    cluster, env = ray_cluster
+    logs = tmp_path / "logs"
+    for model in ("verifierbench/always_reject", "verifierbench/heuristic"):
+        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
+                         "-T", "task_ids=bfcl/parallel_114,bfcl/simple_python_10,bfcl/multiple_54", "--log-dir", str(logs))
+        assert result.returncode == 0, result.stderr[-3000:]
+
+    def audit(name: str, *extra: str, env: dict | None = None) -> dict:
+        args = [str(BIN / "verifierbench"), "audit", str(logs), "--suite", str(bfcl_suite), "--rounds", "2", "--json",
+                "--pool", str(tmp_path / name / "pool"), "--out", str(tmp_path / name / "out"), *extra]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})})
+        assert done.returncode == 0, done.stderr[-3000:]
+        summary = json.loads(done.stdout)
+        summary.pop("pool")
+        return summary
+
+    local = audit("local")
+    before = node_actors(cluster)
+    remote = audit("ray", "--backend", "ray", "--ray-address", cluster.address, env=env)
+    assert remote == local
+    # The candidates ran on the worker nodes: this run made a judging actor on each.
+    made = {actor_id: node for actor_id, node in node_actors(cluster).items() if actor_id not in before}
+    assert len(set(made.values())) == 2, made
+    assert local["witnesses"] > 0 and local["executions"] > 0  # candidates did run: the comparison can fail
+    rows = {r["configuration"]: r for r in local["configurations"]}
+    assert rows["verifierbench/always_reject"]["refuted"] == 3
+
+
+@pytest.mark.timeout(900)
+def test_screening_on_the_cluster_writes_the_same_records(ray_cluster, bfcl_suite, tmp_path):
+    """`verifierbench screen --backend ray`: every task screened on a node, each exactly once, with the record (checks,
+    evidence, decisions) and screened.json of a local screen."""
+    from tests.conftest import private_copy
+
+    cluster, env = ray_cluster
+
+    def screen(name: str, *extra: str, env: dict | None = None) -> tuple[dict, str]:
+        suite = private_copy(bfcl_suite, tmp_path / name)  # screen writes screened.json into the suite
+        args = [str(BIN / "verifierbench"), "screen", "--suite", str(suite), "--out", str(tmp_path / name / "out"), *extra]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=800, env={**os.environ, **(env or {})})
+        assert done.returncode == 0, done.stderr[-3000:]
+        lines = (tmp_path / name / "out" / "records.jsonl").read_text().splitlines()
+        records = {record["task_id"]: record for record in map(json.loads, lines)}
+        assert len(records) == len(lines), "a task screened twice"
+        return records, (suite / "screened.json").read_text()
+
+    local, local_frozen = screen("local")
+    before = node_actors(cluster, "NodeScreener")
+    remote, remote_frozen = screen("ray", "--backend", "ray", "--ray-address", cluster.address, env=env)
+    assert remote == local and remote_frozen == local_frozen
+    assert len(local) == len(load_suite(bfcl_suite).tasks) and any(r["retained"] for r in local.values())
+    made = {actor_id: node for actor_id, node in node_actors(cluster, "NodeScreener").items() if actor_id not in before}
+    assert len(set(made.values())) == 2, made  # screened on both worker nodes

@@ -18,7 +18,7 @@ from verifierbench.audit import analysis, deterministic, llm, reviewer
 from verifierbench.audit.certification import certify
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Proposal, Witness, candidate_key
-from verifierbench.executor import Executor
+from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
 from verifierbench.executor.runner import FrozenVerifier
 from verifierbench.kinds import kind_of
 from verifierbench.protocol import Decision
@@ -68,16 +68,23 @@ class AuditResult:
     task_analysis: dict[str, Any] | None = None  # the task analysis pass's summary, when it ran
 
 
-def freeze(executor: Executor, files: dict[str, dict[str, str]]) -> Trial:
+def freeze(executor: Backend, files: dict[str, dict[str, str]]) -> Trial:
     with tempfile.TemporaryDirectory(prefix="verifierbench-audit-") as tmp:
         return Trial(executor.freeze_copy(verifier_files.materialize(files, Path(tmp) / "verifier")))
 
 
-def decide_all(executor: Executor, trial: Trial, candidates: dict[str, Any], task: Task | None = None) -> tuple[dict[str, Decision], int]:
+def decide_all(executor: Backend, trial: Trial, candidates: dict[str, Any], task: Task | None = None) -> tuple[dict[str, Decision], int]:
     """The trial's decision on each candidate (by key); runs only the ones not decided before. Returns (decisions, runs).
-    With the task, runs get what its hidden cases get (a code task's /repo, a run_public service)."""
+    With the task, runs get what its hidden cases get (a code task's /repo, a run_public service). On a cluster
+    (`--backend ray`) the candidates run on its nodes, as hidden cases do; locally on this process's executor."""
     todo = {k: c for k, c in candidates.items() if k not in trial.decided}
-    for outcome in executor.run_many(case_job(task, trial.frozen, c, k) for k, c in todo.items()):
+    if isinstance(executor, CaseRunner):
+        if task is None:
+            raise ValueError("a cluster backend judges candidates of a task of the suite")
+        outcomes = executor.run_cases(CaseRun(task, trial.frozen, c, k) for k, c in todo.items())
+    else:
+        outcomes = executor.run_many(case_job(task, trial.frozen, c, k) for k, c in todo.items())
+    for outcome in outcomes:
         trial.decided[outcome.key] = outcome.decision
     return {k: trial.decided[k] for k in candidates}, len(todo)
 
@@ -107,7 +114,7 @@ def supports(task: Task) -> bool:
     return deterministic.supports(task)
 
 
-async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Executor, pool: WitnessPool | None,
+async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Backend, pool: WitnessPool | None,
                 auditors: Auditors, rounds: int = DEFAULT_ROUNDS, files: dict[str, dict[str, str]] | None = None,
                 first_round: int = 0) -> AuditResult:
     """`first_round` offsets the round seeds, so repeated one-round audits of a task (lightweight mode) differ."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from verifierbench.audit import analysis, engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
-from verifierbench.executor import Executor
+from verifierbench.cluster.backend import Backend
 from verifierbench.metrics import CaseCounts, TaskRates, task_weighted
 from verifierbench.protocol import Decision
 from verifierbench.schema import Task, TestCase
@@ -56,7 +56,7 @@ class TaskAudit:
     task_analysis: dict | None = None  # the task analysis pass's summary, when it ran
 
 
-async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict], executor: Executor, pool: WitnessPool,
+async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict], executor: Backend, pool: WitnessPool,
                      auditors: engine.Auditors, rounds: int, rng: random.Random) -> TaskAudit:
     """`trials`: configuration -> the hidden_cases score metadata of its sample for this task."""
     audits = [_trial(task, name, meta, executor) for name, meta in sorted(trials.items())]
@@ -94,7 +94,7 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
     return result
 
 
-def _trial(task: Task, configuration: str, meta: dict, executor: Executor) -> TrialAudit:
+def _trial(task: Task, configuration: str, meta: dict, executor: Backend) -> TrialAudit:
     files = meta.get("verifier_files") or {}
     hidden = {c["case_id"]: Decision(c["decisions"][0]) for c in meta.get("cases", []) if c.get("decisions")}
     if not verifier_files.has_entrypoint(files):
@@ -102,7 +102,7 @@ def _trial(task: Task, configuration: str, meta: dict, executor: Executor) -> Tr
     return TrialAudit(configuration, task.id, UNAUDITED, hidden, trial=engine.freeze(executor, files))
 
 
-def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Executor, result: TaskAudit) -> bool:
+def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Backend, result: TaskAudit) -> bool:
     """Replays witnesses on a verifier; True (and status refuted) when one disagrees."""
     if not witnesses or audit.trial is None:
         return False

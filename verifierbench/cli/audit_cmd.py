@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from verifierbench.cli.options import add_suite_option, output_dir
+from verifierbench.cli.options import add_backend_options, add_suite_option, output_dir
 from verifierbench.errors import UserError
 
 
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reviewer-model", default=None, metavar="MODEL", help="Inspect model that re-judges witnesses (default: rule review)")
     p.add_argument("--out", default="results/audit", metavar="DIR", help="summary directory (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_backend_options(p)
     p.set_defaults(handler=run)
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from verifierbench.audit.pool import WitnessPool
     from verifierbench.harness.suite_source import open_logged_suite
     from verifierbench.leaderboard.logs import read_runs
-    from verifierbench.scorers.hidden_cases import shared_executor
+    from verifierbench.scorers.hidden_cases import judging_backend
 
     if args.rounds < 0:
         raise UserError("--rounds must be at least 0")
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pool:
         output_dir(args.pool, "--pool")
     runs = read_runs(args.log_dir)
-    _, suite = open_logged_suite(args.suite, args.log_dir)
+    suite_dir, suite = open_logged_suite(args.suite, args.log_dir)
     by_task: dict[str, dict[str, dict]] = {}
     for run in runs.values():
         for task_id, meta in run.samples.items():
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                                task_analyst=_model(args.task_analysis))
     pool = WitnessPool(args.pool, suite.manifest.version)
     rng = random.Random(args.seed)
-    executor = shared_executor()
+    executor = judging_backend(args.backend, args.ray_address, str(suite_dir))  # candidates run where hidden cases do
     audits = []
     with Progress(TextColumn("audit"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:

@@ -1,8 +1,10 @@
-"""`verifierbench screen [--suite DIR] [--out results/screening] [--json] [--resume]`: V4V checks per task."""
+"""`verifierbench screen [--suite DIR] [--out results/screening] [--json] [--resume] [--backend ray --ray-address A]`:
+V4V checks per task, here or on a Ray cluster's nodes."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -10,7 +12,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from verifierbench.cli.options import add_suite_option, output_dir
+from verifierbench.cli.options import add_backend_options, add_suite_option, output_dir
+from verifierbench.cluster.backend import resolve_backend
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,20 +29,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="results/screening", metavar="DIR", help="records and summary (default %(default)s)")
     p.add_argument("--resume", action="store_true", help="keep the tasks an interrupted screen finished")
     p.add_argument("--json", action="store_true", help="print {tasks: [{task_id, source, retained, checks, reason}]} as JSON")
+    add_backend_options(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from verifierbench.harness.suite_source import open_suite
-    from verifierbench.screening.run import screen, summary
+    from verifierbench.screening.run import screen, screen_here, summary
 
     output_dir(args.out, "--out")
+    backend, address = resolve_backend(args.backend, args.ray_address)
     suite_dir, suite = open_suite(args.suite)
-    with Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+    with contextlib.ExitStack() as stack, Progress(TextColumn("screen"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=args.json or not sys.stderr.isatty()) as progress:
         bar = progress.add_task("screen", total=len(suite.tasks))
+        screen_tasks = screen_here
+        if backend == "ray":  # tasks are screened on the cluster's nodes (cluster/ray_screen.py)
+            from verifierbench.cluster.ray_screen import RayScreen
+
+            screen_tasks = stack.enter_context(RayScreen(address or "", suite_dir)).screen_tasks
         records = screen(suite, Path(args.out), resume=args.resume, on_progress=lambda done, total: progress.update(bar, completed=done),
-                         suite_dir=suite_dir)
+                         suite_dir=suite_dir, screen_tasks=screen_tasks)
     if args.json:
         totals = summary(records)
         print(json.dumps({"tasks": [{k: r[k] for k in ("task_id", "source", "retained", "checks", "reason")} for r in records],

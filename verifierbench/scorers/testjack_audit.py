@@ -23,7 +23,8 @@ from verifierbench.protocol import Decision
 from verifierbench.schema import Category, Label, Task, TestCase
 from verifierbench import verifier_files
 from verifierbench.scorers.diagnostics import Judged
-from verifierbench.scorers.hidden_cases import delivered_files, round_values, sample_task, shared_executor
+from verifierbench.cluster.backend import Backend, resolve_backend
+from verifierbench.scorers.hidden_cases import delivered_files, judging_backend, round_values, sample_suite, sample_task
 from verifierbench.scorers.metrics import verifierbench_metrics
 
 HIDDEN_SCORER = "hidden_cases"
@@ -49,12 +50,15 @@ def audit_summary() -> Metric:
 @scorer(metrics=[verifierbench_metrics(), audit_summary()])
 def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS, pool: str | None = None,
                    seed: int = 0, deterministic: bool = True, auditor: str | Model | None = None,
-                   reviewer: str | Model | None = None, task_analysis: str | Model | None = None) -> Scorer:
+                   reviewer: str | Model | None = None, task_analysis: str | Model | None = None,
+                   backend: str | None = None, ray_address: str | None = None) -> Scorer:
     """`auditor`/`reviewer` name models; without them the model roles `auditor`/`reviewer` are used when bound,
     and with neither the audit is model-free (deterministic auditor, rule review). `task_analysis` (else the role
-    `task_analyst`) names the model of the task analysis pass, run once per task and cached beside the pool."""
+    `task_analyst`) names the model of the task analysis pass, run once per task and cached beside the pool.
+    `backend`/`ray_address`: where candidates run, as for the hidden_cases scorer (docs/cluster.md)."""
     if rounds < 0:
         raise ValueError("rounds must be at least 0")
+    resolve_backend(backend, ray_address)  # a wrong option fails at task creation, not at the first sample
 
     async def score(state: TaskState, target: Target) -> Score:
         loaded, task = sample_task(state, suite)
@@ -62,9 +66,9 @@ def testjack_audit(suite: str | None = None, rounds: int = engine.DEFAULT_ROUNDS
         files = await _verifier(state)
         if not verifier_files.has_entrypoint(files):
             return _score(task, hidden, {}, None, engine.AuditResult(), audited=False, note="no verifier delivered")
-        executor = shared_executor()
+        executor = judging_backend(backend, ray_address, str(sample_suite(state, suite)[0]))
         trial = await asyncio.to_thread(engine.freeze, executor, files)
-        hidden_decisions, runs = await _hidden_decisions(state, trial, hidden, task)
+        hidden_decisions, runs = await _hidden_decisions(state, trial, hidden, task, executor)
         if not engine.supports(task):
             result = engine.AuditResult(executions=runs)
             return _score(task, hidden, hidden_decisions, trial.verifier_hash, result, audited=False,
@@ -88,7 +92,8 @@ async def _verifier(state: TaskState) -> dict[str, dict[str, str]]:
     return files
 
 
-async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[TestCase], task: Task) -> tuple[dict[str, Decision], int]:
+async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[TestCase], task: Task,
+                            executor: Backend) -> tuple[dict[str, Decision], int]:
     """The hidden-case decisions of this verifier: from the hidden_cases score when it judged the same frozen
     verifier (its first round), else judged now."""
     earlier = (state.scores or {}).get(HIDDEN_SCORER)
@@ -97,7 +102,7 @@ async def _hidden_decisions(state: TaskState, trial: engine.Trial, hidden: list[
         recorded = {c["case_id"]: Decision(c["decisions"][0]) for c in meta.get("cases", []) if c.get("decisions")}
         if all(c.id in recorded for c in hidden):
             return {c.id: recorded[c.id] for c in hidden}, 0
-    return await asyncio.to_thread(engine.decide_all, shared_executor(), trial, {c.id: c.candidate for c in hidden}, task)
+    return await asyncio.to_thread(engine.decide_all, executor, trial, {c.id: c.candidate for c in hidden}, task)
 
 
 def _model(given: str | Model | None, role: str) -> Model | None:

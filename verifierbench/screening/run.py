@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from verifierbench.errors import UserError
 from verifierbench.schema import Task
@@ -66,25 +66,40 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
     }
 
 
+ScreenTasks = Callable[[Suite, list[Task]], Iterator[tuple[str, dict[str, Any]]]]
+
+
+def screen_here(suite: Suite, tasks: list[Task]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(task id, record) for each task, screened one after the other in this process."""
+    for task in tasks:
+        yield task.id, screen_task(task, suite)
+
+
 def screen(suite: Suite, out: Path, resume: bool = False, on_progress: Callable[[int, int], None] | None = None,
-           suite_dir: Path | None = None) -> list[dict[str, Any]]:
+           suite_dir: Path | None = None, screen_tasks: ScreenTasks = screen_here) -> list[dict[str, Any]]:
+    """Screens every task not kept from an interrupted run and writes the records, summary and screened.json.
+
+    Args:
+        screen_tasks: where tasks are screened: here (the default) or on a cluster (cluster/ray_screen.py); records
+            are written as they come back, in any order, and returned in task order.
+    """
     out.mkdir(parents=True, exist_ok=True)
     path = out / RECORDS
     kept = _kept(path, suite) if resume else {}
     if not resume:
         path.write_text("")
     tasks = sorted(suite.tasks.values(), key=lambda t: t.id)
-    records = []
+    done = {t.id: kept[t.id] for t in tasks if t.id in kept}
+    if on_progress and done:
+        on_progress(len(done), len(tasks))
     with open(path, "a", encoding="utf-8") as handle:
-        for i, task in enumerate(tasks, start=1):
-            record = kept.get(task.id)
-            if record is None:
-                record = screen_task(task, suite)
-                handle.write(json.dumps(record) + "\n")
-                handle.flush()
-            records.append(record)
+        for task_id, record in screen_tasks(suite, [t for t in tasks if t.id not in done]):
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            done[task_id] = record
             if on_progress:
-                on_progress(i, len(tasks))
+                on_progress(len(done), len(tasks))
+    records = [done[t.id] for t in tasks]
     (out / SUMMARY).write_text(json.dumps(summary(records), indent=1) + "\n", encoding="utf-8")
     frozen = json.dumps(frozen_manifest(suite, records), indent=1) + "\n"
     (out / SCREENED).write_text(frozen, encoding="utf-8")
