@@ -4,23 +4,9 @@ screening, the audit, and exported verifiers (inside the sandbox: standard libra
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any
 
 from verifierbench.sources import registry
-
-TEST_RUNS_IN_FLIGHT = 4  # code tasks: each reference decision is a sandboxed test run (the executor caps them at its slots)
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-def each(parallel: bool, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """`fn` over `items`, in order; a few at a time when `parallel` (reference decisions of code tasks)."""
-    if not parallel:
-        return [fn(item) for item in items]
-    with ThreadPoolExecutor(TEST_RUNS_IN_FLIGHT) as pool:
-        return list(pool.map(fn, items))
-
 
 WARM_UP = "verifierbench.references:warm_up"  # what an exported reference's trusted warm sandbox calls (export.py)
 

@@ -15,12 +15,14 @@ import pytest
 
 from tests.audit.helpers import load_flaw, flawed_files, reference_files, trusted_executor
 from tests.conftest import ci_sample
-from verifierbench.audit import engine, toolcall
+from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.audit.witness import VALID, candidate_key
+from verifierbench.audit.witness import VALID
+from verifierbench.construction.proposals import candidate_key
 from verifierbench.protocol import Decision
 from verifierbench.schema import Label
 from verifierbench.screening import reference
+from verifierbench.sources.toolcall import audit as toolcall
 from verifierbench.sources.toolcall.reference import decide
 from verifierbench.suite import load_suite
 

@@ -17,14 +17,16 @@ import json
 import pytest
 
 from tests.audit.helpers import load_flaw, flawed_files, reference_files
-from verifierbench.audit import engine, reviewer, state
+from verifierbench.audit import engine, reviewer
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.audit.witness import VALID, candidate_key
+from verifierbench.audit.witness import VALID
+from verifierbench.construction.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
 from verifierbench.export import reference_libraries, reference_site_packages
 from verifierbench.protocol import Decision
 from verifierbench.schema import Label
 from verifierbench.screening import reference
+from verifierbench.sources.interaction import audit as state
 from verifierbench.suite import load_suite
 
 FLAWS = ("recorded_results_trusted", "final_text_only", "unexpected_writes_ignored", "exact_gold_sequence_required")

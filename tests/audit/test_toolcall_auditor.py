@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from verifierbench.audit import toolcall
+from verifierbench.sources.toolcall import audit as toolcall
 from verifierbench.schema import Category, Label
 from verifierbench.sources.toolcall.candidate import parse_raw, read_candidate, same_calls
 from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec

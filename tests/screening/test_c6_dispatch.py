@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from verifierbench.schema import Category, TaskType, TestCase
 from verifierbench.screening import checks
-from verifierbench.screening.state_mutants import OPERATORS as STATE_OPERATORS
+from verifierbench.sources.interaction.mutants import OPERATORS as STATE_OPERATORS
 from verifierbench.sources import registry
 
 

@@ -21,7 +21,8 @@ from inspect_ai.model import Model
 
 from verifierbench.audit import certification, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.audit.witness import Witness, candidate_key
+from verifierbench.audit.witness import Witness
+from verifierbench.construction.proposals import candidate_key
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Task, TestCase
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifierbench.audit.witness import PENDING, Proposal, Review, Witness
+from verifierbench.audit.witness import PENDING, Review, Witness
+from verifierbench.construction.parallel import each
+from verifierbench.construction.proposals import Proposal
 from verifierbench.kinds import kind_of
-from verifierbench.references import each
 from verifierbench.schema import Label, Task
 from verifierbench.screening import reference
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifierbench.audit.witness import Proposal
+from verifierbench.construction.proposals import Proposal
 from verifierbench.schema import Task
 from verifierbench.sources import registry
 

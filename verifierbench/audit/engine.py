@@ -17,8 +17,9 @@ from inspect_ai.model import Model
 from verifierbench.audit import analysis, deterministic, llm, reviewer
 from verifierbench.audit.certification import certify
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.audit.witness import Proposal, Witness, candidate_key
+from verifierbench.audit.witness import Witness
 from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
+from verifierbench.construction.proposals import Proposal, candidate_key
 from verifierbench.executor.runner import FrozenVerifier
 from verifierbench.kinds import kind_of
 from verifierbench.protocol import Decision

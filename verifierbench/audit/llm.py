@@ -11,7 +11,7 @@ from typing import Any
 
 from inspect_ai.model import Model
 
-from verifierbench.audit.witness import Proposal
+from verifierbench.construction.proposals import Proposal
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Label, Task
 
@@ -51,13 +51,13 @@ def prompt(task: Task, files: dict[str, dict[str, str]]) -> str:
 def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
     """State tasks: each proposed record with the results it leaves out replayed on the task's environment
     (a malformed record is passed on unchanged; the engine drops it)."""
-    from verifierbench.audit import state
+    from verifierbench.sources.interaction import audit as interaction_audit
 
-    if not kind_of(task).replays_proposed_results or not state.supports(task):
+    if not kind_of(task).replays_proposed_results or not interaction_audit.supports(task):
         return proposals
     for proposal in proposals:
         try:
-            proposal.candidate = state.with_replayed_results(task.reference, proposal.candidate)
+            proposal.candidate = interaction_audit.with_replayed_results(task.reference, proposal.candidate)
         except (ValueError, KeyError, TypeError):
             continue
     return proposals

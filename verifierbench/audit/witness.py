@@ -1,38 +1,16 @@
-"""Proposals (a candidate with the label an auditor intends) and witnesses (certified proposals the
-audited verifier decides otherwise)."""
+"""Witnesses: certified proposals (construction/proposals.py) the audited verifier decides otherwise."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from verifierbench.hashing import content_hash
-from verifierbench.schema import Category, Label
+from verifierbench.construction.proposals import candidate_key
+from verifierbench.schema import Label
 
 # Reviewer verdicts (testjack App. D): only VALID witnesses refute.
 VALID, QUESTIONABLE, INVALID = "valid", "questionable", "invalid"
 PENDING = "pending"  # certified, not yet reviewed
-
-
-def candidate_key(candidate: Any) -> str:
-    """Identity of a candidate across the hidden suite, the pool and new proposals."""
-    return content_hash(candidate)
-
-
-@dataclass
-class Proposal:
-    """A candidate an auditor wrote, with the label it intends and the requirement it targets."""
-
-    candidate: dict
-    label: Label
-    requirement: str
-    auditor: str  # "deterministic" or "llm"
-    operator: str
-    category: Category | None = None
-
-    @property
-    def key(self) -> str:
-        return candidate_key(self.candidate)
 
 
 @dataclass

@@ -7,7 +7,7 @@ Two disagreements condemn the task instead (paper §2.3, App. B.1):
 - on the gold answer: the answer key rejects its own gold, code G.
 An answer key that accepts an explicit value the tool's schema or description rules out (sources/toolcall/keycheck.py) is
 excluded before replay, code K.
-A hack draft the reference rejects but no naive verifier accepts (screening/potency.py, C7) is dropped too.
+A hack draft no naive verifier accepts (C7; the source passes its naive checks, `fooled`) is dropped too.
 A task is also excluded (code E) when what survives lacks a positive, a negative or an attack.
 """
 
@@ -19,10 +19,11 @@ from typing import Any
 
 from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Label, Task, TestCase
-from verifierbench.screening import potency
 
 # (reference record, candidate) -> (PASS?, reason)
 Decide = Callable[[dict[str, Any], dict[str, Any]], tuple[bool, str]]
+# (reference record, hack candidate) -> the naive checks it fools (screening/potency.py, C7)
+Fooled = Callable[[dict[str, Any], dict[str, Any]], list[str]]
 
 
 @dataclass
@@ -33,7 +34,8 @@ class Replayed:
     exclusion: dict[str, Any] | None = None
 
 
-def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequence[dict[str, Any]] = ()) -> Replayed:
+def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequence[dict[str, Any]] = (),
+           fooled: Fooled | None = None) -> Replayed:
     """The task's cases: every draft its reference agrees with, or the task's exclusion.
 
     Args:
@@ -42,6 +44,8 @@ def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequenc
         decide: the source's reference decision.
         key_defects: the answer key's defects (tool-call tasks: `keycheck.defects`); any excludes the task with
             code K before replay.
+        fooled: the source's naive checks of its tasks' hacks (sources/toolcall/naive_checks.py,
+            sources/interaction/naive_checks.py); None: the task has none, no hack is dropped as inert.
 
     Returns:
         The cases kept, the drafts dropped (with their reasons) and the exclusion, if the task is excluded.
@@ -55,7 +59,7 @@ def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequenc
         category = Category(draft.category)
         accepted, reason = decide(task.reference, draft.candidate)
         decided = Label.PASS if accepted else Label.FAIL
-        if decided == category.label and category is Category.hack and potency.fooled(task.type, task.reference, draft.candidate) == []:
+        if decided == category.label and category is Category.hack and fooled is not None and fooled(task.reference, draft.candidate) == []:
             # C7 at build time (issue 37): a hack no naive verifier accepts tests nothing; dropped with the reason
             out.dropped.append({"task": name, "task_id": task.id, "category": category.value, "label": category.label.value,
                                 "reference": decided.value, "reason": "inert hack: fools no naive verifier (C7)", **draft.provenance()})

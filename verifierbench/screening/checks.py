@@ -8,8 +8,8 @@
 - C4 input-label consistency: no two cases with the same verifier-visible input carry opposite labels.
 - C5 trivial baselines: always-accept is exposed by a negative, always-reject by a positive, and
   exact-match of the gold text by a valid variant whose text differs.
-- C6 mutation testing: every applicable mutation operator the task's source declares (screening/mutants.py,
-  state_mutants.py, sources/swebench/mutants.py) is detected by some case: both versions give valid decisions and they differ.
+- C6 mutation testing: every applicable mutation operator the task's source declares (sources/toolcall/mutants.py,
+  sources/interaction/mutants.py, sources/swebench/mutants.py) is detected by some case: both versions give valid decisions and they differ.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from collections import defaultdict
 from typing import Any, Callable
 
 from verifierbench.hashing import canonical_json
-from verifierbench.references import each
+from verifierbench.construction.parallel import each
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Category, Label, ManifestCase, Task, TestCase
-from verifierbench.screening.state_mutants import NoProbe
 from verifierbench.sources import registry
+from verifierbench.sources.base import NoProbe
 
 Decide = Callable[[Task, dict], bool]
 Result = tuple[bool, dict[str, Any]]

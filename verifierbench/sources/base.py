@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
+    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.drafts import Draft
@@ -45,6 +45,10 @@ class SourcePaths:
 
 class MissingPart(ValueError):
     """A source was asked for a part it does not have (an answer key of a state source, say)."""
+
+
+class NoProbe(Exception):
+    """A task lacks what its mutation operators are probed with (`mutation_operators`; C6 then fails with this reason)."""
 
 
 class Source(ABC):
@@ -303,7 +307,7 @@ class Source(ABC):
 
     def mutation_operators(self) -> tuple[Any, ...]:
         """The C6 operators screening applies to this source's reference, through their protocol (`probe`,
-        `applicable`, `detects`; screening/checks.py).
+        `applicable`, `detects`; screening/checks.py); `probe` raises `NoProbe` when a task lacks what it reads.
 
         Returns:
             The operators; () when the source has none.

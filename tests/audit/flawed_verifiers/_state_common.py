@@ -3,7 +3,7 @@
 import copy
 import json
 
-from verifierbench.audit.state import gold_record, replay
+from verifierbench.sources.interaction.audit import gold_record, replay
 from verifierbench.references import decide
 from verifierbench.sources.interaction import record
 

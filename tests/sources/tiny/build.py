@@ -8,6 +8,7 @@ from verifierbench.sources.toolcall.candidate import candidate, render_json
 from verifierbench.construction.drafts import Draft
 from verifierbench.construction.replay import replay
 from verifierbench.construction.selection import Selection
+from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 from verifierbench.sources.toolcall.reference import decide
 
 TOOL = {"name": "get_weather", "description": "The weather in a city.",
@@ -37,5 +38,5 @@ def drafts(city: str) -> list[Draft]:
 def select_tasks(seed: int) -> Selection:
     result = Selection(record={"seed": seed})
     for source_id, city in TASKS.items():
-        result.retained.append(replay(make_task(source_id, city), drafts(city), decide))
+        result.retained.append(replay(make_task(source_id, city), drafts(city), decide, fooled=naive_checks_fooled))
     return result

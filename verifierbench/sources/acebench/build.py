@@ -15,6 +15,7 @@ from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
+from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 from verifierbench.sources.toolcall.reference import decide
 
 QUOTAS = {"single": 10, "parallel": 10, "similar_api": 8, "preference": 8, "atom_bool": 2, "atom_enum": 2,
@@ -44,7 +45,7 @@ def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
     spec = spec_for(record)
     drafts = generate(spec, random.Random(f"{seed}:acebench:{record.id}"), CAPS)
-    return replay(task, drafts, decide, key_defects=keycheck.defects(spec))
+    return replay(task, drafts, decide, key_defects=keycheck.defects(spec), fooled=naive_checks_fooled)
 
 
 def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

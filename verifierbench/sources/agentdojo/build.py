@@ -23,6 +23,7 @@ from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.base import SourcePaths
+from verifierbench.sources.interaction.naive_checks import state_checks_fooled
 
 USER_QUOTAS = {"banking": 3, "slack": 2, "travel": 2, "workspace": 3}
 PAIR_QUOTAS = {"banking": 3, "slack": 2, "travel": 2, "workspace": 3}
@@ -61,7 +62,7 @@ def construct(ref: data.TaskRef, seed: int) -> Replayed:
         return Replayed(made, exclusion={"task": f"agentdojo/{ref.source_id}", "task_id": made.id, "code": "W",
                                          "evidence": {"reason": weak}})
     drafts = cases.generate(ref, random.Random(f"{seed}:agentdojo:{ref.source_id}"))
-    return replay(made, drafts, decide=decide)
+    return replay(made, drafts, decide=decide, fooled=state_checks_fooled)
 
 
 def _accepts_doing_nothing(ref: data.TaskRef) -> str | None:

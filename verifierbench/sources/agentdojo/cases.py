@@ -70,7 +70,7 @@ def gold_record(ref: data.TaskRef) -> dict:
 
 
 # How many writes the partial and near-miss families take, and how many permitted reads the overstrict family adds;
-# the audit (`audit/state.py`) passes wider caps.
+# the audit (`sources/interaction/audit.py`) passes wider caps.
 CAPS = {"writes": 2, "permitted_reads": 2}
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
+    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.drafts import Draft
@@ -71,7 +71,7 @@ class AgentDojo(Source):
         return OPERATORS
 
     def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.audit.state import propose
+        from verifierbench.sources.interaction.audit import propose
 
         return propose(task, round_index, seed)
 

@@ -28,6 +28,6 @@ class AppWorld(Source):
         return ("verifierbench.sources.appworld.reference",)
 
     def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.screening.state_mutants import OPERATORS
+        from verifierbench.sources.interaction.mutants import OPERATORS
 
         return OPERATORS

@@ -15,6 +15,7 @@ from verifierbench.sources.bfcl.spec import spec_for
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.cases import generate
+from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 from verifierbench.sources.toolcall.reference import decide
 
 QUOTAS = {"simple": 11, "multiple": 11, "parallel": 12, "parallel_multiple": 11}
@@ -49,7 +50,7 @@ def construct(record: data.Record, seed: int) -> Replayed:
     task = make_task(record)
     spec = spec_for(record)
     drafts = generate(spec, random.Random(f"{seed}:bfcl:{record.id}"), CAPS)
-    return replay(task, drafts, decide, key_defects=keycheck.defects(spec))
+    return replay(task, drafts, decide, key_defects=keycheck.defects(spec), fooled=naive_checks_fooled)
 
 
 def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

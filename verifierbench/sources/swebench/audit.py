@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from verifierbench.audit.witness import Proposal
+from verifierbench.construction.proposals import Proposal
 from verifierbench.schema import Category, Task
 from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.cases import CodeInstance, candidate, generate

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from verifierbench.references import each
 from verifierbench.schema import Task
 from verifierbench.sources.swebench import (budget, build_memos, cases, checkout, diffs, extensions, grading, instances,
                                             python39_rootfs, venv_store)
@@ -24,6 +23,7 @@ from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.swebench.task_record import make_task
 from verifierbench.sources.swebench.testrun import TestRun
+from verifierbench.construction.parallel import each
 from verifierbench.construction.replay import Replayed, replay
 
 Say = Callable[[str], None]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
+    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.selection import Selection

@@ -23,6 +23,7 @@ from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.base import SourcePaths
+from verifierbench.sources.interaction.naive_checks import state_checks_fooled
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.cases import POLITE_NOTHING, STYLES, generate
 from verifierbench.sources.tau2.reference import decide
@@ -122,7 +123,7 @@ def construct(domain: str, task_id: str, seed: int) -> Replayed:
                                    "nothing from the right answer without upstream's LLM judge",
                          "reference": reason}})
     drafts = generate(task.reference, random.Random(f"{seed}:tau2:{task.source_id}"))
-    return replay(task, drafts, decide=decide)
+    return replay(task, drafts, decide=decide, fooled=state_checks_fooled)
 
 
 def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from verifierbench.sources.base import Reference, Source
 
 if TYPE_CHECKING:
-    from verifierbench.audit.witness import Proposal
+    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
 
 
@@ -28,11 +28,11 @@ class ToolCallSource(Source):
         return ("verifierbench.sources.toolcall.reference",)
 
     def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.screening.mutants import OPERATORS
+        from verifierbench.sources.toolcall.mutants import OPERATORS
 
         return OPERATORS
 
     def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.audit.toolcall import propose
+        from verifierbench.sources.toolcall.audit import propose
 
         return propose(task, round_index, seed)

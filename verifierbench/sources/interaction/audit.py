@@ -17,7 +17,7 @@ import copy
 import random
 from typing import Any, Iterator
 
-from verifierbench.audit.witness import Proposal
+from verifierbench.construction.proposals import Proposal
 from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Task
 from verifierbench.sources import registry

@@ -17,9 +17,9 @@ import copy
 from dataclasses import dataclass
 from typing import Callable
 
-from verifierbench.references import decide as reference_decide
 from verifierbench.schema import Category, Task, TestCase
 from verifierbench.sources import registry
+from verifierbench.sources.base import NoProbe
 from verifierbench.sources.interaction import record
 from verifierbench.sources.interaction.environment import PublicEnvironment, observed_result
 
@@ -34,7 +34,7 @@ class StateOperator:
 
     def decide(self, task: Task, candidate: dict, gold: dict) -> bool:
         reference, changed = self.transform(task, candidate, gold)
-        return reference_decide(reference, changed)[0]
+        return _decide(reference, changed)
 
     # The C6 protocol every kind of operator follows (screening/checks.py: c6_mutants).
     def probe(self, task: Task, cases: list[TestCase]) -> dict:
@@ -52,8 +52,9 @@ class StateOperator:
         return not reference and self.decide(task, case.candidate, gold)
 
 
-class NoProbe(Exception):
-    """A task lacks what its operators are probed with (C6 then fails with this reason)."""
+def _decide(reference: dict, candidate: dict) -> bool:
+    """The task's reference decision on `candidate` (PASS?): its source's `decide`, as `references.decide` gives it."""
+    return registry.of(reference).decide(reference, candidate)[0]
 
 
 def _results_replayed(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
@@ -87,12 +88,12 @@ def _gold_actions(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
 
 
 def _text_checked(task: Task, gold: dict) -> bool:
-    return not reference_decide(task.reference, {**gold, "final_response": ""})[0]
+    return not _decide(task.reference, {**gold, "final_response": ""})
 
 
 def _state_checked(task: Task, gold: dict) -> bool:
     idle = record.replace_calls(gold, [])
-    return not reference_decide(task.reference, idle)[0]
+    return not _decide(task.reference, idle)
 
 
 OPERATORS = (
