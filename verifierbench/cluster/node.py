@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import tempfile
 import threading
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 
 from verifierbench import verifier_files
 from verifierbench.cluster.backend import ExecutorConfig
+from verifierbench.errors import UserError
 from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
@@ -56,8 +58,14 @@ class NodeJudge:
             frozen = self._verifier(verifier_hash, files_box)
         except MissingVerifier as exc:
             return _all_undecided(items, str(exc))
-        jobs = [case_job(suite.tasks[item["task_id"]], frozen, item["candidate"], item["key"]) for item in items]
-        return json.dumps([outcome.to_json() for outcome in self.executor.run_batch(jobs)])
+        jobs, refused = [], []
+        for item in items:
+            try:  # a code task's job needs its checkout and test environment here (made on first use)
+                jobs.append(case_job(suite.tasks[item["task_id"]], frozen, item["candidate"], item["key"]))
+            except (UserError, OSError, subprocess.SubprocessError) as exc:
+                refused.append({"key": item["key"], "decision": Decision.U.value,
+                                "problem": f"node {socket.gethostname()} cannot run the case: {exc}"})
+        return json.dumps(refused + [outcome.to_json() for outcome in self.executor.run_batch(jobs)])
 
     def close(self) -> None:
         self.executor.close()
