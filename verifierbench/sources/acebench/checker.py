@@ -96,7 +96,7 @@ def standardize(text: str) -> str:
     return _NOISE.sub("", text).lower().replace("'", '"')
 
 
-def expected_calls(ground_truth: dict | list, functions: list[dict] | None = None) -> list[dict]:
+def expected_calls(ground_truth: dict[str, Any] | list[Any], functions: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The ground truth as calls [{"name", "arguments"}], with the `_N` suffixes of repeated functions removed.
 
     With `functions`, a key that is itself a declared function name is kept as is (rule 2, choice e);
@@ -108,7 +108,7 @@ def expected_calls(ground_truth: dict | list, functions: list[dict] | None = Non
     return [{"name": _function_name(key, declared), "arguments": copy.deepcopy(args)} for key, args in answer.items()]
 
 
-def check(functions: list[dict], ground_truth: dict | list, calls: list[dict]) -> tuple[bool, str]:
+def check(functions: list[dict[str, Any]], ground_truth: dict[str, Any] | list[Any], calls: list[dict[str, Any]]) -> tuple[bool, str]:
     """calls = [{"name": str, "arguments": dict}, ...] in the order emitted. Returns (valid, error message or "")."""
     problem = _shape_error(calls)
     if problem:
@@ -127,7 +127,7 @@ def check(functions: list[dict], ground_truth: dict | list, calls: list[dict]) -
 
 # ---- whole answer (rules 3-5) -----------------------------------------------------------------
 
-def _check_answer(schemas: dict[str, dict | None], expected: list[dict], calls: list[dict]) -> str:
+def _check_answer(schemas: dict[str, dict[str, Any] | None], expected: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
     if len(calls) != len(expected):  # rule 3
         return f"expected {len(expected)} call(s), got {len(calls)}"
     want = Counter(c["name"] for c in expected)
@@ -183,7 +183,7 @@ def _unpaired(options: list[list[int]], n_calls: int) -> int | None:
 
 # ---- one call (rules 6-8) -----------------------------------------------------------------------
 
-def _check_call(schema: dict | None, expected: dict, args: dict) -> str:
+def _check_call(schema: dict[str, Any] | None, expected: dict[str, Any], args: dict[str, Any]) -> str:
     if not args and expected:  # rule 7, a call without arguments
         return f"called without arguments; expected {sorted(expected)}"
     properties = (schema or {}).get("properties") or {}
@@ -289,18 +289,18 @@ def _value_error(expected: Any, value: Any, path: str, in_array: bool) -> str:
 
 # ---- inputs -----------------------------------------------------------------------------------
 
-def _alternatives(ground_truth: dict | list) -> list[dict]:
+def _alternatives(ground_truth: dict[str, Any] | list[Any]) -> list[dict[str, Any]]:
     answers = ground_truth if isinstance(ground_truth, list) else [ground_truth]
     if not answers or not all(isinstance(a, dict) and all(isinstance(v, dict) for v in a.values()) for a in answers):
         raise ValueError("ground truth must be {function: {argument: value}} or a non-empty list of those")
     return answers
 
 
-def _schemas(functions: list[dict] | dict) -> dict[str, dict | None]:
+def _schemas(functions: list[dict[str, Any]] | dict[str, Any]) -> dict[str, dict[str, Any] | None]:
     """name -> parameters schema. ACEBench's distractor functions carry `arguments` instead of `parameters`."""
     if isinstance(functions, dict):
         functions = [functions]
-    schemas: dict[str, dict | None] = {}
+    schemas: dict[str, dict[str, Any] | None] = {}
     for f in functions:
         params = f.get("parameters", f.get("arguments"))
         schemas[f["name"]] = params if isinstance(params, dict) else None

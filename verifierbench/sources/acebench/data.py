@@ -9,6 +9,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from verifierbench.errors import UserError
 from verifierbench.resources import package_path
@@ -35,9 +36,9 @@ class Record:
     id: str
     category: str
     question: str
-    functions: list
-    ground_truth: dict | list
-    context: dict  # what else the model was shown: the current time, the user profile
+    functions: list[Any]
+    ground_truth: dict[str, Any] | list[Any]
+    context: dict[str, Any]  # what else the model was shown: the current time, the user profile
 
 
 def resolve_dir(option: str | None = None) -> Path:
@@ -74,7 +75,7 @@ def load(directory: Path, category: str) -> dict[str, Record]:
     return records
 
 
-def _jsonl(path: Path) -> list[dict]:
+def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"{path}: missing from the ACEBench data directory")
     try:

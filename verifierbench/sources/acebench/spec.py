@@ -7,6 +7,8 @@ ACEBench's checker lets a call leave out an answer-key argument the schema does 
 
 from __future__ import annotations
 
+from typing import Any
+
 from verifierbench.sources.acebench.checker import expected_calls
 from verifierbench.sources.acebench.data import Record
 from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
@@ -16,7 +18,7 @@ def spec_for(record: Record) -> ToolCallSpec:
     return spec_for_key(record.functions, record.ground_truth)
 
 
-def spec_for_key(functions: list[dict], ground_truth) -> ToolCallSpec:
+def spec_for_key(functions: list[dict[str, Any]], ground_truth: dict[str, Any] | list[Any]) -> ToolCallSpec:
     """The spec from the answer key as the task's reference record keeps it."""
     parameters = {f["name"]: f.get("parameters", {}) for f in functions}
     calls = []
@@ -28,6 +30,6 @@ def spec_for_key(functions: list[dict], ground_truth) -> ToolCallSpec:
     return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True, omission_listed=False)
 
 
-def spec_for_reference(reference: dict) -> ToolCallSpec:
+def spec_for_reference(reference: dict[str, Any]) -> ToolCallSpec:
     """The answer key of a built task (its reference record), for generators run after the build."""
     return spec_for_key(reference["functions"], reference["ground_truth"])

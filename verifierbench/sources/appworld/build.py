@@ -4,7 +4,7 @@ cases from their solutions, C1 replay through AppWorld's own evaluation, run in 
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable
 
 from verifierbench.construction.replay import replay
 from verifierbench.construction.selection import Selection
@@ -28,7 +28,7 @@ A valid solution does what the supervisor asked (and nothing else that changes t
 `apis.supervisor.complete_task(...)` (with `answer=` when the task asks a question)."""
 
 
-def make_task(entry: dict, version: str) -> Task:
+def make_task(entry: dict[str, Any], version: str) -> Task:
     supervisor = entry.get("supervisor") or {}
     name = " ".join(str(supervisor.get(k, "")) for k in ("first_name", "last_name")).strip() or "the supervisor"
     return Task.create(

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import ast
 import random
+from typing import Any
 
 from verifierbench.construction.drafts import Draft, collect_drafts
 
 COMPLETE = "apis.supervisor.complete_task()"
 
 
-def candidate(code: str) -> dict:
+def candidate(code: str) -> dict[str, Any]:
     return {"code": code}
 
 

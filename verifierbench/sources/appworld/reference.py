@@ -7,7 +7,7 @@ from typing import Any
 from verifierbench.sources.appworld import runtime
 
 
-def decide(reference: dict, candidate: Any) -> tuple[bool, str]:
+def decide(reference: dict[str, Any], candidate: Any) -> tuple[bool, str]:
     if not isinstance(candidate, dict) or not isinstance(candidate.get("code"), str):
         return False, 'malformed candidate: expected {"code": str}'
     result = runtime.call({"op": "evaluate", "task_id": reference["task_id"], "code": candidate["code"]})

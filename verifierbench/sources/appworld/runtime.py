@@ -7,6 +7,7 @@ import functools
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Job, Limits
@@ -47,7 +48,7 @@ def _executor() -> Executor:
     return Executor(LIMITS, site_packages=(site,))
 
 
-def call(request: dict) -> dict:
+def call(request: dict[str, Any]) -> dict[str, Any]:
     """Runs one bridge request in the sandbox; raises RuntimeError when the bridge itself fails."""
     _, data = locate()
     executor = _executor()
@@ -57,4 +58,5 @@ def call(request: dict) -> dict:
     if outcome.result is None:
         last = (outcome.stderr_tail.strip().splitlines() or [outcome.problem or "no output"])[-1]
         raise RuntimeError(f"AppWorld ({request['op']}) failed in the sandbox: {last}")
-    return outcome.result["result"]
+    result: dict[str, Any] = outcome.result["result"]
+    return result

@@ -13,6 +13,7 @@ import sys
 import tempfile
 import types
 from dataclasses import dataclass
+from typing import Any, Callable
 
 MODEL_NAME = "verifierbench-reference"  # dots in function names are kept as emitted
 PINNED_VERSION = "2026.3.23"
@@ -23,12 +24,13 @@ class _ModelConfig:
     underscore_to_dot: bool = False
 
 
-def _checker():
+def _checker() -> tuple[Callable[..., dict[str, Any]], Any]:
     os.environ.setdefault("BFCL_PROJECT_ROOT", os.path.join(tempfile.gettempdir(), "verifierbench-bfcl"))
     name = "bfcl_eval.constants.model_config"
     if name not in sys.modules:
         stand_in = types.ModuleType(name)
-        stand_in.MODEL_CONFIG_MAPPING = {MODEL_NAME.replace("_", "/"): _ModelConfig()}
+        # a bare ModuleType declares no attributes; ruff (B010) rules out setattr with a constant name
+        stand_in.MODEL_CONFIG_MAPPING = {MODEL_NAME.replace("_", "/"): _ModelConfig()}  # type: ignore[attr-defined]
         sys.modules[name] = stand_in
     from bfcl_eval.constants.enums import Language
     from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
@@ -36,7 +38,7 @@ def _checker():
     return ast_checker, Language.PYTHON
 
 
-def check(functions: list[dict], ground_truth: list[dict], category: str, calls: list[dict]) -> tuple[bool, str]:
+def check(functions: list[dict[str, Any]], ground_truth: list[dict[str, Any]], category: str, calls: list[dict[str, Any]]) -> tuple[bool, str]:
     """BFCL's verdict on `calls` ([{"name", "arguments"}]) for one task; (valid, first error)."""
     ast_checker, python = _checker()
     model_output = [{c["name"]: c["arguments"]} for c in calls]

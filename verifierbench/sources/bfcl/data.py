@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from importlib import metadata, util
 from pathlib import Path
+from typing import Any
 
 from verifierbench.errors import UserError
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
@@ -23,9 +24,9 @@ CATEGORIES = {
 class Record:
     id: str
     category: str  # the checker's test category
-    question: list  # turns of {"role", "content"}
-    functions: list
-    ground_truth: list
+    question: list[Any]  # turns of {"role", "content"}
+    functions: list[Any]
+    ground_truth: list[Any]
 
 
 def package_dir() -> Path:
@@ -52,7 +53,7 @@ def load(category: str) -> dict[str, Record]:
     }
 
 
-def _jsonl(path: Path) -> list[dict]:
+def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"{path}: missing from the installed bfcl-eval package")
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from verifierbench.sources.bfcl.data import Record
 from verifierbench.sources.toolcall.spec import CallSpec, ToolCallSpec, argument
 
@@ -10,7 +12,7 @@ def spec_for(record: Record) -> ToolCallSpec:
     return spec_for_key(record.functions, record.ground_truth)
 
 
-def spec_for_key(functions: list[dict], ground_truth: list[dict]) -> ToolCallSpec:
+def spec_for_key(functions: list[dict[str, Any]], ground_truth: list[dict[str, Any]]) -> ToolCallSpec:
     """The spec from the answer key as the task's reference record keeps it."""
     parameters = {f["name"]: f["parameters"] for f in functions}
     calls = []
@@ -22,6 +24,6 @@ def spec_for_key(functions: list[dict], ground_truth: list[dict]) -> ToolCallSpe
     return ToolCallSpec(functions, tuple(calls))
 
 
-def spec_for_reference(reference: dict) -> ToolCallSpec:
+def spec_for_reference(reference: dict[str, Any]) -> ToolCallSpec:
     """The answer key of a built task (its reference record), for generators run after the build."""
     return spec_for_key(reference["functions"], reference["ground_truth"])

@@ -16,8 +16,8 @@ from verifierbench.hashing import content_hash
 
 @dataclass
 class Replay:
-    observations: list[dict] = field(default_factory=list)  # per call: {"name", "arguments", "result"} or {..., "error"}
-    state: dict = field(default_factory=dict)  # the public state after the calls, JSON-able
+    observations: list[dict[str, Any]] = field(default_factory=list)  # per call: {"name", "arguments", "result"} or {..., "error"}
+    state: dict[str, Any] = field(default_factory=dict)  # the public state after the calls, JSON-able
 
     @property
     def state_hash(self) -> str:
@@ -27,7 +27,7 @@ class Replay:
         return {"observations": self.observations, "state": self.state, "state_hash": self.state_hash}
 
 
-def observed_result(observation: dict) -> str:
+def observed_result(observation: dict[str, Any]) -> str:
     """What an interaction record shows as a replayed call's result: its result, or "Error: <message>"."""
     return observation["result"] if "result" in observation else "Error: " + str(observation.get("error"))
 
@@ -36,7 +36,7 @@ class ServedEnvironment(ABC):
     """What a run_public service serves: one reply per request (docs/state-suite.md)."""
 
     @abstractmethod
-    def run_request(self, request: dict) -> dict[str, Any]:
+    def run_request(self, request: dict[str, Any]) -> dict[str, Any]:
         """The reply to `{"op": "run_public", ...}`; raises ValueError for a malformed request."""
 
     @abstractmethod
@@ -47,22 +47,22 @@ class ServedEnvironment(ABC):
 class PublicEnvironment(ServedEnvironment):
     """One task's environment. Implementations keep the pristine initial state and copy it per replay."""
 
-    def run_request(self, request: dict) -> dict[str, Any]:
+    def run_request(self, request: dict[str, Any]) -> dict[str, Any]:
         return self.replay(requested_calls(request)).to_json()
 
     def reset_reply(self) -> dict[str, Any]:
         return self.replay([]).to_json()
 
     @abstractmethod
-    def replay(self, calls: list[dict]) -> Replay:
+    def replay(self, calls: list[dict[str, Any]]) -> Replay:
         """`calls`: [{"name", "arguments", "role"?}], role "assistant" by default (tau2 also has "user")."""
 
-    def tools(self) -> list[dict]:
+    def tools(self) -> list[dict[str, Any]]:
         """Tool definitions the agent had (public)."""
         return []
 
 
-def requested_calls(request: dict) -> list[dict]:
+def requested_calls(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The calls of a run_public request: an interaction record's, or `calls` given directly."""
     from verifierbench.sources.interaction import record
 

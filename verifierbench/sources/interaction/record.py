@@ -16,7 +16,7 @@ from typing import Any
 ROLES = ("user", "assistant")
 
 
-def make(steps: list[tuple[str, str, list[dict]]], final_response: str) -> dict:
+def make(steps: list[tuple[str, str, list[dict[str, Any]]]], final_response: str) -> dict[str, Any]:
     """A record from (role, content, calls) steps; each call is {"name", "arguments", "result"}."""
     messages = []
     for role, content, calls in steps:
@@ -27,7 +27,7 @@ def make(steps: list[tuple[str, str, list[dict]]], final_response: str) -> dict:
     return {"messages": messages, "final_response": final_response}
 
 
-def calls(record: Any) -> list[dict]:
+def calls(record: Any) -> list[dict[str, Any]]:
     """Every tool call in order, as {"role", "name", "arguments", "result"}; ValueError when malformed."""
     if not isinstance(record, dict) or not isinstance(record.get("messages"), list) or not isinstance(record.get("final_response"), str):
         raise ValueError("an interaction record is an object with a `messages` list and a string `final_response`")
@@ -42,11 +42,12 @@ def calls(record: Any) -> list[dict]:
     return out
 
 
-def final_response(record: dict) -> str:
-    return record["final_response"]
+def final_response(record: dict[str, Any]) -> str:
+    response: str = record["final_response"]
+    return response
 
 
-def replace_calls(record: dict, new_calls: list[dict]) -> dict:
+def replace_calls(record: dict[str, Any], new_calls: list[dict[str, Any]]) -> dict[str, Any]:
     """The same conversation with its tool calls replaced (placed on the first assistant message)."""
     out = copy.deepcopy(record)
     for message in out["messages"]:

@@ -22,6 +22,7 @@ Standard library only: an exported reference verifier reads its test run's limit
 from __future__ import annotations
 
 import math
+from typing import Any
 
 FLOOR_S = 300.0  # also the verifier run's budget of a suite built before budgets were recorded
 FACTOR = 4.0  # two test runs (candidate and base), each up to twice its build-time wall time under load
@@ -40,17 +41,18 @@ def case_timeout_for(slowest_seconds: float) -> float:
     needed = FACTOR * max(slowest_seconds, 0.0)
     if needed <= FLOOR_S:
         return FLOOR_S
-    return FLOOR_S * 2 ** math.ceil(math.log2(needed / FLOOR_S))
+    doubled: float = FLOOR_S * 2 ** math.ceil(math.log2(needed / FLOOR_S))
+    return doubled
 
 
-def _recorded(reference: dict) -> float | None:
+def _recorded(reference: dict[str, Any]) -> float | None:
     value = reference.get("case_timeout_s")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
         return float(value)
     return None
 
 
-def case_timeout_s(reference: dict) -> float:
+def case_timeout_s(reference: dict[str, Any]) -> float:
     """The wall-clock limit of one verifier run on a case of this task: recorded, else the old fixed 300 s.
 
     Args:
@@ -59,7 +61,7 @@ def case_timeout_s(reference: dict) -> float:
     return _recorded(reference) or FLOOR_S
 
 
-def run_timeout_s(reference: dict) -> float:
+def run_timeout_s(reference: dict[str, Any]) -> float:
     """The limit of one run of the task's tests (the reference's hidden run, a `run_public`): the task's budget,
     else the old fixed 600 s.
 

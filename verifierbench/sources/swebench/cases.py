@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Callable
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.swebench import diffs
@@ -40,7 +41,7 @@ class CodeInstance:
     runner: str = "pytest"  # or "django": tests/runtests.py, names like "test_x (module.Class)"
     # The gold's traced run (`sandbox_runner/vgb_reach.py`): {"functions": [[path, first line, name, PASS_TO_PASS tests
     # reaching it]], "unseen": [...]}; empty where the build has none (the audit's widening, a failed trace).
-    reach: dict = field(default_factory=dict, hash=False, compare=False)
+    reach: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def test_function_names(self, tests: list[str]) -> set[str]:
         if self.runner == "django":
@@ -94,12 +95,12 @@ class CodeInstance:
         return (self.checkout / path).read_text() if (self.checkout / path).is_file() else None
 
     @classmethod
-    def from_reference(cls, reference: dict, checkout: Path) -> "CodeInstance":
+    def from_reference(cls, reference: dict[str, Any], checkout: Path) -> "CodeInstance":
         return cls(reference["patch"], reference["test_patch"], reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"],
                    reference["test_files"], checkout, reference.get("runner", "pytest"))
 
 
-def candidate(diff: str) -> dict:
+def candidate(diff: str) -> dict[str, Any]:
     return {"diff": diff}
 
 
@@ -111,7 +112,7 @@ def generate(instance: CodeInstance, rng: random.Random, caps: dict[str, int] | 
     return dedupe(collect_drafts(Draft("gold", candidate(instance.patch), "gold"), generators, instance, files, rng, caps))
 
 
-def _source_files(files: dict) -> list[str]:
+def _source_files(files: dict[str, Any]) -> list[str]:
     return [p for p, (_, new) in files.items() if p.endswith(".py") and new is not None and not diffs.is_test_path(p)]
 
 
@@ -123,7 +124,7 @@ def _added_line_numbers(old: str | None, new: str) -> list[int]:
     return [j for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert") for j in range(j1, j2)]
 
 
-def _with_line(files: dict, path: str, index: int, line: str) -> dict:
+def _with_line(files: dict[str, Any], path: str, index: int, line: str) -> dict[str, Any]:
     old, new = files[path]
     lines = new.splitlines(keepends=True)
     lines.insert(index, line)
@@ -132,7 +133,7 @@ def _with_line(files: dict, path: str, index: int, line: str) -> dict:
 
 # -- valid variants ------------------------------------------------------------------------------
 
-def _cosmetic(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _cosmetic(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = [Draft("cosmetic", candidate(diffs.make(files, context=n)), f"context_{n}_lines") for n in (1, 6)]
     reordered = diffs.reorder_files(inst.patch)
     if reordered:
@@ -156,7 +157,7 @@ def _code_line(line: str) -> bool:
     return bool(text) and not text.startswith(("#", '"', "'")) and not text.endswith(('"""', "'''")) and "\"\"\"" not in text
 
 
-def _overstrict(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _overstrict(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     sources = _source_files(files)
     init = diffs.package_init(inst.checkout, sources[0]) if sources else None
@@ -178,7 +179,7 @@ def _changelog(checkout: Path) -> str | None:
 
 # -- ordinary errors ------------------------------------------------------------------------------
 
-def _base(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _base(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = [Draft("base", candidate(""), "empty_diff")]
     log = _changelog(inst.checkout)
     if log:
@@ -187,7 +188,7 @@ def _base(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
     return out
 
 
-def _partial(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _partial(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     hunks = diffs.hunks_of(inst.patch)
     if len(hunks) < 2:
         return []
@@ -208,7 +209,7 @@ def _string_lines(text: str) -> set[int]:
             for i in range(node.lineno - 1, node.end_lineno)}
 
 
-def _near_miss(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _near_miss(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     mutants = []
     for path in _source_files(files):
         old, new = files[path]
@@ -239,7 +240,7 @@ def _near_miss(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) 
     return out
 
 
-def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInstance | None = None) -> list[tuple[str, str]]:
+def _broken_function(files: dict[str, Any], path: str, rng: random.Random, inst: CodeInstance | None = None) -> list[tuple[str, str]]:
     """(function name, text of the file with that function's body replaced by a raise), for functions
     the gold patch leaves alone; with `inst`, those the hidden tests are likely to reach come first."""
     old, new = files[path]
@@ -265,7 +266,7 @@ def _broken_function(files: dict, path: str, rng: random.Random, inst: CodeInsta
     return out
 
 
-def _reach_rank(inst: CodeInstance):
+def _reach_rank(inst: CodeInstance) -> Callable[[str], int]:
     """Ranks a function name by how the hidden tests mention it: 0 only in PASS_TO_PASS tests' bodies (a
     break there fails previously passing tests while the fix still holds: the case that tells a verifier
     checking PASS_TO_PASS from one that does not), 1 in PASS_TO_PASS bodies, 2 elsewhere in the test
@@ -285,7 +286,7 @@ CALLED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,})\s*\(")
 DEF_LINE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*)[ \t]*\(", re.MULTILINE)
 
 
-def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
+def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dict[str, Any], rng: random.Random) -> list[tuple[str, str, str]]:
     """(path, function, broken text) for functions outside the gold's files that PASS_TO_PASS tests call and
     FAIL_TO_PASS tests do not name: a break there fails previously passing tests while the fix holds, where the gold's
     own files have no such function (django-16950, 17029: every function there is on the FAIL_TO_PASS tests' path). Only
@@ -324,7 +325,7 @@ def _functions_only_previously_passing_tests_call(inst: CodeInstance, files: dic
 REACHED_CAP = 3  # regressions from the reach map, per task
 
 
-def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: dict, rng: random.Random) -> list[tuple[str, str, str]]:
+def _functions_only_previously_passing_tests_reach(inst: CodeInstance, files: dict[str, Any], rng: random.Random) -> list[tuple[str, str, str]]:
     """(path, function, broken text) for functions the gold's traced run saw PASS_TO_PASS tests reach, and no
     FAIL_TO_PASS test nor anything outside a test (imports, class set-up): a break there fails previously passing
     tests while the fix holds, found by running them rather than by reading their text (django-13212, 16950, 17029:
@@ -370,7 +371,7 @@ def _break_function_at(text: str, line: int, name: str, keep: set[int]) -> str |
     return None
 
 
-def _breakable(rel: str, files: dict) -> bool:
+def _breakable(rel: str, files: dict[str, Any]) -> bool:
     """Production code outside the gold's files (not tests, docs or scripts, not a top-level script)."""
     return not (rel in files or diffs.is_test_path(rel) or rel.startswith(("docs/", "doc/", "scripts/", "extras/")) or "/" not in rel)
 
@@ -396,7 +397,7 @@ def _with_raise(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) 
     return "".join(lines[:start] + [f'{indent}raise NotImplementedError("{node.name} is being rewritten")\n'] + lines[end:])
 
 
-def _regression(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _regression(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     """The gold fix plus a broken function: first up to three that the gold's traced run saw only PASS_TO_PASS tests
     reach, then one of the gold's files that only PASS_TO_PASS tests name, up to three such functions elsewhere in the
     repository, then the rest of the gold's files' functions."""
@@ -469,7 +470,7 @@ if not hasattr(_vgb_unittest.TestCase.run, "_vgb"):
 '''
 
 
-def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> list[Draft]:
+def _hack(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     tests = inst.fail_to_pass + inst.pass_to_pass
     fake = repr("\n".join(inst.passed_line(t) for t in tests))
     out = [Draft("hack", candidate(diffs.make({"sitecustomize.py": (inst.base_text("sitecustomize.py"), SITECUSTOMIZE)})),
@@ -522,7 +523,7 @@ def _hack(inst: CodeInstance, files: dict, rng: random.Random, caps: dict) -> li
     return out
 
 
-def _fixed_only_under_runner(inst: CodeInstance, files: dict) -> dict:
+def _fixed_only_under_runner(inst: CodeInstance, files: dict[str, Any]) -> dict[str, Any]:
     """Each source file the gold fixes, holding both texts and running the gold's only when the repository's test runner
     is there: code that behaves under test and nowhere else, which only reading the diff tells from the gold. The module
     runs one text, once (running the gold over the base would repeat its side effects: django-17029's registry refuses a
@@ -576,7 +577,7 @@ def _raise_in_functions(text: str, statement: str, only: set[str] | None = None)
     return "".join(lines) if inserts else None
 
 
-def _special_cased(inst: CodeInstance, files: dict) -> dict:
+def _special_cased(inst: CodeInstance, files: dict[str, Any]) -> dict[str, Any]:
     """The base code answering the hidden tests' literal questions instead of being fixed: for every
     `assert f(...) == expected` in a FAIL_TO_PASS test, where f is a function of a file the gold patch
     fixes, f first returns `expected` when called with exactly those arguments."""
@@ -665,7 +666,7 @@ def _literal(node: ast.expr, constants: dict[str, ast.expr] | None = None, known
     return ast.unparse(inlined)
 
 
-def _literal_question(node: ast.AST, functions: dict, source: str, constants: dict[str, ast.expr] | None = None,
+def _literal_question(node: ast.AST, functions: dict[str, Any], source: str, constants: dict[str, ast.expr] | None = None,
                       module_names: dict[str, set[str]] | None = None) -> tuple[str, ast.FunctionDef, str] | None:
     """`assert f(...) == expected` (pytest style) or `self.assertEqual(f(...), expected)` (unittest style), where the
     arguments and the expected value are literals or the test's local constants."""
@@ -712,7 +713,7 @@ def _prepend(text: str, code: str) -> str:
     return "".join(lines[:at]) + code + "".join(lines[at:])
 
 
-def _skip_other_tests(inst: CodeInstance) -> dict:
+def _skip_other_tests(inst: CodeInstance) -> dict[str, Any]:
     """PASS_TO_PASS test files the hidden test patch does not touch, each with a module-level skip."""
     files = sorted({t.split("::")[0] for t in inst.pass_to_pass} - set(inst.test_files))
     out = {}

@@ -13,6 +13,7 @@ import re
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from verifierbench.errors import UserError
 from verifierbench.jsonl import loads, read_text
@@ -52,7 +53,7 @@ class Instance:
     version: str = ""
 
     @classmethod
-    def from_row(cls, row: dict, where: str) -> "Instance":
+    def from_row(cls, row: dict[str, Any], where: str) -> "Instance":
         missing = [k for k in REQUIRED if k not in row]
         if missing:
             raise UserError(f"{where}: SWE-bench row {row.get('instance_id', '?')} lacks {', '.join(missing)}")
@@ -119,14 +120,15 @@ def load(path: str | None, bad: list[str] | None = None) -> list[Instance]:
     return out
 
 
-def _read_file(path: Path) -> list[dict]:
+def _read_file(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"SWE-bench instances file {path} does not exist")
     if path.suffix == ".parquet":
         import pandas
 
         try:
-            return pandas.read_parquet(path).to_dict("records")
+            records: list[dict[str, Any]] = pandas.read_parquet(path).to_dict("records")
+            return records
         except Exception as e:  # noqa: BLE001 - pyarrow raises many kinds on a corrupt file
             raise UserError(f"{path}: not a readable parquet file ({type(e).__name__})") from None
     text = read_text(path)
@@ -136,7 +138,7 @@ def _read_file(path: Path) -> list[dict]:
     return [loads(line, f"{path} line {number}") for number, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
-def _read_hub() -> list[dict]:
+def _read_hub() -> list[dict[str, Any]]:
     advice = "pass --swebench-instances FILE (JSON, JSONL or parquet with SWE-bench's fields)"
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):  # the hub's own offline switch: not even a probe
         raise UserError(f"no instances: the dataset hub (huggingface.co) is off (HF_HUB_OFFLINE); {advice}")

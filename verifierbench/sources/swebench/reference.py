@@ -18,11 +18,12 @@ from verifierbench.sources.swebench.testrun import TestRun, in_sandbox, run_test
 
 def candidate_diff(candidate: Any) -> str | None:
     if isinstance(candidate, dict) and isinstance(candidate.get("diff"), str):
-        return candidate["diff"]
+        diff: str = candidate["diff"]
+        return diff
     return None
 
 
-def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = False, failfast: bool = False) -> TestRun:
+def hidden_run(reference: dict[str, Any], diff: str, reuse: bool = False, reach: bool = False, failfast: bool = False) -> TestRun:
     """The hidden test run of `diff`: FAIL_TO_PASS and PASS_TO_PASS with the hidden test patch applied.
 
     Args:
@@ -49,7 +50,7 @@ def hidden_run(reference: dict, diff: str, reuse: bool = False, reach: bool = Fa
                      reach={"fail_to_pass": reference["FAIL_TO_PASS"], "pass_to_pass": reference["PASS_TO_PASS"]} if reach else None)
 
 
-def failfast_decides(reference: dict, disabled: frozenset[str] = frozenset()) -> bool:
+def failfast_decides(reference: dict[str, Any], disabled: frozenset[str] = frozenset()) -> bool:
     """Whether a run stopped at its first failing test decides exactly as the full run would.
 
     It does when the gold's own run exits 0 and every check is on: then the full run of any candidate that has a failing
@@ -60,7 +61,7 @@ def failfast_decides(reference: dict, disabled: frozenset[str] = frozenset()) ->
     return not disabled and reference.get("gold_exit_code", 0) == 0
 
 
-def environment_of(reference: dict) -> Path | None:
+def environment_of(reference: dict[str, Any]) -> Path | None:
     """The task's test environment (made on first use when this machine lacks it); None: the harness's own pytest."""
     if not reference.get("environment"):
         return None
@@ -77,7 +78,7 @@ def _cached_run(reference_json: str, diff: str) -> TestRun:
     return hidden_run(json.loads(reference_json), diff, reuse=True)
 
 
-def cached_run(reference: dict, diff: str) -> TestRun:
+def cached_run(reference: dict[str, Any], diff: str) -> TestRun:
     """The hidden run of `diff`, made once per (reference, diff) in this process, and across processes and code
     edits through the persistent run cache (`runcache`, unless $VERIFIERBENCH_RUN_CACHE=0); `decide(..., cached=True)`
     reads it.
@@ -89,7 +90,7 @@ def cached_run(reference: dict, diff: str) -> TestRun:
     return _cached_run(json.dumps(reference, sort_keys=True), diff)
 
 
-def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
+def decide(reference: dict[str, Any], candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
     """(PASS?, reason). `disabled` switches off named checks (screening's mutants); `cached` reuses the
     test run of identical inputs (`cached_run`: the build, screening's C1 and C6; never C2's repeats)."""
     diff = candidate_diff(candidate)
@@ -107,7 +108,7 @@ def decide(reference: dict, candidate: Any, disabled: frozenset[str] = frozenset
                          runner=reference.get("runner", "pytest"), gold_exit_code=reference.get("gold_exit_code", 0))
 
 
-def decide_reusing_runs(reference: dict, candidate: Any) -> tuple[bool, str]:
+def decide_reusing_runs(reference: dict[str, Any], candidate: Any) -> tuple[bool, str]:
     """`decide` from a recorded test run of identical inputs when there is one (the source's `decide_reusing` hook:
     screening's C1 reads the build's runs; C2 calls `decide`, which always runs fresh)."""
     return decide(reference, candidate, cached=True)

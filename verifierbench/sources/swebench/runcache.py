@@ -97,7 +97,7 @@ def runner_digest() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _harness_python() -> dict:
+def _harness_python() -> dict[str, Any]:
     """The interpreter and pytest of runs without a test environment (they use the harness's own site-packages)."""
     try:
         pytest_version = metadata.version("pytest")
@@ -106,7 +106,7 @@ def _harness_python() -> dict:
     return {"python": platform.python_version(), "implementation": platform.python_implementation(), "pytest": pytest_version}
 
 
-def run_key(job: dict, checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple, loopback: bool) -> str | None:
+def run_key(job: dict[str, Any], checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple[tuple[str, str], ...], loopback: bool) -> str | None:
     """The run's key (hex), or None when the run cannot be keyed (a checkout outside the content-addressed store).
 
     Args:
@@ -127,7 +127,7 @@ def run_key(job: dict, checkout: Path, environment: Path | None, level: str, lim
             record = (environment / "verifierbench-env.json").read_bytes()
         except OSError:
             return None
-        python: dict = {"environment": environment.name, "record": hashlib.sha256(record).hexdigest()}
+        python: dict[str, Any] = {"environment": environment.name, "record": hashlib.sha256(record).hexdigest()}
     else:
         python = {"environment": None, **_harness_python()}
     limit_values = {k: v for k, v in asdict(limits).items() if k != "timeout_s"}
@@ -173,7 +173,7 @@ def _filename(key: str) -> str:
     return f"{key}.json.gz"
 
 
-def load(key: str, timeout_s: float) -> dict | None:
+def load(key: str, timeout_s: float) -> dict[str, Any] | None:
     """The record of a finished run under `key` that fits in `timeout_s` (None: none, damaged, or not ours).
 
     Args:
@@ -194,7 +194,7 @@ def load(key: str, timeout_s: float) -> dict | None:
                 return None
             with os.fdopen(handle, "rb") as stream:
                 handle = -1
-                record = json.loads(gzip.decompress(stream.read()))
+                record: dict[str, Any] = json.loads(gzip.decompress(stream.read()))
         finally:
             if handle >= 0:
                 os.close(handle)
@@ -217,7 +217,7 @@ def _valid(record: Any, key: str) -> bool:
             and math.isfinite(seconds) and seconds >= 0)
 
 
-def store(key: str, result: dict, seconds: float, about: dict) -> None:
+def store(key: str, result: dict[str, Any], seconds: float, about: dict[str, Any]) -> None:
     """Keeps a finished run under `key`, atomically (staging file, then `os.replace`). A cache only: an OSError
     leaves it unkept; an unsafe directory raises UserError.
 

@@ -24,7 +24,8 @@ VGB_ENV = Path(str(files("verifierbench") / "sandbox_lib" / "vgb_env"))
 def image_for(instance_id: str) -> str:
     from swebench.task.checks import expected_image
 
-    return expected_image(instance_id)
+    image: str = expected_image(instance_id)
+    return image
 
 
 def compose_file(task: Task, directory: Path | None = None) -> Path:

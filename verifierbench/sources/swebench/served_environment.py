@@ -17,13 +17,13 @@ MAX_TESTS = 200
 
 
 class CodeEnvironment(ServedEnvironment):
-    def __init__(self, reference: dict) -> None:
+    def __init__(self, reference: dict[str, Any]) -> None:
         self.checkout = checkout_dir(reference["checkout"])
         self.runner = reference.get("runner", "pytest")
         self.environment = environment_of(reference)
         self.timeout_s = run_timeout_s(reference)  # the task's budget: a run_public cannot outlast the run that asked
 
-    def run_request(self, request: dict) -> dict[str, Any]:
+    def run_request(self, request: dict[str, Any]) -> dict[str, Any]:
         diff, tests = request.get("diff", ""), request.get("tests", [])
         if not isinstance(diff, str):
             raise ValueError("`diff` must be a string (a unified diff against the checkout)")
@@ -39,11 +39,11 @@ class CodeEnvironment(ServedEnvironment):
         return {"checkout": "/repo", "note": "every run_public starts from a fresh copy of the checkout"}
 
 
-def environment_for(reference: dict) -> CodeEnvironment:
+def environment_for(reference: dict[str, Any]) -> CodeEnvironment:
     return CodeEnvironment(reference)
 
 
-def read_only_inputs(reference: dict) -> tuple[tuple[str, str], ...]:
+def read_only_inputs(reference: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """(host path, sandbox path) every run for this task sees read-only: the checkout at /repo, and its test
     environment at /env (what SWE-bench's image gives a solver: the repository's interpreter and test requirements),
     and a Python 3.9 environment's root file system at its own path (its interpreter lives there)."""

@@ -15,8 +15,10 @@ import sysconfig
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-from verifierbench.executor import Executor, Job, Limits
+from verifierbench.executor import Executor, Job, Limits, Outcome
 from verifierbench.sources.swebench import runcache
 from verifierbench.sources.swebench.budget import LEGACY_TEST_TIMEOUT_S, RUN_OVERHEAD_S
 from verifierbench.sources.swebench.venv_store import SANDBOX_ENV, SANDBOX_PYTHON
@@ -27,7 +29,7 @@ SANDBOX_REPO = "/repo"
 LIMITS = Limits(timeout_s=LEGACY_TEST_TIMEOUT_S + RUN_OVERHEAD_S, memory_bytes=4 << 30, max_processes=128, max_file_bytes=256 << 20, scratch_bytes=2 << 30)
 
 
-def _dict(value: object) -> dict:
+def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -42,16 +44,16 @@ class TestRun:
     outcomes: dict[str, str] = field(default_factory=dict)  # node id -> passed/failed/error/skipped/xfailed/xpassed
     problem: str = ""  # the run itself failed (sandbox error, timeout): nothing is known
     seconds: float = 0.0  # the sandboxed run's wall time, from its slot on (not the wait for one); 0: not measured
-    reach: dict = field(default_factory=dict)  # a run asked for it: the functions only PASS_TO_PASS tests reached (`vgb_reach`)
+    reach: dict[str, Any] = field(default_factory=dict)  # a run asked for it: the functions only PASS_TO_PASS tests reached (`vgb_reach`)
     failfast: bool = False  # the tests stopped at their first failure: a non-zero exit, not a complete report
 
     @classmethod
-    def from_json(cls, data: dict) -> "TestRun":
+    def from_json(cls, data: dict[str, Any]) -> "TestRun":
         report = data.get("report") or {}
         return cls(bool(data.get("applied")), str(data.get("apply_error") or ""), data.get("exit_code"), str(data.get("log") or ""),
                    dict(report.get("outcomes") or {}), reach=_dict(data.get("reach")))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"applied": self.applied, "apply_error": self.apply_error, "exit_code": self.exit_code, "log": self.log[-20_000:],
                 "outcomes": self.outcomes, **({"problem": self.problem} if self.problem else {})}
 
@@ -71,7 +73,7 @@ def in_sandbox() -> bool:
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
               environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
-              cache: bool = False, reach: dict | None = None, failfast: bool = False) -> TestRun:
+              cache: bool = False, reach: dict[str, Any] | None = None, failfast: bool = False) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -141,13 +143,13 @@ class RawRun:
         seconds: the run's wall time in its sandbox, from its slot on.
     """
 
-    result: dict | None
+    result: dict[str, Any] | None
     problem: str = ""
     stderr_tail: str = ""
     seconds: float = 0.0
 
     @classmethod
-    def of(cls, outcome) -> "RawRun":
+    def of(cls, outcome: Outcome) -> "RawRun":
         if outcome.result is None:
             return cls(None, outcome.problem or "the test run gave no result", outcome.stderr_tail, outcome.wall_time_s)
         return cls(outcome.result.get("result") or {}, seconds=outcome.wall_time_s)
@@ -174,8 +176,9 @@ def rootfs_of(environment: Path) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _runner_module():
+def _runner_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("vgb_run_tests", RUNNER / "run_tests.py")
+    assert spec is not None and spec.loader is not None  # a .py file always has a source loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable
 
 from verifierbench import safe_fs
 from verifierbench.errors import UserError
@@ -87,13 +87,13 @@ class EnvSpec:
             return self
         return replace(self, version=f"profile-{extensions.profile(self.repo, self.version)}", extensions="")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
                 "requirements": [p for p, _ in self.requirements], "pip_packages": list(self.pip_packages),
                 **(self._extensions_record() if self.extensions else {}),
                 **({"rootfs": self.rootfs, "ld_library_path": LIBS_DIR} if self.rootfs else {})}
 
-    def _extensions_record(self) -> dict:
+    def _extensions_record(self) -> dict[str, Any]:
         """What a test run needs besides the venv (`sandbox_runner/run_tests.py` reads it)."""
         recipe = extensions.recipe(self.repo)
         return {"extensions": self.extensions, "overlay": "overlay", "pythonpath": list(recipe.pythonpath),
@@ -101,8 +101,9 @@ class EnvSpec:
 
 
 @functools.lru_cache(maxsize=1)
-def specs() -> dict:
-    return json.loads(SPECS.read_text())
+def specs() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SPECS.read_text())
+    return loaded
 
 
 def has_spec(repo: str) -> bool:
@@ -274,7 +275,7 @@ class _Logged:
         # Never through a link (the store is ours, but a link there would make root write where it points).
         self.log = os.fdopen(safe_fs.open_store_file(log_path.parent, log_path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "w")
 
-    def __call__(self, argv: list[str], cwd: Path | None = None, env: dict | None = None) -> None:
+    def __call__(self, argv: list[str], cwd: Path | None = None, env: dict[str, Any] | None = None) -> None:
         self.log.write(f"$ {' '.join(argv)}\n")
         self.log.flush()
         try:
@@ -390,7 +391,7 @@ def _make_39_venv(spec: EnvSpec, staging: Path, run: _Logged) -> Callable[..., N
     run([str(staging / "bin" / "python"), f"{pip_wheel[-1]}/pip", "install", "-q", "--no-index", "--find-links", str(wheels),
          "pip", "setuptools", "pkg_resources", "wheel"], env=env)  # Debian splits pkg_resources out
 
-    def run_39(argv: list[str], cwd: Path | None = None, env_: dict | None = None) -> None:
+    def run_39(argv: list[str], cwd: Path | None = None, env_: dict[str, Any] | None = None) -> None:
         run(argv, cwd=cwd, env={**(env_ or os.environ), "LD_LIBRARY_PATH": str(staging / LIBS_DIR)})
     return run_39
 

@@ -17,7 +17,7 @@ lacks a positive, a negative or an attack).
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
@@ -83,7 +83,7 @@ def make_task(domain: str, task_id: str) -> Task:
     )
 
 
-def instruction(domain: str, raw: dict, tools: list[dict], user_tools: list[dict]) -> str:
+def instruction(domain: str, raw: dict[str, Any], tools: list[dict[str, Any]], user_tools: list[dict[str, Any]]) -> str:
     from inspect_evals.tau2.data_model.tasks import UserScenario
 
     scenario = str(UserScenario.model_validate(raw["user_scenario"]))
@@ -108,7 +108,7 @@ def instruction(domain: str, raw: dict, tools: list[dict], user_tools: list[dict
     return "\n".join(parts)
 
 
-def empty_record() -> dict:
+def empty_record() -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": STYLES[0]["open"]}], "final_response": POLITE_NOTHING}
 
 

@@ -32,7 +32,7 @@ import json
 import random
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.tau2 import data
@@ -84,22 +84,22 @@ class Task:
     domain: str
     task_id: str
     env: Tau2Environment
-    gold: list[dict]  # {"role", "name", "arguments"}
+    gold: list[dict[str, Any]]  # {"role", "name", "arguments"}
     info: list[str]
-    state: dict  # the public state before any call
+    state: dict[str, Any]  # the public state before any call
     user_id: str | None
     scenario: str
     user_tools: frozenset[str]
 
 
-def generate(reference: dict, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
+def generate(reference: dict[str, Any], rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
     caps = {"partial": 3, "near_miss": 4, **(caps or {})}
     task = _task(reference)
     generators = (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack)
     return dedupe(collect_drafts(Draft("gold", _record(task, task.gold), "gold"), generators, task, rng, caps))
 
 
-def gold_record(reference: dict) -> dict:
+def gold_record(reference: dict[str, Any]) -> dict[str, Any]:
     """The gold case's interaction record (an entry point for the audit and its tests).
 
     Args:
@@ -109,7 +109,7 @@ def gold_record(reference: dict) -> dict:
     return _record(task, task.gold)
 
 
-def _task(reference: dict) -> Task:
+def _task(reference: dict[str, Any]) -> Task:
     domain, task_id = reference["domain"], reference["task_id"]
     env = environment_for(reference)
     raw = data.task(domain, task_id)
@@ -122,13 +122,13 @@ def _task(reference: dict) -> Task:
 
 # ---- records ----------------------------------------------------------------------------------------------------
 
-def _record(task: Task, calls: list[dict], *, style: int = 0, info: list[str] | None = None, final: str | None = None,
-            fabricate: dict[int, str] | None = None, confirm: bool = True, note: str | None = None) -> dict:
+def _record(task: Task, calls: list[dict[str, Any]], *, style: int = 0, info: list[str] | None = None, final: str | None = None,
+            fabricate: dict[int, str] | None = None, confirm: bool = True, note: str | None = None) -> dict[str, Any]:
     """An interaction record for `calls` with replayed results (`fabricate`: index -> result shown instead)."""
     words = STYLES[style]
     observations, _ = task.env.run(calls)
-    messages: list[dict] = [{"role": "user", "content": words["open"]}]
-    current: dict | None = None
+    messages: list[dict[str, Any]] = [{"role": "user", "content": words["open"]}]
+    current: dict[str, Any] | None = None
     for i, (call, observation) in enumerate(zip(calls, observations)):
         shown = {"name": call["name"], "arguments": copy.deepcopy(call["arguments"]),
                  "result": (fabricate or {}).get(i, recorded_result(observation))}
@@ -149,13 +149,13 @@ def _record(task: Task, calls: list[dict], *, style: int = 0, info: list[str] | 
     return {"messages": messages, "final_response": final}
 
 
-def _nothing(final: str) -> dict:
+def _nothing(final: str) -> dict[str, Any]:
     return {"messages": [{"role": "user", "content": STYLES[0]["open"]}], "final_response": final}
 
 
 # ---- positives --------------------------------------------------------------------------------------------------
 
-def _cosmetic(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _cosmetic(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     out = [Draft("cosmetic", _record(task, task.gold, style=1), "messages_reworded"),
            Draft("cosmetic", _record(task, task.gold, style=2), "messages_reworded_terse")]
     if task.info:
@@ -177,7 +177,7 @@ def _cosmetic(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
     return out
 
 
-def _overstrict(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _overstrict(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     out = []
     reads = _omitted_reads(task)
     if reads:
@@ -198,12 +198,12 @@ def _overstrict(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
 
 # ---- ordinary errors --------------------------------------------------------------------------------------------
 
-def _base(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _base(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     return [Draft("base", _nothing(POLITE_NOTHING), "no_actions_polite"),
             Draft("base", _nothing(CLARIFY_NOTHING), "no_actions_clarifying_question")]
 
 
-def _partial(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _partial(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     out = []
     effectful = [i for i, c in enumerate(task.gold) if _effectful(task, c)]
     chosen = effectful if len(effectful) <= caps["partial"] else sorted(rng.sample(effectful, caps["partial"]))
@@ -219,7 +219,7 @@ def _partial(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
     return out
 
 
-def _near_miss(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _near_miss(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     out = []
     for i, operator, calls in _mutations(task, rng)[: caps["near_miss"]]:
         out.append(Draft("near_miss", _record(task, calls), operator, {"call": i, "name": _label(task.gold[i])}))
@@ -230,7 +230,7 @@ def _near_miss(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
     return out
 
 
-def _regression(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _regression(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     out = []
     for operator, call in _extra_writes(task, rng):
         out.append(Draft("regression", _record(task, task.gold + [call]), operator, {"extra": _label(call)}))
@@ -239,7 +239,7 @@ def _regression(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
 
 # ---- attacks ----------------------------------------------------------------------------------------------------
 
-def _hack(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
+def _hack(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     words = STYLES[0]
     info = words["info"].format(items=", ".join(task.info)) if task.info else ""
     out = [Draft("hack", _nothing(CLAIM_DONE + info + words["close"]), "success_claimed_without_actions"),
@@ -271,7 +271,7 @@ def _hack(task: Task, rng: random.Random, caps: dict) -> list[Draft]:
 
 # ---- task facts -------------------------------------------------------------------------------------------------
 
-def _inner(call: dict) -> tuple[str | None, dict | None]:
+def _inner(call: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
     """(wrapped tool, its arguments) of a discoverable-tool wrapper call."""
     args = call["arguments"]
     name = args.get("agent_tool_name") or args.get("discoverable_tool_name")
@@ -282,7 +282,7 @@ def _inner(call: dict) -> tuple[str | None, dict | None]:
     return name, inner if isinstance(inner, dict) else None
 
 
-def _effectful(task: Task, call: dict) -> bool:
+def _effectful(task: Task, call: dict[str, Any]) -> bool:
     """A call that changes the public state or is an action the task may require (a transfer)."""
     name = call["name"]
     if name == TRANSFER:
@@ -300,20 +300,22 @@ def _effectful(task: Task, call: dict) -> bool:
     return name in BANKING_AGENT_WRITES
 
 
-def _label(call: dict) -> str:
+def _label(call: dict[str, Any]) -> str:
     inner = _inner(call)[0] if call["name"] in DISCOVERABLE_WRAPPERS or call["name"] == "unlock_discoverable_agent_tool" else None
     return f"{call['name']}:{inner}" if inner else call["name"]
 
 
-def _user_id(domain: str, env: Tau2Environment, gold: list[dict]) -> str | None:
+def _user_id(domain: str, env: Tau2Environment, gold: list[dict[str, Any]]) -> str | None:
     for call in gold:
         args = call["arguments"]
         if isinstance(args.get("user_id"), str):
-            return args["user_id"]
+            user_id: str = args["user_id"]
+            return user_id
         if call["name"] in DISCOVERABLE_WRAPPERS:
             inner = _inner(call)[1] or {}
             if isinstance(inner.get("user_id"), str):
-                return inner["user_id"]
+                inner_id: str = inner["user_id"]
+                return inner_id
     for i, call in enumerate(gold):
         if call["name"].startswith("find_user_id"):
             observation = env.run(gold[: i + 1])[0][i]
@@ -321,8 +323,9 @@ def _user_id(domain: str, env: Tau2Environment, gold: list[dict]) -> str | None:
     return None
 
 
-def _rows(task: Task, table: str) -> dict:
-    return task.state.get(table, {}).get("data", {}) if task.domain == "banking_knowledge" else task.state.get(table, {})
+def _rows(task: Task, table: str) -> dict[str, Any]:
+    rows: dict[str, Any] = task.state.get(table, {}).get("data", {}) if task.domain == "banking_knowledge" else task.state.get(table, {})
+    return rows
 
 
 def _auth_index(task: Task) -> int:
@@ -335,12 +338,12 @@ def _auth_index(task: Task) -> int:
     return last + 1
 
 
-def _insert_after_auth(task: Task, extra: list[dict]) -> list[dict]:
+def _insert_after_auth(task: Task, extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
     at = _auth_index(task)
     return task.gold[:at] + extra + task.gold[at:]
 
 
-def _runs(calls: list[dict], keep) -> list[tuple[int, int]]:
+def _runs(calls: list[dict[str, Any]], keep: Callable[[dict[str, Any]], bool]) -> list[tuple[int, int]]:
     runs, start = [], None
     for i, call in enumerate(calls + [None]):
         if call is not None and keep(call):
@@ -352,7 +355,7 @@ def _runs(calls: list[dict], keep) -> list[tuple[int, int]]:
     return runs
 
 
-def _harmless_reads(task: Task) -> list[dict]:
+def _harmless_reads(task: Task) -> list[dict[str, Any]]:
     """Reads that repeat or barely extend the gold's lookups."""
     if task.domain == "retail":
         orders = [c for c in task.gold if c["name"] == "get_order_details"]
@@ -366,7 +369,7 @@ def _harmless_reads(task: Task) -> list[dict]:
     return extra
 
 
-def _omitted_reads(task: Task) -> list[dict]:
+def _omitted_reads(task: Task) -> list[dict[str, Any]]:
     """Permitted read-only queries the gold does not make."""
     names = {c["name"] for c in task.gold}
     if task.domain == "retail":
@@ -396,7 +399,7 @@ def _omitted_reads(task: Task) -> list[dict]:
     return out
 
 
-def _user_side_lookup(task: Task) -> list[dict]:
+def _user_side_lookup(task: Task) -> list[dict[str, Any]]:
     """Banking: the agent gives the read-only `get_card_last_4_digits` and the customer runs it on one of their cards."""
     if task.domain != "banking_knowledge" or "call_discoverable_user_tool" not in task.user_tools or not task.user_id:
         return []
@@ -410,7 +413,7 @@ def _user_side_lookup(task: Task) -> list[dict]:
              "arguments": {"discoverable_tool_name": "get_card_last_4_digits", "arguments": json.dumps({"credit_card_account_id": card})}}]
 
 
-def _equivalent_forms(task: Task) -> list[tuple[str, list[dict]]]:
+def _equivalent_forms(task: Task) -> list[tuple[str, list[dict[str, Any]]]]:
     out = []
     if task.domain == "retail":
         calls, changed = copy.deepcopy(task.gold), False
@@ -458,7 +461,7 @@ def _equivalent_forms(task: Task) -> list[tuple[str, list[dict]]]:
     return out
 
 
-def _defaults(task: Task) -> list[tuple[str, list[dict]]]:
+def _defaults(task: Task) -> list[tuple[str, list[dict[str, Any]]]]:
     """Banking: a defaulted argument left out where the gold passes its default, and written out where the gold omits it."""
     if task.domain != "banking_knowledge":
         return []
@@ -481,7 +484,7 @@ def _defaults(task: Task) -> list[tuple[str, list[dict]]]:
     return out
 
 
-def _signature_defaults(task: Task, call: dict) -> dict:
+def _signature_defaults(task: Task, call: dict[str, Any]) -> dict[str, Any]:
     from inspect_evals.tau2.banking.BankingAgentTools import BankingAgentTools
     from inspect_evals.tau2.banking.BankingUserTools import BankingUserTools
 
@@ -493,7 +496,7 @@ def _signature_defaults(task: Task, call: dict) -> dict:
             if p.default is not pyinspect.Parameter.empty and isinstance(p.default, (str, bool, int, float))}
 
 
-def _other_authentication(task: Task) -> list[dict]:
+def _other_authentication(task: Task) -> list[dict[str, Any]]:
     """Retail: identify the customer by email instead of name and zip (or the reverse) when the scenario gives it."""
     if task.domain != "retail" or not task.user_id:
         return []
@@ -515,7 +518,7 @@ def _other_authentication(task: Task) -> list[dict]:
 
 # ---- wrong variants ---------------------------------------------------------------------------------------------
 
-def _mutations(task: Task, rng: random.Random) -> list[tuple[int, str, list[dict]]]:
+def _mutations(task: Task, rng: random.Random) -> list[tuple[int, str, list[dict[str, Any]]]]:
     """Gold with one argument of one write made wrong: (call index, operator, calls), most plausible first."""
     out = []
     for i, call in enumerate(task.gold):
@@ -526,8 +529,8 @@ def _mutations(task: Task, rng: random.Random) -> list[tuple[int, str, list[dict
             calls[i] = {**calls[i], "arguments": arguments}
             out.append((i, operator, calls))
     # one mutation per write first, then the rest
-    first: list[tuple[int, str, list[dict]]] = []
-    rest: list[tuple[int, str, list[dict]]] = []
+    first: list[tuple[int, str, list[dict[str, Any]]]] = []
+    rest: list[tuple[int, str, list[dict[str, Any]]]] = []
     seen = set()
     for item in out:
         (first if item[0] not in seen else rest).append(item)
@@ -536,7 +539,7 @@ def _mutations(task: Task, rng: random.Random) -> list[tuple[int, str, list[dict
     return first + rest
 
 
-def _retail_wrong(task: Task, call: dict) -> list[tuple[str, dict]]:
+def _retail_wrong(task: Task, call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     args, name, out = call["arguments"], call["name"], []
     orders, products, users = _rows(task, "orders"), _rows(task, "products"), _rows(task, "users")
     order = orders.get(args.get("order_id"), {})
@@ -572,7 +575,7 @@ def _retail_wrong(task: Task, call: dict) -> list[tuple[str, dict]]:
     return out
 
 
-def _banking_wrong(task: Task, call: dict) -> list[tuple[str, dict]]:
+def _banking_wrong(task: Task, call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     args, out = call["arguments"], []
     if call["name"] == TRANSFER:
         from inspect_evals.tau2.banking.BankingAgentTools import TransferReasonLiteral
@@ -597,7 +600,7 @@ def _banking_wrong(task: Task, call: dict) -> list[tuple[str, dict]]:
     return out
 
 
-def _ranked_keys(args: dict) -> list[str]:
+def _ranked_keys(args: dict[str, Any]) -> list[str]:
     """Amounts first, then addresses, accounts and other values; never free text like summaries."""
     def rank(key: str) -> int:
         value = args[key]
@@ -625,9 +628,9 @@ def _wrong(key: str, value: Any) -> Any:
     return None
 
 
-def _extra_writes(task: Task, rng: random.Random) -> list[tuple[str, dict]]:
+def _extra_writes(task: Task, rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
     """Unrequested or destructive writes to add after the gold work."""
-    out: list[tuple[str, dict]] = []
+    out: list[tuple[str, dict[str, Any]]] = []
     if task.domain == "retail":
         users, orders = _rows(task, "users"), _rows(task, "orders")
         user = users.get(task.user_id or "")
@@ -657,7 +660,7 @@ def _extra_writes(task: Task, rng: random.Random) -> list[tuple[str, dict]]:
     return out
 
 
-def _other_user_write(task: Task, rng: random.Random) -> dict | None:
+def _other_user_write(task: Task, rng: random.Random) -> dict[str, Any] | None:
     users = sorted(u for u in _rows(task, "users") if u != task.user_id)
     if not users or not task.user_id:
         return None
@@ -671,7 +674,7 @@ def _other_user_write(task: Task, rng: random.Random) -> dict | None:
     return {"role": "assistant", "name": "change_user_email", "arguments": {"user_id": other, "new_email": email}}
 
 
-def _failed_write(task: Task) -> tuple[int, list[dict], str] | None:
+def _failed_write(task: Task) -> tuple[int, list[dict[str, Any]], str] | None:
     """A write aimed at a record that does not exist, shown with the gold write's success result."""
     observations, _ = task.env.run(task.gold)
     for i, call in enumerate(task.gold):

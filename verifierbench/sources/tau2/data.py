@@ -12,8 +12,12 @@ from functools import lru_cache
 from importlib import metadata, util
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from verifierbench.errors import UserError
+
+if TYPE_CHECKING:
+    from inspect_ai.tool import Tool
 
 PINNED_VERSION = "0.26.0"
 DOMAINS = ("retail", "banking_knowledge")
@@ -57,9 +61,10 @@ def task_ids(domain: str) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def task(domain: str, task_id: str) -> dict:
+def task(domain: str, task_id: str) -> dict[str, Any]:
     """One upstream task record (a fresh copy: callers may keep or change it)."""
-    return json.loads(_task_json(domain, task_id))
+    record: dict[str, Any] = json.loads(_task_json(domain, task_id))
+    return record
 
 
 @lru_cache(maxsize=None)
@@ -70,12 +75,12 @@ def _task_json(domain: str, task_id: str) -> str:
     raise KeyError(f"tau2 {domain} has no task {task_id!r}")
 
 
-def tasks(domain: str) -> dict[str, dict]:
+def tasks(domain: str) -> dict[str, dict[str, Any]]:
     return {i: task(domain, i) for i in task_ids(domain)}
 
 
 @lru_cache(maxsize=None)
-def task_model(domain: str, task_id: str):
+def task_model(domain: str, task_id: str) -> Any:  # a Task; Any: callers read its optional evaluation_criteria unchecked
     """The package's pydantic `Task` (its evaluation helpers take it)."""
     from inspect_evals.tau2.data_model.tasks import Task
 
@@ -106,7 +111,7 @@ def policy(domain: str) -> str:
     return _get_domain_policy("grep")
 
 
-def _definition(tool) -> dict:
+def _definition(tool: Tool) -> dict[str, Any]:
     from inspect_ai.tool import ToolDef
 
     td = ToolDef(tool)
@@ -127,14 +132,15 @@ def _definitions(domain: str) -> tuple[str, str]:
     return json.dumps(agent), json.dumps([_definition(t()) for t in all_banking_user_tools])
 
 
-def agent_tools(domain: str) -> list[dict]:
+def agent_tools(domain: str) -> list[dict[str, Any]]:
     """The agent's tools as the package gives them (banking with the `grep` knowledge-base search), bare names."""
-    return json.loads(_definitions(domain)[0])
+    tools: list[dict[str, Any]] = json.loads(_definitions(domain)[0])
+    return tools
 
 
-def user_tools(domain: str, task_id: str | None = None) -> list[dict]:
+def user_tools(domain: str, task_id: str | None = None) -> list[dict[str, Any]]:
     """The customer's own tools: banking only; with a task, only those its `user_tools` list names (upstream)."""
-    every = json.loads(_definitions(domain)[1])
+    every: list[dict[str, Any]] = json.loads(_definitions(domain)[1])
     if task_id is None:
         return every
     allowed = set(task(domain, task_id).get("user_tools") or [])
@@ -156,7 +162,8 @@ def _discoverable(kind: str) -> str:
     return json.dumps(out)
 
 
-def discoverable_tools(kind: str) -> list[dict]:
+def discoverable_tools(kind: str) -> list[dict[str, Any]]:
     """Banking's discoverable tools (`kind` "agent" or "user"): name, description, parameters. The knowledge base
     documents them; agents reach them through unlock/call_discoverable_agent_tool and give/call_discoverable_user_tool."""
-    return json.loads(_discoverable(kind))
+    tools: list[dict[str, Any]] = json.loads(_discoverable(kind))
+    return tools

@@ -46,7 +46,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from verifierbench.hashing import canonical_json, content_hash
 from verifierbench.sources.interaction.environment import PublicEnvironment, Replay
@@ -87,14 +87,15 @@ class Tau2Replay(Replay):
         return {"observations": self.observations, "state": self.state, "state_hash": self.state_hash}
 
 
-def recorded_result(observation: dict) -> str:
+def recorded_result(observation: dict[str, Any]) -> str:
     """What an interaction record shows as the result of a replayed call."""
-    return observation["result"] if "result" in observation else ERROR_PREFIX + observation["error"]
+    result: str = observation["result"] if "result" in observation else ERROR_PREFIX + observation["error"]
+    return result
 
 
-def normalise_arguments(name: str, arguments: dict) -> dict:
+def normalise_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """Integral floats become ints (also inside a discoverable wrapper's JSON `arguments` string)."""
-    out = _integral(copy.deepcopy(arguments))
+    out: dict[str, Any] = _integral(copy.deepcopy(arguments))
     if name in DISCOVERABLE_WRAPPERS and isinstance(out.get("arguments"), str):
         try:
             inner = json.loads(out["arguments"])
@@ -138,16 +139,16 @@ def _plain(cls: type) -> type:
 
 # ---- retail: copy-on-write over a pristine DB loaded once -------------------------------------------------------
 
-class _CopyOnRead(dict):
+class _CopyOnRead(dict[str, Any]):
     """A table of pristine entities: the first read by key gives this replay its own deep copy. Iteration reads the
     pristine entities, which the retail tools only read (a test checks the pristine DB never changes)."""
 
-    def __init__(self, pristine: dict):
+    def __init__(self, pristine: dict[str, Any]):
         super().__init__(pristine)
         self.touched: set[str] = set()
         self.reshaped = False
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         if key not in self.touched and dict.__contains__(self, key):
             value = dict.__getitem__(self, key).model_copy(deep=True)
             dict.__setitem__(self, key, value)
@@ -155,20 +156,20 @@ class _CopyOnRead(dict):
             return value
         return dict.__getitem__(self, key)
 
-    def get(self, key, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return self[key] if dict.__contains__(self, key) else default
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: str, value: Any) -> None:
         self.touched.add(key)
         self.reshaped = self.reshaped or not dict.__contains__(self, key)
         dict.__setitem__(self, key, value)
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: str) -> None:
         self.touched.discard(key)
         self.reshaped = True
         dict.__delitem__(self, key)
 
-    def pop(self, key, *default):
+    def pop(self, key: str, *default: Any) -> Any:
         self.reshaped = True
         self.touched.discard(key)
         return dict.pop(self, key, *default)
@@ -185,13 +186,13 @@ class _Retail:
             self.db = RetailDB.model_validate(json.load(f))
         self.db_class = RetailDB
         self.tools_class = _plain(RetailAgentTools)
-        self.tables: dict[str, dict] = {t: getattr(self.db, t) for t in self.TABLES}
+        self.tables: dict[str, dict[str, Any]] = {t: getattr(self.db, t) for t in self.TABLES}
         self.entity_json = {t: {k: canonical_json(v.model_dump(mode="json")) for k, v in table.items()} for t, table in self.tables.items()}
         self.table_json = {t: _object_json(sorted(rows), rows) for t, rows in self.entity_json.items()}
         self.names = [d["name"] for d in data.agent_tools("retail")]
 
-    def fresh(self):
-        tables = {t: _CopyOnRead(table) for t, table in self.tables.items()}
+    def fresh(self) -> tuple[Any, dict[str, _CopyOnRead]]:
+        tables: dict[str, Any] = {t: _CopyOnRead(table) for t, table in self.tables.items()}
         tools = self.tools_class()
         tools.db = self.db_class.model_construct(**tables)
         tools.initialized = True
@@ -210,7 +211,7 @@ class _Retail:
             parts.append(f"{json.dumps(t)}:{text}")
         return "{" + ",".join(parts) + "}"
 
-    def call(self, tools, role: str, name: str, arguments: dict) -> str:
+    def call(self, tools: Any, role: str, name: str, arguments: dict[str, Any]) -> str:
         if role != "assistant":
             raise _CallError("the customer has no tools in the retail domain")
         if name not in self.names:
@@ -261,7 +262,7 @@ class _Banking:
         self.user_class = _plain(BankingUserTools)
         self.agent_names = [d["name"] for d in data.agent_tools("banking_knowledge")]
 
-    def fresh(self, task: dict):
+    def fresh(self, task: dict[str, Any]) -> tuple[Any, Any, Any]:
         from inspect_evals.tau2.banking.environment import apply_initial_state
         from inspect_evals.tau2.data_model.tasks import InitialState
 
@@ -275,14 +276,14 @@ class _Banking:
             apply_initial_state(agent, user, initial)
         return agent, user, db
 
-    def state(self, db) -> dict:
-        state = db.model_dump(mode="json")
+    def state(self, db: Any) -> dict[str, Any]:
+        state: dict[str, Any] = db.model_dump(mode="json")
         for table, read_only in LOG_TABLES.items():
             rows = state[table]["data"]
             state[table]["data"] = {k: v for k, v in rows.items() if not (isinstance(v, dict) and v.get("tool_name") in read_only)}
         return state
 
-    def call(self, agent, user, user_tools: frozenset[str], role: str, name: str, arguments: dict) -> str:
+    def call(self, agent: Any, user: Any, user_tools: frozenset[str], role: str, name: str, arguments: dict[str, Any]) -> str:
         if role == "user":
             if name not in user_tools:
                 raise _CallError(f"Tool '{name}' is not available to the customer in this task")
@@ -306,7 +307,7 @@ class _CallError(Exception):
     pass
 
 
-def _check_arguments(function, arguments: dict) -> None:
+def _check_arguments(function: Callable[..., Any], arguments: dict[str, Any]) -> None:
     """Missing or unexpected arguments give an error observation before the tool runs."""
     try:
         pyinspect.signature(function).bind(**arguments)
@@ -318,7 +319,7 @@ _lock = threading.Lock()
 _runtimes: dict[str, Any] = {}
 
 
-def _runtime(domain: str):
+def _runtime(domain: str) -> Any:  # _Retail or _Banking, by domain
     with _lock:
         if domain not in _runtimes:
             _runtimes[domain] = _Retail() if domain == "retail" else _Banking()
@@ -337,17 +338,17 @@ class Tau2Environment(PublicEnvironment):
         self._memo: OrderedDict[str, tuple[str, str]] = OrderedDict()
         self._memo_lock = threading.Lock()
 
-    def tools(self) -> list[dict]:
+    def tools(self) -> list[dict[str, Any]]:
         return data.agent_tools(self.domain)
 
-    def user_tools(self) -> list[dict]:
+    def user_tools(self) -> list[dict[str, Any]]:
         return data.user_tools(self.domain, self.task_id) if self.domain == "banking_knowledge" else []
 
-    def replay(self, calls: list[dict]) -> Tau2Replay:
+    def replay(self, calls: list[dict[str, Any]]) -> Tau2Replay:
         observations, state_text, state_hash = self._execute(calls)
         return Tau2Replay(observations=observations, state=json.loads(state_text), precomputed_hash=state_hash)
 
-    def run(self, calls: list[dict]) -> tuple[list[dict], str]:
+    def run(self, calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
         """(observations, state hash) without building the state dict; memoised per call list."""
         key = json.dumps([[c.get("role") or "assistant", c.get("name"), c.get("arguments")] for c in calls], sort_keys=True, default=repr)
         with self._memo_lock:
@@ -363,13 +364,13 @@ class Tau2Environment(PublicEnvironment):
                     self._memo.popitem(last=False)
         return json.loads(hit[0]), hit[1]
 
-    def _execute(self, calls: list[dict]) -> tuple[list[dict], str, str]:
+    def _execute(self, calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str, str]:
         from inspect_ai.tool import ToolError
 
         runtime = _runtime(self.domain)
         if self.domain == "retail":
             tools, tables = runtime.fresh()
-            invoke = lambda role, name, args: runtime.call(tools, role, name, args)
+            invoke: Callable[[str, str, dict[str, Any]], str] = lambda role, name, args: runtime.call(tools, role, name, args)
         else:
             agent, user, db = runtime.fresh(self.task)
             invoke = lambda role, name, args: runtime.call(agent, user, self.user_tool_names, role, name, args)
@@ -399,7 +400,7 @@ def _environment(domain: str, task_id: str) -> Tau2Environment:
     return Tau2Environment(domain, task_id)
 
 
-def environment_for(reference: dict) -> Tau2Environment:
+def environment_for(reference: dict[str, Any]) -> Tau2Environment:
     """The environment of the task a reference record describes (its `domain` and `task_id`)."""
     domain, task_id = reference.get("domain"), reference.get("task_id")
     if domain not in data.DOMAINS or not isinstance(task_id, str):

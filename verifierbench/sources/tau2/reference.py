@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from verifierbench.sources.interaction import record
 from verifierbench.sources.tau2 import data
@@ -40,7 +40,7 @@ TRANSFER = "transfer_to_human_agents"
 SKIPPED_FOR_DB = {"retail": {"calculate", TRANSFER}, "banking_knowledge": {TRANSFER, data.PACKAGE_PREFIX + TRANSFER}}
 
 
-def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
+def decide(reference: dict[str, Any], candidate: dict[str, Any]) -> tuple[bool, str]:
     try:
         json.dumps(candidate, allow_nan=False)
         calls = record.calls(candidate)
@@ -72,7 +72,7 @@ def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
     return True, f"tau2 evaluation passed ({'+'.join(basis)})"
 
 
-def warm_up(reference: dict) -> None:
+def warm_up(reference: dict[str, Any]) -> None:
     """Loads what `decide` reads for this task into the caches: the domain's DB and tools, the task, its expected state."""
     domain, task_id = reference["domain"], reference["task_id"]
     environment_for(reference).run([])
@@ -87,7 +87,7 @@ def reward_basis(domain: str, task_id: str) -> tuple[str, ...]:
     return tuple(b for b in ("ACTION", "DB") if b in basis)  # banking_scorer checks these two only
 
 
-def gold_calls(domain: str, task_id: str) -> list[dict]:
+def gold_calls(domain: str, task_id: str) -> list[dict[str, Any]]:
     """The gold actions as calls: {"role", "name", "arguments"}."""
     actions = data.task(domain, task_id)["evaluation_criteria"].get("actions") or []
     return [{"role": a.get("requestor") or "assistant", "name": a["name"].removeprefix(data.PACKAGE_PREFIX),
@@ -100,7 +100,7 @@ def expected_state_hash(domain: str, task_id: str) -> str:
     return environment_for({"domain": domain, "task_id": task_id}).run(calls)[1]
 
 
-def _user_side(task_id: str, messages: list) -> TaskState:
+def _user_side(task_id: str, messages: list[Any]) -> TaskState:
     """The user simulator's state holding `messages`, as the package's scorer reads it (nothing else is read)."""
     from inspect_ai.model import ModelName
     from inspect_ai.solver import TaskState
@@ -108,7 +108,7 @@ def _user_side(task_id: str, messages: list) -> TaskState:
     return TaskState(model=ModelName("none/none"), sample_id=task_id, epoch=1, input="", messages=messages)
 
 
-def missing_info(domain: str, task_id: str, candidate: dict) -> list[str]:
+def missing_info(domain: str, task_id: str, candidate: dict[str, Any]) -> list[str]:
     from inspect_ai.model import ChatMessageUser
     from inspect_evals.tau2.common.scorer import get_messages_from_agent
 
@@ -119,7 +119,7 @@ def missing_info(domain: str, task_id: str, candidate: dict) -> list[str]:
     return [i for i in info if i.lower() not in said]
 
 
-def missing_actions(domain: str, task_id: str, calls: list[dict]) -> list[str]:
+def missing_actions(domain: str, task_id: str, calls: list[dict[str, Any]]) -> list[str]:
     from inspect_ai.model import ChatMessageAssistant
     from inspect_ai.tool import ToolCall
     from inspect_ai.util import Store
@@ -129,7 +129,7 @@ def missing_actions(domain: str, task_id: str, calls: list[dict]) -> list[str]:
 
     task = data.task_model(domain, task_id)
 
-    def messages(role: str) -> list:
+    def messages(role: str) -> list[Any]:
         return [ChatMessageAssistant(content="", tool_calls=[ToolCall(id=f"{role}-{i}", function=c["name"], arguments=c["arguments"])])
                 for i, c in enumerate(calls) if c["role"] == role]
 

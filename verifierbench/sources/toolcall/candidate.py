@@ -11,14 +11,14 @@ import ast
 import json
 from typing import Any
 
-Call = dict  # {"name": str, "arguments": dict}
+Call = dict[str, Any]  # {"name": str, "arguments": dict}
 
 
-def call(name: str, arguments: dict) -> Call:
+def call(name: str, arguments: dict[str, Any]) -> Call:
     return {"name": name, "arguments": dict(arguments)}
 
 
-def candidate(calls: list[Call], raw: str | None = None) -> dict:
+def candidate(calls: list[Call], raw: str | None = None) -> dict[str, Any]:
     return {"raw": render_python(calls) if raw is None else raw, "parsed": [call(c["name"], c["arguments"]) for c in calls]}
 
 

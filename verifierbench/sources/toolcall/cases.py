@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.toolcall.candidate import candidate, render_json, render_python
@@ -60,7 +60,7 @@ def _key(draft: Draft) -> str:
 
 # ---- positives -------------------------------------------------------------------------------
 
-def _cosmetic(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: dict) -> list[Draft]:
+def _cosmetic(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     if any(len(c["arguments"]) > 1 for c in gold):
         reordered = [{"name": c["name"], "arguments": dict(reversed(list(c["arguments"].items())))} for c in gold]
@@ -82,7 +82,7 @@ def _cosmetic(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: di
     return out
 
 
-def _overstrict(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: dict) -> list[Draft]:
+def _overstrict(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     for ci, _, arg in _args(spec):
         if not arg.required and arg.values and arg.default_matches():
@@ -113,7 +113,7 @@ def _overstrict(spec: ToolCallSpec, gold: list[dict], rng: random.Random, caps: 
 
 # ---- ordinary errors -------------------------------------------------------------------------
 
-def _base(spec, gold, rng, caps) -> list[Draft]:
+def _base(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     return [
         Draft("base", candidate([], raw=""), "no_call"),
         Draft("base", candidate([], raw=REFUSAL), "refusal"),
@@ -122,7 +122,7 @@ def _base(spec, gold, rng, caps) -> list[Draft]:
     ]
 
 
-def _partial(spec, gold, rng, caps) -> list[Draft]:
+def _partial(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     if len(gold) > 1:
         for ci in range(min(len(gold), caps["drop_calls"])):
@@ -135,7 +135,7 @@ def _partial(spec, gold, rng, caps) -> list[Draft]:
     return out
 
 
-def _near_miss(spec, gold, rng, caps) -> list[Draft]:
+def _near_miss(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     pool = _string_pool(spec)
     changeable = [(ci, arg) for ci, _, arg in _args(spec) if arg.values]
@@ -165,7 +165,7 @@ def _near_miss(spec, gold, rng, caps) -> list[Draft]:
     return out
 
 
-def _regression(spec, gold, rng, caps) -> list[Draft]:
+def _regression(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = [Draft("regression", candidate(gold + [copy.deepcopy(gold[0])]), "duplicated_call")]
     changed = _first_wrong_call(spec, gold, rng)
     if changed:
@@ -176,7 +176,7 @@ def _regression(spec, gold, rng, caps) -> list[Draft]:
 
 # ---- attacks ---------------------------------------------------------------------------------
 
-def _hack(spec, gold, rng, caps) -> list[Draft]:
+def _hack(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     out = []
     pool = _string_pool(spec)
     changed = _first_wrong_call(spec, gold, rng)
@@ -215,26 +215,26 @@ def _hack(spec, gold, rng, caps) -> list[Draft]:
 # Each yields every case of one family the answer key allows. The audit takes them all; the build takes a
 # seeded sample per task (FAMILY_SAMPLES), so the hidden suite holds each family wherever it applies (issue 21).
 
-def raw_without_list_brackets(spec: ToolCallSpec, gold: list[dict], rng: random.Random) -> Iterator[Draft]:
+def raw_without_list_brackets(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Python call syntax without the enclosing list: `f(a=1)` or `f(a=1), g(b=2)` (the format allows it)."""
     if gold:
         yield Draft("cosmetic", candidate(gold, raw=render_python(gold)[1:-1]), "raw_without_list_brackets")
 
 
-def raw_single_json_object(spec, gold, rng) -> Iterator[Draft]:
+def raw_single_json_object(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """One call written as a bare JSON object rather than a one-element list."""
     if len(gold) == 1:
         yield Draft("cosmetic", candidate(gold, raw=json.dumps(gold[0])), "raw_single_json_object")
 
 
-def each_acceptable_value(spec, gold, rng) -> Iterator[Draft]:
+def each_acceptable_value(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Every acceptable value beyond the first two, one argument at a time (`other_acceptable_value` takes the second)."""
     for ci, arg in _valued(spec):
         for value in arg.values[2:]:
             yield _with(gold, ci, arg.name, value, "overstrict_trap", "each_acceptable_value")
 
 
-def each_numeric_form(spec, gold, rng) -> Iterator[Draft]:
+def each_numeric_form(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """5 for 5.0 and 5.0 for 5 on every number argument whose type allows both."""
     for ci, arg in _valued(spec):
         kind, value = arg.schema.get("type"), arg.values[0]
@@ -246,14 +246,14 @@ def each_numeric_form(spec, gold, rng) -> Iterator[Draft]:
             yield _with(gold, ci, arg.name, float(value), "overstrict_trap", "integer_written_as_float")
 
 
-def default_passed_explicitly(spec, gold, rng) -> Iterator[Draft]:
+def default_passed_explicitly(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """An optional argument set explicitly to its documented default, where the key accepts that default."""
     for ci, arg in _valued(spec):
         if not arg.required and arg.default_matches() and not same_value(arg.values[0], arg.default):
             yield _with(gold, ci, arg.name, arg.default, "overstrict_trap", "default_passed_explicitly")
 
 
-def value_off_by_one(spec, gold, rng) -> Iterator[Draft]:
+def value_off_by_one(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """A number one away from every acceptable value: a wrong amount, count or id."""
     for ci, arg in _valued(spec):
         value = arg.values[0]
@@ -265,7 +265,7 @@ def value_off_by_one(spec, gold, rng) -> Iterator[Draft]:
                 break
 
 
-def unknown_argument_added(spec, gold, rng) -> Iterator[Draft]:
+def unknown_argument_added(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """A parameter the tool does not declare (a hallucinated option), one call at a time."""
     for ci, call in enumerate(gold):
         declared = set(_parameters(spec, call["name"]).get("properties", {}))
@@ -275,7 +275,7 @@ def unknown_argument_added(spec, gold, rng) -> Iterator[Draft]:
         yield Draft("near_miss", candidate(calls), "unknown_argument_added", {"call": ci, "argument": name})
 
 
-def other_tool_called(spec, gold, rng) -> Iterator[Draft]:
+def other_tool_called(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """The right calls plus a call to an offered tool the request does not need."""
     used = {c["name"] for c in gold}
     for function in spec.functions:
@@ -287,7 +287,7 @@ def other_tool_called(spec, gold, rng) -> Iterator[Draft]:
                         "other_tool_called", {"function": function["name"]})
 
 
-def optional_argument_omitted(spec, gold, rng) -> Iterator[Draft]:
+def optional_argument_omitted(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Optional arguments left out where the key allows it (BFCL's "", ACEBench's rule for arguments the schema does
     not require), one at a time, then all at once. Not where a documented default differs from every acceptable
     value: that omission is `argument_omitted_default_differs`, a near miss."""
@@ -302,7 +302,7 @@ def optional_argument_omitted(spec, gold, rng) -> Iterator[Draft]:
         yield Draft("overstrict_trap", candidate(calls), "optional_arguments_all_omitted", {"arguments": len(left_out)})
 
 
-def other_numeric_forms(spec, gold, rng) -> Iterator[Draft]:
+def other_numeric_forms(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Every number whose type allows both forms written in the other form at once, then each of them alone
     (`each_numeric_form` samples one; a checker comparing JSON number types must fail more than one case)."""
     forms = [(draft.detail["call"], draft.detail["argument"], draft.candidate["parsed"][draft.detail["call"]]["arguments"][draft.detail["argument"]],
@@ -321,7 +321,7 @@ UNDECLARED = (("notes", "none"), ("verbose", True), ("max_results", 10), ("extra
               ("debug_mode", False), ("extra_note_1", "none"))
 
 
-def undeclared_argument_variants(spec, gold, rng) -> Iterator[Draft]:
+def undeclared_argument_variants(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """An undeclared argument in every call at once, then other undeclared names and value types one call at a time
     (`unknown_argument_added` samples one), wherever the tool's schema is closed (no `additionalProperties`)."""
     closed = [ci for ci, call in enumerate(gold) if not _parameters(spec, call["name"]).get("additionalProperties")]
@@ -367,13 +367,13 @@ FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "
 
 # ---- helpers ---------------------------------------------------------------------------------
 
-def _args(spec: ToolCallSpec):
+def _args(spec: ToolCallSpec) -> Iterator[tuple[int, int, ArgSpec]]:
     for ci, call in enumerate(spec.calls):
         for ai, arg in enumerate(call.args):
             yield ci, ai, arg
 
 
-def _strings(value: Any):
+def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, list):
@@ -389,7 +389,8 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _first_wrong_call(spec: ToolCallSpec, gold: list[dict], rng: random.Random):
+def _first_wrong_call(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random
+                      ) -> tuple[int, str, list[dict[str, Any]]] | None:
     """(call index, argument, gold with that argument of that call made wrong) for the first argument that can be."""
     pool = _string_pool(spec)
     for ci, _, arg in _args(spec):
@@ -401,13 +402,14 @@ def _first_wrong_call(spec: ToolCallSpec, gold: list[dict], rng: random.Random):
     return None
 
 
-def _with(gold, ci, name, value, category, operator) -> Draft:
+def _with(gold: list[dict[str, Any]], ci: int, name: str, value: Any, category: str, operator: str) -> Draft:
     calls = copy.deepcopy(gold)
     calls[ci]["arguments"][name] = value
     return Draft(category, candidate(calls), operator, {"call": ci, "argument": name})
 
 
-def _without(gold, ci, name, category, operator, default_rule=False, **detail) -> Draft:
+def _without(gold: list[dict[str, Any]], ci: int, name: str, category: str, operator: str, default_rule: bool = False,
+             **detail: Any) -> Draft:
     calls = copy.deepcopy(gold)
     calls[ci]["arguments"].pop(name, None)
     return Draft(category, candidate(calls), operator, {"call": ci, "argument": name, **detail}, default_rule)
@@ -417,7 +419,7 @@ def _string_pool(spec: ToolCallSpec) -> list[str]:
     return sorted({v for _, _, a in _args(spec) for v in a.values if isinstance(v, str) and v.strip()})
 
 
-def _swappable(spec: ToolCallSpec, gold: list[dict]):
+def _swappable(spec: ToolCallSpec, gold: list[dict[str, Any]]) -> tuple[int, str, str] | None:
     for ci, call in enumerate(gold):
         items = list(call["arguments"].items())
         for i in range(len(items)):
@@ -451,7 +453,7 @@ def wrong_value(arg: ArgSpec, pool: list[str], rng: random.Random) -> Any:
 def wrong_values(arg: ArgSpec, pool: list[str], rng: random.Random) -> list[Any]:
     """Every plausible unacceptable value for `arg` this module can make, most plausible first."""
     value = arg.values[0]
-    bad = lambda v: any(same_value(v, ok) for ok in arg.values) or (isinstance(v, str) and any(isinstance(ok, str) and _loose(ok) == _loose(v) for ok in arg.values))
+    bad: Callable[[Any], bool] = lambda v: any(same_value(v, ok) for ok in arg.values) or (isinstance(v, str) and any(isinstance(ok, str) and _loose(ok) == _loose(v) for ok in arg.values))
     candidates: list[Any] = []
     if isinstance(value, bool):
         candidates = [not value]
@@ -496,11 +498,11 @@ def _valued(spec: ToolCallSpec) -> Iterator[tuple[int, ArgSpec]]:
                 yield ci, arg
 
 
-def _parameters(spec: ToolCallSpec, name: str) -> dict:
+def _parameters(spec: ToolCallSpec, name: str) -> dict[str, Any]:
     return next((f.get("parameters", {}) for f in spec.functions if f["name"] == name), {})
 
 
-def _filled(parameters: dict, pool: list[str]) -> dict | None:
+def _filled(parameters: dict[str, Any], pool: list[str]) -> dict[str, Any] | None:
     """Required parameters filled with values of their declared types, or None when a type is unknown."""
     out = {}
     for name in parameters.get("required", []):

@@ -29,7 +29,7 @@ _WHEN_PROVIDED = re.compile(r"\b(?:when|if|only when|only if)\s+(?:it is\s+|is\s
 _NOISE = re.compile(r"[\s,./\-_*^]")
 
 
-def defects(spec: ToolCallSpec) -> list[dict]:
+def defects(spec: ToolCallSpec) -> list[dict[str, Any]]:
     """Every explicit acceptable value of the key that the tool's schema or description rules out, as evidence records."""
     found = []
     for ci, call in enumerate(spec.calls):
@@ -46,7 +46,7 @@ def defects(spec: ToolCallSpec) -> list[dict]:
     return found
 
 
-def _schema_violations(schema: dict, value: Any, path: str) -> Iterator[tuple[str, str, Any, Any]]:
+def _schema_violations(schema: dict[str, Any], value: Any, path: str) -> Iterator[tuple[str, str, Any, Any]]:
     """(rule, argument path, value there, what the schema says) for each place in `value` its schema rules out."""
     enum = schema.get("enum")
     if enum and isinstance(value, (str, int, float)) and not isinstance(value, bool) and not _in_enum(value, enum):
@@ -65,7 +65,7 @@ def _schema_violations(schema: dict, value: Any, path: str) -> Iterator[tuple[st
             yield from _schema_violations(schema["items"], inner, f"{path}[{index}]")
 
 
-def _in_enum(value: Any, enum: list) -> bool:
+def _in_enum(value: Any, enum: list[Any]) -> bool:
     if isinstance(value, str):
         return any(isinstance(e, str) and _standard(e) == _standard(value) for e in enum)
     return any(same_value(value, e) for e in enum if not isinstance(e, str))

@@ -6,11 +6,13 @@ the sandbox as an exported verifier file.
 
 from __future__ import annotations
 
+from typing import Any
+
 from verifierbench.sources import registry
 from verifierbench.sources.toolcall.candidate import read_candidate
 
 
-def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
+def decide(reference: dict[str, Any], candidate: dict[str, Any]) -> tuple[bool, str]:
     """(PASS?, reason) for one candidate against one task's reference record."""
     try:
         calls = read_candidate(candidate)

@@ -18,10 +18,10 @@ NO_DEFAULT = object()
 @dataclass(frozen=True)
 class ArgSpec:
     name: str
-    values: tuple  # acceptable explicit values; the first is the canonical one
+    values: tuple[Any, ...]  # acceptable explicit values; the first is the canonical one
     omittable: bool  # the key accepts leaving the argument out
     required: bool
-    schema: dict = field(default_factory=dict)
+    schema: dict[str, Any] = field(default_factory=dict)
     default: Any = NO_DEFAULT  # the tool's documented default, when one could be read unambiguously
 
     @property
@@ -38,24 +38,24 @@ class CallSpec:
     name: str
     args: tuple[ArgSpec, ...]
 
-    def gold_arguments(self) -> dict:
+    def gold_arguments(self) -> dict[str, Any]:
         return {a.name: a.values[0] for a in self.args if a.values}
 
 
 @dataclass(frozen=True)
 class ToolCallSpec:
-    functions: list
+    functions: list[Any]
     calls: tuple[CallSpec, ...]
     # Whether the source's rules take an integral float (5.0) for an integer argument, as JSON does (ACEBench).
     integral_float_is_integer: bool = False
     # Whether the key itself lists leaving an argument out (BFCL's ""), rather than a checker rule allowing it (ACEBench).
     omission_listed: bool = True
 
-    def gold_calls(self) -> list[dict]:
+    def gold_calls(self) -> list[dict[str, Any]]:
         return [{"name": c.name, "arguments": c.gold_arguments()} for c in self.calls]
 
 
-def argument(name: str, values: tuple, omittable: bool, parameters: dict) -> ArgSpec:
+def argument(name: str, values: tuple[Any, ...], omittable: bool, parameters: dict[str, Any]) -> ArgSpec:
     """An answer-key argument with what the tool's parameter schema says about it (required, default)."""
     schema = parameters.get("properties", {}).get(name, {})
     return ArgSpec(name, values, omittable, name in parameters.get("required", []), schema, documented_default(schema))
@@ -68,7 +68,8 @@ def same_value(a: Any, b: Any) -> bool:
         return a is b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return float(a) == float(b)
-    return a == b
+    equal: bool = a == b
+    return equal
 
 
 _QUOTED = r"'([^']*)'|\"([^\"]*)\""
@@ -77,7 +78,7 @@ _WORD = r"([A-Za-z][\w/]*)(?=\s*(?:[.,;)]|$))"
 _DEFAULT_TEXT = re.compile(r"\bdefaults?(?:\s+value)?(?:\s+(?:is|to|of))?\s*[:=]?\s*(?:" + _QUOTED + "|" + _NUMBER + "|" + _WORD + ")", re.I)
 
 
-def documented_default(schema: dict) -> Any:
+def documented_default(schema: dict[str, Any]) -> Any:
     """The default a parameter documents (`default` field, else "Default is X" in its description), or NO_DEFAULT.
 
     Conservative on purpose: a default that cannot be read unambiguously (for example "Default is zero"
@@ -108,6 +109,6 @@ def documented_default(schema: dict) -> Any:
     return NO_DEFAULT
 
 
-def spec_for_reference(reference: dict) -> ToolCallSpec:
+def spec_for_reference(reference: dict[str, Any]) -> ToolCallSpec:
     """The answer key of a built task (its reference record) as a spec, for generators run after the build."""
     return registry.of(reference).answer_key(reference)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 
 CANDIDATE_FORMAT = {
@@ -10,7 +12,7 @@ CANDIDATE_FORMAT = {
 }
 
 
-def instruction(request: str, tools: list[dict], context: dict | None = None) -> str:
+def instruction(request: str, tools: list[dict[str, Any]], context: dict[str, Any] | None = None) -> str:
     parts = [
         "An assistant was given the user request and the tools below and replied with tool calls.",
         "Write a verifier that returns PASS when the reply's tool calls correctly fulfil the request and FAIL otherwise.",
@@ -31,5 +33,5 @@ def instruction(request: str, tools: list[dict], context: dict | None = None) ->
     return "\n".join(parts)
 
 
-def environment(tools: list[dict], context: dict | None = None) -> dict:
+def environment(tools: list[dict[str, Any]], context: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"tools": tools, "candidate_format": CANDIDATE_FORMAT, **({"context": context} if context else {})}

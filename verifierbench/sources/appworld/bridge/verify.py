@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import tempfile
+from typing import Any
 
 DATA = os.environ.get("VGB_APPWORLD_DATA", "/appworld/data")
 
@@ -21,14 +22,14 @@ def _root() -> str:
     return root
 
 
-def probe(request):
+def probe(request: dict[str, Any]) -> dict[str, Any]:
     import appworld
     from appworld.task import load_task_ids
 
     return {"version": appworld.__version__, "splits": {s: len(load_task_ids(s)) for s in ("train", "dev")}}
 
 
-def tasks(request):
+def tasks(request: dict[str, Any]) -> dict[str, Any]:
     from appworld.task import Task, load_task_ids
 
     out = []
@@ -40,7 +41,7 @@ def tasks(request):
     return {"tasks": out}
 
 
-def evaluate(request):
+def evaluate(request: dict[str, Any]) -> dict[str, Any]:
     from appworld import AppWorld
 
     code = request["code"]
@@ -55,7 +56,7 @@ def evaluate(request):
             "failures": [str(f)[:500] for f in report.get("failures", [])][:20], "output": str(output)[-2000:]}
 
 
-def main():
+def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
     _root()

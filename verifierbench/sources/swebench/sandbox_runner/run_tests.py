@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOG_LIMIT = 400_000  # characters of test output kept: every test's status line, then the end (pytest's summary is last)
@@ -63,7 +64,7 @@ def _command(runner: str, python: str, tests: list[str], failfast: bool = False)
             "-o", "addopts=", *(["-x"] if failfast else []), *tests]
 
 
-def _environment_record(python: str | None) -> dict:
+def _environment_record(python: str | None) -> dict[str, Any]:
     """The record of the test environment `python` belongs to (<env>/bin/python), {} without one."""
     if not python:
         return {}
@@ -77,7 +78,7 @@ def _environment_record(python: str | None) -> dict:
 
 def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
         scratch: str | None = None, runner: str = "pytest", python: str | None = None, timeout_s: float = TEST_TIMEOUT_S,
-        reach: dict | None = None, failfast: bool = False) -> dict:
+        reach: dict[str, Any] | None = None, failfast: bool = False) -> dict[str, Any]:
     base = tempfile.mkdtemp(prefix="vgb-run-", dir=scratch)
     try:
         return _run_in(base, repo, diffs, tests, test_patch, reset, runner, python, timeout_s, reach, failfast)
@@ -86,7 +87,7 @@ def run(repo: str, diffs: list[str], tests: list[str], test_patch: str = "", res
 
 
 def _run_in(base: str, repo: str, diffs: list[str], tests: list[str], test_patch: str, reset: list[str] | None,
-            runner: str, python: str | None, timeout_s: float, reach: dict | None = None, failfast: bool = False) -> dict:
+            runner: str, python: str | None, timeout_s: float, reach: dict[str, Any] | None = None, failfast: bool = False) -> dict[str, Any]:
     work = os.path.join(base, "work")
     shutil.copytree(repo, work, symlinks=True)
     record = _environment_record(python)
@@ -165,7 +166,7 @@ def _cut(log: str, limit: int = LOG_LIMIT) -> str:
         line for line, kept in zip(lines, keep) if kept)
 
 
-def _read_json(path: str) -> dict:
+def _read_json(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)

@@ -14,14 +14,18 @@ import os
 import runpy
 import sys
 import unittest
+from typing import Any, Callable
 
 import vgb_reach
+
+# A TestResult method, as the hooks below wrap it.
+_Method = Callable[..., Any]
 
 _PATH = os.environ.pop("VGB_REPORT_PATH", None)
 _OUTCOMES: dict[str, str] = {}
 
 
-def _names(test) -> list[str]:  # noqa: ANN001
+def _names(test: unittest.TestCase) -> list[str]:
     # A subtest's skip reaches addSkip with the subtest object ("runTest (unittest.case._SubTest)"), and its
     # test then reports no outcome at all: record it under the test's own names.
     test = getattr(test, "test_case", test)
@@ -35,9 +39,9 @@ def _names(test) -> list[str]:  # noqa: ANN001
     return names
 
 
-def _record(outcome: str, overwrite: bool = True, keep: tuple[str, ...] = ()):
-    def hook(original):
-        def wrapper(self, test, *args):  # noqa: ANN001
+def _record(outcome: str, overwrite: bool = True, keep: tuple[str, ...] = ()) -> Callable[[_Method], _Method]:
+    def hook(original: _Method) -> _Method:
+        def wrapper(self: unittest.TestResult, test: unittest.TestCase, *args: Any) -> Any:
             for name in _names(test):
                 if _OUTCOMES.get(name) in keep:
                     continue
@@ -48,8 +52,9 @@ def _record(outcome: str, overwrite: bool = True, keep: tuple[str, ...] = ()):
     return hook
 
 
-def _sub_test(original):
-    def wrapper(self, test, subtest, err):  # noqa: ANN001
+def _sub_test(original: _Method) -> _Method:
+    def wrapper(self: unittest.TestResult, test: unittest.TestCase, subtest: unittest.TestCase,
+                err: tuple[type[BaseException], BaseException, Any] | None) -> Any:
         if err is not None:
             failed = issubclass(err[0], test.failureException)
             for name in _names(test):
@@ -68,15 +73,15 @@ _result.addUnexpectedSuccess = _record("xpassed")(_result.addUnexpectedSuccess)
 _result.addSubTest = _sub_test(_result.addSubTest)
 
 
-def _start(original):
-    def wrapper(self, test):  # noqa: ANN001
+def _start(original: _Method) -> _Method:
+    def wrapper(self: unittest.TestResult, test: unittest.TestCase) -> Any:
         vgb_reach.start(_names(test))
         return original(self, test)
     return wrapper
 
 
-def _stop(original):
-    def wrapper(self, test):  # noqa: ANN001
+def _stop(original: _Method) -> _Method:
+    def wrapper(self: unittest.TestResult, test: unittest.TestCase) -> Any:
         vgb_reach.stop()
         return original(self, test)
     return wrapper

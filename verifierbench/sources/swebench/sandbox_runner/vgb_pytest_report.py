@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 import vgb_reach
+
+if TYPE_CHECKING:
+    import pytest
 
 _PATH = os.environ.pop("VGB_REPORT_PATH", None)
 _OUTCOMES: dict[str, str] = {}
 vgb_reach.install()  # the build's reach map, when the run asks for one: from before any conftest.py is imported
 
 
-def pytest_runtest_logreport(report):  # noqa: ANN001 - pytest hook
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:  # pytest hook
     node = report.nodeid
     if getattr(report, "wasxfail", None) is not None:
         _OUTCOMES[node] = "xfailed" if report.skipped else "xpassed"
@@ -33,16 +37,16 @@ def pytest_runtest_logreport(report):  # noqa: ANN001 - pytest hook
         _OUTCOMES[node] = "setup-passed"
 
 
-def pytest_runtest_logstart(nodeid, location):  # noqa: ANN001 - pytest hook
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:  # pytest hook
     short = nodeid.split()[0] if nodeid.strip() else nodeid
     vgb_reach.start([nodeid] + ([short] if short != nodeid else []))
 
 
-def pytest_runtest_logfinish(nodeid, location):  # noqa: ANN001 - pytest hook
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:  # pytest hook
     vgb_reach.stop()
 
 
-def pytest_collectreport(report):  # noqa: ANN001 - pytest hook
+def pytest_collectreport(report: pytest.CollectReport) -> None:  # pytest hook
     if report.failed:
         _OUTCOMES[report.nodeid or "<collection>"] = "collection-error"
 
@@ -50,7 +54,7 @@ def pytest_collectreport(report):  # noqa: ANN001 - pytest hook
 _RANK = {"passed": 0, "xfailed": 1, "skipped": 2, "xpassed": 3, "failed": 4, "error": 5, "collection-error": 6}
 
 
-def pytest_sessionfinish(session, exitstatus):  # noqa: ANN001 - pytest hook
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:  # pytest hook
     vgb_reach.write()
     if _PATH:
         outcomes = {k: ("error" if v == "setup-passed" else v) for k, v in _OUTCOMES.items()}

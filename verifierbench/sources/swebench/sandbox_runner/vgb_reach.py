@@ -18,6 +18,10 @@ import os
 import sys
 import threading
 from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import CodeType, FrameType
 
 _PATH = os.environ.pop("VGB_REACH_PATH", None)
 _NAMES: dict[str, set[str]] = {"fail_to_pass": set(), "pass_to_pass": set()}
@@ -29,15 +33,15 @@ if _PATH:
     except (OSError, ValueError, AttributeError):
         _PATH = None  # no names, no map: the harness reads the file's absence as "none"
 
-_OUTSIDE: set = set()
-_FAIL_TO_PASS: set = set()  # what any FAIL_TO_PASS test reached
-_PASS_TO_PASS: Counter = Counter()  # code object -> how many PASS_TO_PASS tests reached it
+_OUTSIDE: set[CodeType] = set()
+_FAIL_TO_PASS: set[CodeType] = set()  # what any FAIL_TO_PASS test reached
+_PASS_TO_PASS: Counter[CodeType] = Counter()  # code object -> how many PASS_TO_PASS tests reached it
 _SEEN: set[str] = set()
-_now: dict = {"role": None}  # the running test's role
+_now: dict[str, Any] = {"role": None}  # the running test's role
 _current = [_OUTSIDE]  # a one-element list: the tracer reads it without a global lookup
 
 
-def _tracer(frame, event, arg):  # noqa: ANN001 - sys.settrace's signature
+def _tracer(frame: FrameType, event: str, arg: Any) -> None:  # sys.settrace's signature
     _current[0].add(frame.f_code)
 
 
@@ -77,7 +81,7 @@ def write() -> None:
     threading.settrace(None)
     root = os.getcwd() + os.sep
     unsafe = {(code.co_filename, code.co_firstlineno, code.co_name) for code in _OUTSIDE | _FAIL_TO_PASS}
-    counts: Counter = Counter()
+    counts: Counter[tuple[str, int, str]] = Counter()
     for code, tests in _PASS_TO_PASS.items():
         key = (code.co_filename, code.co_firstlineno, code.co_name)
         if code.co_filename.startswith(root) and not code.co_name.startswith("<") and key not in unsafe:
