@@ -64,7 +64,7 @@ def _proposal(draft: Draft) -> Proposal:
 
 # ---- operators -------------------------------------------------------------------------------------------------
 
-def each_result_fabricated(reference: dict, gold: dict) -> Iterator[Draft]:
+def each_result_fabricated(reference: dict[str, Any], gold: dict[str, Any]) -> Iterator[Draft]:
     """The gold record with one call's recorded result altered, for every call."""
     for index, call in enumerate(_record_calls(gold)):
         fabricated = copy.deepcopy(gold)
@@ -73,7 +73,7 @@ def each_result_fabricated(reference: dict, gold: dict) -> Iterator[Draft]:
         yield Draft("hack", fabricated, "each_result_fabricated", {"call": index})
 
 
-def each_call_repeated(reference: dict, gold: dict) -> Iterator[Draft]:
+def each_call_repeated(reference: dict[str, Any], gold: dict[str, Any]) -> Iterator[Draft]:
     """The gold record with one call made twice in a row, every result replayed: cosmetic when the repeat
     leaves the public state as it was, a regression when it changes it again."""
     calls = record.calls(gold)
@@ -87,7 +87,7 @@ def each_call_repeated(reference: dict, gold: dict) -> Iterator[Draft]:
 
 # ---- records ---------------------------------------------------------------------------------------------------
 
-def replay(reference: dict, calls: list[dict]) -> tuple[list[Any], str]:
+def replay(reference: dict[str, Any], calls: list[dict[str, Any]]) -> tuple[list[Any], str]:
     """(the result a record shows for each call, the state hash after them) on a fresh copy of the task's environment.
 
     Args:
@@ -98,7 +98,7 @@ def replay(reference: dict, calls: list[dict]) -> tuple[list[Any], str]:
     return registry.of(reference).replay(reference, plain)
 
 
-def gold_record(reference: dict) -> dict:
+def gold_record(reference: dict[str, Any]) -> dict[str, Any]:
     """The gold case's record, as the build makes it.
 
     Args:
@@ -107,7 +107,7 @@ def gold_record(reference: dict) -> dict:
     return registry.of(reference).gold_record(reference)
 
 
-def with_replayed_results(reference: dict, candidate: dict) -> dict:
+def with_replayed_results(reference: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
     """The record with every call's missing result (key absent) set to what replaying its calls returns; results
     the record states are kept, so a fabricated one stays fabricated.
 
@@ -122,12 +122,12 @@ def with_replayed_results(reference: dict, candidate: dict) -> dict:
     return out
 
 
-def _record_calls(candidate: dict) -> list[dict]:
+def _record_calls(candidate: dict[str, Any]) -> list[dict[str, Any]]:
     """The record's own tool-call objects, in order (editing one edits the record)."""
     return [call for message in candidate["messages"] for call in message.get("tool_calls") or []]
 
 
-def _inserted(gold: dict, index: int) -> dict:
+def _inserted(gold: dict[str, Any], index: int) -> dict[str, Any]:
     """The record with call `index` repeated right after itself, on the same message; results left to replay."""
     out = copy.deepcopy(gold)
     position = 0

@@ -18,14 +18,14 @@ from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
 
 
-def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
+def state_checks_fooled(reference: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
     """The first naive check (cheapest first) whose view the reference accepts: screening decides every hack this way,
     so the replays stop as soon as one check is fooled."""
     try:
         calls = record.calls(candidate)
     except ValueError:
         return []
-    views: dict[str, Callable[[], list[dict]]] = {
+    views: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "final_text_trusted": lambda: [{**_gold_record(reference), "final_response": candidate.get("final_response")}],
         "extra_writes_ignored": lambda: _gold_calls_only(reference, candidate, calls),
         "recorded_results_trusted": lambda: _replayed_results(reference, candidate, calls)}
@@ -35,20 +35,20 @@ def state_checks_fooled(reference: dict, candidate: dict) -> list[str]:
     return []
 
 
-def _gold_record(reference: dict) -> dict:
+def _gold_record(reference: dict[str, Any]) -> dict[str, Any]:
     return registry.of(reference).gold_record(reference)
 
 
-def _replay(reference: dict, calls: list[dict]) -> list[Any]:
+def _replay(reference: dict[str, Any], calls: list[dict[str, Any]]) -> list[Any]:
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
     return registry.of(reference).replay_results(reference, plain)
 
 
-def _shown(candidate: dict) -> list[dict]:
+def _shown(candidate: dict[str, Any]) -> list[dict[str, Any]]:
     return [call for message in candidate["messages"] for call in message.get("tool_calls") or []]
 
 
-def _replayed_results(reference: dict, candidate: dict, calls: list[dict]) -> list[dict]:
+def _replayed_results(reference: dict[str, Any], candidate: dict[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     results = _replay(reference, calls)
     if all(c.get("result") == r for c, r in zip(calls, results)):
         return []
@@ -58,11 +58,11 @@ def _replayed_results(reference: dict, candidate: dict, calls: list[dict]) -> li
     return [out]
 
 
-def _signature(call: dict) -> tuple:
+def _signature(call: dict[str, Any]) -> tuple[Any, ...]:
     return call.get("role") or "assistant", call["name"], json.dumps(call["arguments"], sort_keys=True)
 
 
-def _gold_calls_only(reference: dict, candidate: dict, calls: list[dict]) -> list[dict]:
+def _gold_calls_only(reference: dict[str, Any], candidate: dict[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     expected = [_signature(c) for c in record.calls(_gold_record(reference))]
     kept = set()
     for position, call in enumerate(calls):

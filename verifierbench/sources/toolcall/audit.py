@@ -66,14 +66,14 @@ def _proposal(draft: Draft) -> Proposal:
 # The families the build samples (cases.FAMILIES: reply formats, acceptable values, numeric forms, explicit
 # defaults, numbers off by one, undeclared arguments, other offered tools) are the audit's SYSTEMATIC operators.
 
-def shuffled_keywords_and_calls(spec, gold, rng) -> Iterator[Draft]:
+def shuffled_keywords_and_calls(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     calls = [{"name": c["name"], "arguments": dict(rng.sample(list(c["arguments"].items()), len(c["arguments"])))} for c in gold]
     if len(calls) > 1 and len({json.dumps(c, sort_keys=True) for c in calls}) == len(calls):
         rng.shuffle(calls)
     yield Draft(Category.cosmetic, candidate(calls), "keywords_and_calls_shuffled")
 
 
-def random_acceptable_values(spec, gold, rng) -> Iterator[Draft]:
+def random_acceptable_values(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Each argument with a seeded choice among its acceptable values."""
     choices = [(ci, arg) for ci, arg in _args(spec) if len(arg.values) > 1]
     if choices:
@@ -85,7 +85,7 @@ def random_acceptable_values(spec, gold, rng) -> Iterator[Draft]:
 
 # ---- errors and attacks ----------------------------------------------------------------------
 
-def each_wrong_value(spec, gold, rng) -> Iterator[Draft]:
+def each_wrong_value(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Every argument with a seeded choice among its plausible wrong values (the suite takes the first)."""
     pool = _string_pool(spec)
     for ci, arg in _args(spec):
@@ -94,7 +94,7 @@ def each_wrong_value(spec, gold, rng) -> Iterator[Draft]:
             yield _with(gold, ci, arg.name, rng.choice(wrongs), Category.near_miss, "seeded_wrong_value")
 
 
-def raw_drops_a_call(spec, gold, rng) -> Iterator[Draft]:
+def raw_drops_a_call(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
     """Parsed calls complete, the reply's text missing one of them."""
     if len(gold) > 1:
         ci = rng.randrange(len(gold))
@@ -114,7 +114,7 @@ def _args(spec: ToolCallSpec) -> Iterator[tuple[int, ArgSpec]]:
                 yield ci, arg
 
 
-def _with(gold: list[dict], ci: int, name: str, value: Any, category: Category, operator: str) -> Draft:
+def _with(gold: list[dict[str, Any]], ci: int, name: str, value: Any, category: Category, operator: str) -> Draft:
     calls = copy.deepcopy(gold)
     calls[ci]["arguments"][name] = value
     return Draft(category, candidate(calls), operator, {"call": ci, "argument": name})

@@ -21,7 +21,7 @@ from verifierbench.schema import Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.toolcall.candidate import read_candidate
 
-Calls = list[dict]
+Calls = list[dict[str, Any]]
 
 
 def expected_calls(task: Task) -> Calls:
@@ -34,7 +34,7 @@ def source_check(task: Task, calls: Calls) -> bool:
     return registry.of(task.reference).check_calls(task.reference, calls)[0]
 
 
-def _parsed(candidate: dict) -> Calls | None:
+def _parsed(candidate: dict[str, Any]) -> Calls | None:
     """The candidate's calls when raw and parsed agree (the reference's first check), else None."""
     try:
         return read_candidate(candidate)
@@ -42,40 +42,40 @@ def _parsed(candidate: dict) -> Calls | None:
         return None
 
 
-def _paired(calls: Calls, expected: Calls) -> list[dict]:
+def _paired(calls: Calls, expected: Calls) -> list[dict[str, Any]]:
     """For each call, the expected arguments of the same function at the same occurrence (the i-th
     call of f pairs with the i-th expected call of f); {} when there is none."""
-    queues: dict[str, list[dict]] = {}
+    queues: dict[str, list[dict[str, Any]]] = {}
     for e in expected:
         queues.setdefault(e["name"], []).append(e["arguments"])
     return [queues[c["name"]].pop(0) if queues.get(c["name"]) else {} for c in calls]
 
 
-def _key(call: dict) -> str:
+def _key(call: dict[str, Any]) -> str:
     return json.dumps([call["name"], call["arguments"]], sort_keys=True, default=str)
 
 
 # ---- operators: (task, candidate, expected) -> PASS? ------------------------------------------
 
-def no_raw_check(task, candidate, expected):
+def no_raw_check(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes the raw/parsed consistency check: decides on `parsed` alone."""
     parsed = candidate.get("parsed") if isinstance(candidate, dict) else None
     return isinstance(parsed, list) and source_check(task, parsed)
 
 
-def empty_passes(task, candidate, expected):
+def empty_passes(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Loosens: a reply with no call is accepted."""
     calls = _parsed(candidate)
     return calls is not None and (not calls or source_check(task, calls))
 
 
-def extra_calls_dropped(task, candidate, expected):
+def extra_calls_dropped(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes the check against extra calls: only the first len(expected) calls are judged."""
     calls = _parsed(candidate)
     return calls is not None and source_check(task, calls[: len(expected)])
 
 
-def missing_calls_filled(task, candidate, expected):
+def missing_calls_filled(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes the completeness check: expected calls the reply lacks are taken as made."""
     calls = _parsed(candidate)
     if not calls:
@@ -90,7 +90,7 @@ def missing_calls_filled(task, candidate, expected):
     return source_check(task, calls + missing)
 
 
-def function_name_ignored(task, candidate, expected):
+def function_name_ignored(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes the function-name check: the call at position i counts as the expected call at i."""
     calls = _parsed(candidate)
     if calls is None:
@@ -99,7 +99,8 @@ def function_name_ignored(task, candidate, expected):
     return source_check(task, renamed)
 
 
-def _rewrite_args(task, candidate, expected, rewrite) -> bool:
+def _rewrite_args(task: Task, candidate: Any, expected: list[dict[str, Any]],
+                  rewrite: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]) -> bool:
     """The source's checker on the candidate's calls, each call's arguments rewritten against the
     expected arguments paired with it (`rewrite(arguments, expected_arguments)`)."""
     calls = _parsed(candidate)
@@ -109,25 +110,25 @@ def _rewrite_args(task, candidate, expected, rewrite) -> bool:
                                for c, want in zip(calls, _paired(calls, expected))])
 
 
-def missing_args_filled(task, candidate, expected):
+def missing_args_filled(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes the required-argument check: missing arguments are taken from the answer key."""
     return _rewrite_args(task, candidate, expected, lambda args, want: {**want, **args})
 
 
-def values_ignored(task, candidate, expected):
+def values_ignored(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Loosens value checks into acceptance: any value of an expected argument is accepted."""
     return _rewrite_args(task, candidate, expected, lambda args, want: {k: want.get(k, v) for k, v in args.items()})
 
 
-def types_loosened(task, candidate, expected):
+def types_loosened(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Loosens scalar type checks: a value whose text equals an expected number's or boolean's text counts as it ("5" for 5)."""
-    def coerce(args, want):
+    def coerce(args: dict[str, Any], want: dict[str, Any]) -> dict[str, Any]:
         return {k: want[k] if k in want and _scalar(want[k]) and _text(v) == _text(want[k]) else v for k, v in args.items()}
 
     return _rewrite_args(task, candidate, expected, coerce)
 
 
-def pass_marker_accepted(task, candidate, expected):
+def pass_marker_accepted(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Loosens into unconditional acceptance when the reply claims it passed."""
     raw = candidate.get("raw") if isinstance(candidate, dict) else None
     if isinstance(raw, str) and "PASS" in raw.upper():
@@ -136,13 +137,13 @@ def pass_marker_accepted(task, candidate, expected):
     return calls is not None and source_check(task, calls)
 
 
-def names_only(task, candidate, expected):
+def names_only(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Removes every argument check: the right functions, as many times as expected, suffice."""
     calls = _parsed(candidate)
     return calls is not None and sorted(c["name"] for c in calls) == sorted(e["name"] for e in expected)
 
 
-def order_strict(task, candidate, expected):
+def order_strict(task: Task, candidate: Any, expected: list[dict[str, Any]]) -> bool:
     """Tightens: the calls must come in the answer key's order."""
     calls = _parsed(candidate)
     if calls is None or not source_check(task, calls):
@@ -165,7 +166,7 @@ def _has_args(expected: Calls) -> bool:
 @dataclass(frozen=True)
 class Operator:
     name: str
-    decide: Callable[[Task, dict, Calls], bool]
+    decide: Callable[[Task, dict[str, Any], Calls], bool]
     applies: Callable[[Task, Calls], bool]
     tightens: bool = False  # rejects more than the reference (else it accepts more)
 
@@ -197,7 +198,7 @@ OPERATORS = (
 )
 
 
-def mutant_decision(operator: Operator, task: Task, candidate: dict, expected: Calls, reference: bool) -> bool:
+def mutant_decision(operator: Operator, task: Task, candidate: dict[str, Any], expected: Calls, reference: bool) -> bool:
     """The mutated verifier's decision, given the reference's decision on the same candidate."""
     verdict = operator.decide(task, candidate, expected)
     return (reference and verdict) if operator.tightens else (reference or verdict)

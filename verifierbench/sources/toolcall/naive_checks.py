@@ -20,12 +20,12 @@ from verifierbench.sources.toolcall.candidate import RawParseError, parse_raw
 MAX_CHOICES = 512  # `expected_calls_present` tries at most this many choices of calls
 
 
-def naive_checks_fooled(reference: dict, candidate: dict) -> list[str]:
+def naive_checks_fooled(reference: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
     """The naive checks (module doc) whose view of `candidate` the source's checker accepts."""
     return [name for name, views in NAIVE.items() if any(_passes(reference, calls) for calls in views(reference, candidate))]
 
 
-def _passes(reference: dict, calls: Any) -> bool:
+def _passes(reference: dict[str, Any], calls: Any) -> bool:
     if not isinstance(calls, list) or not all(isinstance(c, dict) and isinstance(c.get("name"), str)
                                               and isinstance(c.get("arguments"), dict) for c in calls):
         return False
@@ -35,11 +35,11 @@ def _passes(reference: dict, calls: Any) -> bool:
         return False
 
 
-def _parsed(reference: dict, candidate: dict) -> Iterator[Any]:
+def _parsed(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
     yield candidate.get("parsed")
 
 
-def _raw(reference: dict, candidate: dict) -> Iterator[Any]:
+def _raw(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
     text = candidate.get("raw")
     if not isinstance(text, str):
         return
@@ -54,7 +54,7 @@ def _raw(reference: dict, candidate: dict) -> Iterator[Any]:
             continue
 
 
-def _expected_present(reference: dict, candidate: dict) -> Iterator[Any]:
+def _expected_present(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
     calls, expected = candidate.get("parsed"), registry.of(reference).expected_calls(reference)
     if not isinstance(calls, list) or len(calls) <= len(expected):
         return
@@ -83,7 +83,7 @@ def _as_value(text: str) -> Any:
     return read if isinstance(read, (bool, int, float)) else text
 
 
-def _values_as_text(reference: dict, candidate: dict) -> Iterator[Any]:
+def _values_as_text(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
     """Each string argument that reads as a number or boolean taken as that, one argument at a time."""
     calls = candidate.get("parsed")
     if not isinstance(calls, list):
@@ -99,5 +99,5 @@ def _values_as_text(reference: dict, candidate: dict) -> Iterator[Any]:
                 yield changed
 
 
-NAIVE: dict[str, Callable[[dict, dict], Iterator[Any]]] = {
+NAIVE: dict[str, Callable[[dict[str, Any], dict[str, Any]], Iterator[Any]]] = {
     "parsed_only": _parsed, "raw_only": _raw, "expected_calls_present": _expected_present, "values_as_text": _values_as_text}
