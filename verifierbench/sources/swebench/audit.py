@@ -10,6 +10,7 @@ runs the hidden tests, then certifies each proposal.
 from __future__ import annotations
 
 import random
+from typing import Any, Iterator
 from pathlib import Path
 
 from verifierbench.construction.proposals import Proposal
@@ -47,7 +48,7 @@ def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
             for d in drafts]
 
 
-def _context_widths(inst: CodeInstance, files: dict):
+def _context_widths(inst: CodeInstance, files: dict[str, Any]) -> Iterator[Draft]:
     for width in (2, 4, 10):  # not 0: git apply needs --unidiff-zero for that, which the harness does not pass
         yield Draft("cosmetic", candidate(diffs.make(files, context=width)), f"context_{width}_lines")
 
@@ -63,7 +64,7 @@ def _source_tree(checkout: Path) -> list[str]:
     return out
 
 
-def _other_inits_edited(inst: CodeInstance, files: dict):
+def _other_inits_edited(inst: CodeInstance, files: dict[str, Any]) -> Iterator[Draft]:
     for rel in _source_tree(inst.checkout):
         if rel.endswith("__init__.py") and rel not in files:
             text = inst.base_text(rel) or ""
@@ -71,7 +72,7 @@ def _other_inits_edited(inst: CodeInstance, files: dict):
                         "other_package_init_edited", {"file": rel})
 
 
-def _new_module_added(inst: CodeInstance, files: dict):
+def _new_module_added(inst: CodeInstance, files: dict[str, Any]) -> Iterator[Draft]:
     sources = [p for p in files if p.endswith(".py") and not diffs.is_test_path(p)]
     if not sources:
         return
@@ -82,7 +83,7 @@ def _new_module_added(inst: CodeInstance, files: dict):
         yield Draft("overstrict_trap", candidate(diffs.make({**files, new: (None, module)})), "new_module_added", {"file": new})
 
 
-def _docs_edited(inst: CodeInstance, files: dict):
+def _docs_edited(inst: CodeInstance, files: dict[str, Any]) -> Iterator[Draft]:
     for rel in sorted(p.relative_to(inst.checkout).as_posix() for p in inst.checkout.rglob("*.rst"))[:20]:
         if rel not in files:
             text = inst.base_text(rel) or ""

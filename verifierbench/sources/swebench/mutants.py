@@ -11,7 +11,7 @@ a failing named test also makes pytest exit non-zero, which would otherwise hide
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from verifierbench.schema import Task, TestCase
 from verifierbench.sources.swebench.reference import decide
@@ -23,7 +23,7 @@ class CodeOperator:
     disabled: frozenset[str]
     applies: Callable[[Task], bool]
 
-    def decide(self, task: Task, candidate: dict) -> bool:
+    def decide(self, task: Task, candidate: dict[str, Any]) -> bool:
         return decide(task.reference, candidate, disabled=self.disabled, cached=True)[0]
 
     # The C6 protocol every kind of operator follows (screening/checks.py: c6_mutants).
