@@ -2,8 +2,13 @@
 # A Docker Engine that Inspect accepts (>= 24.0.6, Compose >= 2.24), for `-T sandbox=docker`, on Debian 12 or 13,
 # as root, with no image registry. Idempotent. See docs/docker.md.
 #
-#   scripts/docker-engine.sh [start]   install what is missing, start the engine, build the local base image
-#   scripts/docker-engine.sh stop      stop the engine this script started
+#   scripts/docker-engine.sh [start]   install what is missing, start the engine, build the local base image;
+#                                      the engine then stays up until `stop` (it is pinned)
+#   scripts/docker-engine.sh start --lease PID   the same, for process PID only: the engine is kept while PID lives
+#   scripts/docker-engine.sh stop --lease PID    drop PID's lease; the engine stops only when no pin and no other
+#                                      live lease holds it (two CI runs at once share one engine: the first to end
+#                                      must not stop the other's containers)
+#   scripts/docker-engine.sh stop [--force]      stop the engine (refused while another live process holds a lease)
 #   scripts/docker-engine.sh status    exit 0 when the engine answers
 #   scripts/docker-engine.sh env       print the exports a shell needs to use it: eval "$(scripts/docker-engine.sh env)"
 #
@@ -29,6 +34,8 @@ SOCKET=$RUN/docker.sock
 CLI=$STATE/cli                # DOCKER_CONFIG: cli-plugins/docker-compose
 BIN=$STATE/bin                # the docker CLI matching the engine
 LOG=$STATE/dockerd.log
+LEASES=$RUN/leases            # one file per process using the engine, named by its pid (docs/docker.md, "Leases")
+PIN=$RUN/pinned               # present when someone started the engine by hand: only a plain `stop` stops it
 DAEMON_JSON='{"bridge": "none", "iptables": false, "ip6tables": false, "ip-forward": false, "ip-masq": false,
   "storage-driver": "overlay2", "data-root": "/var/lib/docker", "exec-root": "/run/vgb-docker/exec",
   "pidfile": "/run/vgb-docker/docker.pid", "hosts": ["unix:///run/vgb-docker/docker.sock"]}'
@@ -111,7 +118,7 @@ start_engine() {
       pivot_root . .oldroot
       cd /; umount -l /.oldroot
       exec dockerd --config-file /etc/docker/daemon.json
-    ' >"$LOG" 2>&1 </dev/null &
+    ' >"$LOG" 2>&1 </dev/null 9>&- &   # 9: the verb lock, which the engine must not inherit
   local started=$SECONDS
   until answers; do
     ((SECONDS - started < 60)) || die "the engine did not answer within 60 s, see $LOG"
@@ -139,6 +146,30 @@ build_base_image() {  # the sandbox's base, from Debian packages: no registry ne
   say "$BASE_IMAGE built in $((SECONDS - started)) s"
 }
 
+# -- leases ----------------------------------------------------------------------------------------
+# A lease file holds its process's start time (field 22 of /proc/PID/stat), so a reused pid is not taken for the
+# process that leased. Leases of processes that are gone are dropped when read.
+
+start_time() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
+
+take_lease() {
+  local pid=$1 t
+  t=$(start_time "$pid") || true
+  [ -n "$t" ] || die "--lease $pid: no such process"
+  mkdir -p "$LEASES"
+  echo "$t" >"$LEASES/$pid"
+}
+
+live_leases() {  # prints the pids of live lease holders, dropping stale leases
+  local f pid
+  for f in "$LEASES"/*; do
+    [ -e "$f" ] || continue
+    pid=${f##*/}
+    if [ -n "$(start_time "$pid")" ] && [ "$(start_time "$pid")" = "$(cat "$f" 2>/dev/null)" ]; then echo "$pid"
+    else rm -f "$f"; fi
+  done
+}
+
 # -- stop ------------------------------------------------------------------------------------------
 
 stop_engine() {
@@ -159,25 +190,57 @@ stop_engine() {
       [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && kill -TERM "${p#/proc/}" 2>/dev/null || true
     done
   fi
-  rm -f "$SOCKET" "$RUN/docker.pid"
+  rm -f "$SOCKET" "$RUN/docker.pid" "$PIN"
+  rm -rf "$LEASES"
   say "stopped"
+}
+
+stop_verb() {  # stop [--lease PID | --force]
+  local holders
+  if [ "${1:-}" = --lease ]; then
+    [ -n "${2:-}" ] || die "stop --lease needs a pid"
+    rm -f "$LEASES/$2"
+    holders=$(live_leases | tr '\n' ' ')
+    if [ -e "$PIN" ] || [ -n "$holders" ]; then
+      say "kept running: ${holders:+in use by pid(s) $holders}${holders:+ }$([ -e "$PIN" ] && echo "(started by hand: stop it with a plain stop)")"
+      return
+    fi
+  elif [ "${1:-}" != --force ]; then
+    holders=$(live_leases | tr '\n' ' ')
+    [ -z "$holders" ] || die "in use by pid(s) ${holders% } (a CI run or test session holds a lease); stop --force to stop it anyway"
+  fi
+  stop_engine
 }
 
 verb=${1:-start}
 [ "$verb" = env ] && { export_env; exit 0; }
 [ "$verb" = status ] && { answers && exit 0 || exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root"
-mkdir -p "$STATE"
+mkdir -p "$STATE" "$RUN"
+# One verb at a time: two runs starting, or one starting while another stops, must not interleave.
+exec 9>"$STATE/lock"
+flock 9
 case "$verb" in
   start)
-    major=$(debian_major)
-    if ((major >= 13)); then install_packages_trixie; root=/
-    elif ((major == 12)); then install_rootfs_bookworm; root=$ROOTFS
-    else die "Debian 12 or 13 needed (found /etc/debian_version: $(cat /etc/debian_version 2>/dev/null || echo none))"; fi
-    install_clients "$root"
-    answers || start_engine "$root"
+    lease=
+    if [ "${2:-}" = --lease ]; then lease=${3:-}; [ -n "$lease" ] || die "start --lease needs a pid"
+    elif [ -n "${2:-}" ]; then die "unknown option $2 (start [--lease PID])"; fi
+    if ! answers; then
+      major=$(debian_major)
+      if ((major >= 13)); then install_packages_trixie; root=/
+      elif ((major == 12)); then install_rootfs_bookworm; root=$ROOTFS
+      else die "Debian 12 or 13 needed (found /etc/debian_version: $(cat /etc/debian_version 2>/dev/null || echo none))"; fi
+      install_clients "$root"
+      rm -rf "$LEASES" "$PIN"   # an engine that does not answer holds nothing
+      start_engine "$root"
+    elif [ -n "$lease" ] && [ ! -e "$PIN" ] && [ -z "$(live_leases)" ]; then
+      touch "$PIN"   # up, yet nobody holds it: started by hand (or by an older script), so a lease must not stop it
+    fi
+    if [ -n "$lease" ]; then take_lease "$lease"; else touch "$PIN"; fi
     build_base_image
+    holders=$(live_leases | tr '\n' ' ')
+    say "up; leases: ${holders:-none}$([ -e "$PIN" ] && echo ", started by hand (kept until a plain stop)")"
     ;;
-  stop) stop_engine ;;
+  stop) stop_verb "${2:-}" "${3:-}" ;;
   *) die "unknown verb $verb (start, stop, status, env)" ;;
 esac
