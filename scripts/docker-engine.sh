@@ -200,14 +200,12 @@ stop_verb() {  # stop [--lease PID | --force]
   if [ "${1:-}" = --lease ]; then
     [ -n "${2:-}" ] || die "stop --lease needs a pid"
     rm -f "$LEASES/$2"
-    holders=$(live_leases | tr '\n' ' ')
-    if [ -e "$PIN" ] || [ -n "$holders" ]; then
-      say "kept running: ${holders:+in use by pid(s) $holders}${holders:+ }$([ -e "$PIN" ] && echo "(started by hand: stop it with a plain stop)")"
-      return
-    fi
+    holders=$(live_leases | paste -sd' ')
+    if [ -n "$holders" ]; then say "kept running: in use by pid(s) $holders"; return; fi
+    if [ -e "$PIN" ]; then say "kept running: started by hand (a plain stop stops it)"; return; fi
   elif [ "${1:-}" != --force ]; then
-    holders=$(live_leases | tr '\n' ' ')
-    [ -z "$holders" ] || die "in use by pid(s) ${holders% } (a CI run or test session holds a lease); stop --force to stop it anyway"
+    holders=$(live_leases | paste -sd' ')
+    [ -z "$holders" ] || die "in use by pid(s) $holders (a CI run or test session holds a lease); stop --force to stop it anyway"
   fi
   stop_engine
 }
@@ -238,8 +236,8 @@ case "$verb" in
     fi
     if [ -n "$lease" ]; then take_lease "$lease"; else touch "$PIN"; fi
     build_base_image
-    holders=$(live_leases | tr '\n' ' ')
-    say "up; leases: ${holders:-none}$([ -e "$PIN" ] && echo ", started by hand (kept until a plain stop)")"
+    holders=$(live_leases | paste -sd' ')
+    say "up; leases: ${holders:-none}$([ -e "$PIN" ] && echo "; started by hand (kept until a plain stop)")"
     ;;
   stop) stop_verb "${2:-}" "${3:-}" ;;
   *) die "unknown verb $verb (start, stop, status, env)" ;;
