@@ -35,3 +35,4 @@ def test_a_node_without_a_code_tasks_environment_decides_its_cases_u_with_the_re
     assert sorted(o["key"] for o in outcomes) == sorted(case.id for case in cases)
     for outcome in outcomes:
         assert outcome["decision"] == "U" and "cannot run the case: repository checkout 0123 not found" in outcome["problem"]
+        assert outcome["refused"] is True  # so the caller tries another node first (tests/cluster/test_refusals.py)

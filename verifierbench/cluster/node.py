@@ -39,7 +39,9 @@ class NodeJudge:
         return json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "slots": self.executor.slots})
 
     def run_chunk(self, suite_dir: str, suite_version: str, verifier_hash: str, files_box: list, items_json: str) -> str:
-        """Runs a chunk of cases of one verifier; returns a JSON list of outcomes (one per item, any order).
+        """Runs a chunk of cases of one verifier; returns a JSON list of outcomes (one per item, any order). A case
+        this node cannot run (another suite at that path, a verifier whose files do not match its hash, a code
+        task whose checkout or environment it cannot make) is U with the reason and `"refused": true`.
 
         Args:
             suite_dir: the suite's directory on this node.
@@ -63,7 +65,7 @@ class NodeJudge:
             try:  # a code task's job needs its checkout and test environment here (made on first use)
                 jobs.append(case_job(suite.tasks[item["task_id"]], frozen, item["candidate"], item["key"]))
             except (UserError, OSError, subprocess.SubprocessError) as exc:
-                refused.append({"key": item["key"], "decision": Decision.U.value,
+                refused.append({"key": item["key"], "decision": Decision.U.value, "refused": True,
                                 "problem": f"node {socket.gethostname()} cannot run the case: {exc}"})
         return json.dumps(refused + [outcome.to_json() for outcome in self.executor.run_batch(jobs)])
 
@@ -93,4 +95,6 @@ class NodeJudge:
 
 
 def _all_undecided(items: list[dict[str, Any]], problem: str) -> str:
-    return json.dumps([{"key": item["key"], "decision": Decision.U.value, "problem": problem} for item in items])
+    """This node refuses the whole chunk: U with the reason, marked so the caller tries another node first."""
+    return json.dumps([{"key": item["key"], "decision": Decision.U.value, "refused": True, "problem": problem}
+                       for item in items])

@@ -3,19 +3,32 @@ screening backends share.
 
 Each alive node with CPUs gets one actor of the given class (pinned to it, made on first sight), with as many items in
 flight as its slots. An item whose actor dies (its node was lost) goes back in the queue and runs on another node; a
-result is handed on only when its item comes back whole, so every item is done exactly once.
+result is handed on only when its item comes back whole, so every item is done exactly once. The part of an item a
+node refuses (it cannot make what the item needs) goes to a node that has not refused it; when every alive node has,
+the refusal itself is handed on.
 """
 
 from __future__ import annotations
 
 import collections
 import logging
-from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Iterable, Iterator, Optional, Tuple, TypeVar
 
 from verifierbench.errors import UserError
 
 logger = logging.getLogger(__name__)
 Item = TypeVar("Item")
+Done = Optional[Tuple[Item, Any]]  # an item (or the part of one) and its result
+# Splits a node's result into the part of the item it decided and the part it refused (either may be None).
+Partition = Callable[[Item, Any], Tuple[Done[Item], Done[Item]]]
+
+
+@dataclass
+class _Pending(Generic[Item]):
+    item: Item
+    refused_by: frozenset[str] = frozenset()  # nodes that refused it
+    refusal: Done[Item] = None  # what to hand on if no other node will take it
 
 
 class NodeActors(Generic[Item]):
@@ -35,24 +48,37 @@ class NodeActors(Generic[Item]):
         self._capacity: dict[str, int] = {}  # node id -> items in flight at most
         self._lost: set[str] = set()  # nodes whose actor died: never used again (a restarted node has a new id)
 
-    def run(self, items: Iterable[Item], call: Callable[[Any, Item], Any]) -> Iterator[tuple[Item, Any]]:
-        """(item, its result) in completion order; `call(actor, item)` starts an item (returns an object ref)."""
+    def run(self, items: Iterable[Item], call: Callable[[Any, Item], Any],
+            partition: Partition[Item] | None = None) -> Iterator[tuple[Item, Any]]:
+        """(item, its result) in completion order.
+
+        Args:
+            items: the work.
+            call: `call(actor, item)` starts an item on an actor and returns its object ref.
+            partition: splits a result into (decided part, refused part), each an (item, result) or None. Without it,
+                every result is handed on as it is.
+        """
         import ray
         from ray.exceptions import RayActorError
 
-        pending = collections.deque(items)
-        in_flight: dict[Any, tuple[str, Item]] = {}  # ref -> (node id, item)
+        pending: collections.deque[_Pending[Item]] = collections.deque(_Pending(item) for item in items)
+        in_flight: dict[Any, tuple[str, _Pending[Item]]] = {}  # ref -> (node id, entry)
         load: collections.Counter[str] = collections.Counter()
         while pending or in_flight:
             self._refresh(need=bool(pending))
+            yield from self._refused_everywhere(pending)
             for node in sorted(self._actors, key=lambda n: load[n]):
-                while pending and load[node] < self._capacity[node]:
-                    item = pending.popleft()
-                    in_flight[call(self._actors[node], item)] = (node, item)
+                while load[node] < self._capacity[node]:
+                    entry = _take(pending, node)
+                    if entry is None:
+                        break
+                    in_flight[call(self._actors[node], entry.item)] = (node, entry)
                     load[node] += 1
+            if not in_flight:
+                continue
             ready, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in ready:
-                node, item = in_flight.pop(ref)
+                node, entry = in_flight.pop(ref)
                 load[node] -= 1
                 try:
                     result = ray.get(ref)
@@ -60,9 +86,14 @@ class NodeActors(Generic[Item]):
                     logger.warning("node %s lost (%s); its work goes to the other nodes", node[:12],
                                    str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
                     self._forget(node)
-                    pending.append(item)
+                    pending.append(entry)
                     continue
-                yield item, result
+                done, refused = partition(entry.item, result) if partition else ((entry.item, result), None)
+                if done is not None:
+                    yield done
+                if refused is not None:
+                    logger.warning("node %s refused work; it goes to another node if one has not refused it", node[:12])
+                    pending.append(_Pending(refused[0], entry.refused_by | {node}, refused))
 
     def close(self) -> None:
         import ray
@@ -91,7 +122,23 @@ class NodeActors(Generic[Item]):
         if need and not self._actors:
             raise UserError("the Ray cluster has no alive node with CPUs to work on")
 
+    def _refused_everywhere(self, pending: collections.deque[_Pending[Item]]) -> Iterator[tuple[Item, Any]]:
+        """Hands on the refusals of items that every alive node has refused."""
+        for entry in [e for e in pending if e.refusal is not None and set(self._actors) <= e.refused_by]:
+            pending.remove(entry)
+            assert entry.refusal is not None
+            yield entry.refusal
+
     def _forget(self, node: str) -> None:
         self._lost.add(node)
         self._actors.pop(node, None)
         self._capacity.pop(node, None)
+
+
+def _take(pending: collections.deque[_Pending[Item]], node: str) -> _Pending[Item] | None:
+    """The first pending entry `node` has not refused (removed from the queue), or None."""
+    for entry in pending:
+        if node not in entry.refused_by:
+            pending.remove(entry)
+            return entry
+    return None

@@ -3,7 +3,8 @@
 Chunks are a (verifier, task) group of cases for tool-call and state tasks (each call is one judgment round) and
 one case for code tasks. A chunk whose actor dies (its node was lost) goes back in the queue and runs on another
 node (cluster/node_actors.py); an outcome is yielded only when its chunk comes back whole, so every case is decided
-exactly once.
+exactly once. Cases a node refuses go to a node that has not refused them, and come back U with the last node's
+reason only when every alive node has refused them.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class RayJudge:
             return actor.run_chunk.remote(self.suite_dir, self.suite_version, verifier_hash, self._files[verifier_hash],
                                           json.dumps(items))
 
-        for (_, items), text in self._nodes.run(self._chunks(runs), start):
+        for (_, items), text in self._nodes.run(self._chunks(runs), start, partition=split_refused):
             yield from parse_outcomes(text, [item["key"] for item in items])
 
     def _chunks(self, runs: Iterable[CaseRun]) -> list[tuple[str, list[dict]]]:
@@ -144,6 +145,28 @@ def read_staged(directory: Path) -> tuple[dict[str, dict[str, str]], list[str]]:
             else:
                 files[relative] = verifier_files.encode(path.read_bytes())
     return files, skipped
+
+
+Chunk = tuple[str, list[dict[str, Any]]]  # (verifier hash, items)
+
+
+def split_refused(chunk: Chunk, text: str) -> tuple[tuple[Chunk, str] | None, tuple[Chunk, str] | None]:
+    """A node's reply split into the cases it decided and those it refused, each with its own part of the chunk.
+    A reply that is not a list of outcomes is left whole, for parse_outcomes to reject."""
+    digest, items = chunk
+    data = json.loads(text)
+    if not isinstance(data, list) or not all(isinstance(o, dict) for o in data):
+        return (chunk, text), None
+    refused_keys = {str(o.get("key")) for o in data if o.get("refused") is True}
+    if not refused_keys:
+        return (chunk, text), None
+
+    def part(refused: bool) -> tuple[Chunk, str] | None:
+        chosen = [item for item in items if (item["key"] in refused_keys) == refused]
+        outcomes = [o for o in data if (str(o.get("key")) in refused_keys) == refused]
+        return ((digest, chosen), json.dumps(outcomes)) if chosen or outcomes else None
+
+    return part(False), part(True)
 
 
 def parse_outcomes(text: str, keys: list[str]) -> Iterator[Outcome]:

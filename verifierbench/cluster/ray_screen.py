@@ -2,7 +2,8 @@
 
 Screening runs only trusted code (the reference deciders on the suite's own cases and mutants; a code task's test runs
 inside the node's sandbox runner), so a node screens a whole task and returns its record as JSON text. A task whose
-node is lost runs again on another (cluster/node_actors.py), so each is screened exactly once. The nodes need the
+node is lost, or that a node refuses (it has another suite at that path), runs again on another
+(cluster/node_actors.py), so each is screened exactly once. The nodes need the
 suite at the same path, the same install of verifierbench and, for code tasks, the test environments (docs/cluster.md).
 """
 
@@ -40,6 +41,15 @@ class NodeScreener:
         return json.dumps(screen_task(suite.tasks[task_id], suite))
 
 
+def refused_record(task_id: str, text: str) -> tuple[tuple[str, str] | None, tuple[str, str] | None]:
+    """A {"problem": ...} reply is this node's refusal: the task goes to another node first."""
+    try:
+        refused = "problem" in json.loads(text)
+    except (ValueError, TypeError):
+        refused = False
+    return (None, (task_id, text)) if refused else ((task_id, text), None)
+
+
 class RayScreen:
     """Screens tasks on the cluster at `address`; `screen_tasks` is what screening/run.py's `screen` takes."""
 
@@ -58,7 +68,7 @@ class RayScreen:
         def start(actor: Any, task_id: str) -> Any:
             return actor.screen.remote(self.suite_dir, self.suite_version, task_id)
 
-        for task_id, text in self._nodes.run([t.id for t in tasks], start):
+        for task_id, text in self._nodes.run([t.id for t in tasks], start, partition=refused_record):
             record = json.loads(text)
             if not isinstance(record, dict) or "problem" in record:
                 raise UserError(f"screening {task_id} on the cluster: {record.get('problem') if isinstance(record, dict) else record!r}")
