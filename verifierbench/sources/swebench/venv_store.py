@@ -18,6 +18,10 @@ by evidence, the gold patch's run (an instance whose gold does not resolve is ex
 Environments are content-addressed (`key`), made once under `$VERIFIERBENCH_ENVS` (default
 /var/tmp/verifierbench/envs), in a staging directory renamed into place when complete, so a crash never
 leaves a half-made environment that looks usable. Sandboxed test runs see one read-only at /env.
+
+A node of a cluster need not make them all again: with `$VERIFIERBENCH_ENVS_FROM` naming a directory of environments
+made elsewhere (a share every node mounts, say), a missing one is copied from there when that directory is trusted as
+the store is and the entry's record is the spec's, then used like one made here.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from verifierbench.errors import UserError
 from verifierbench.sources.swebench import python39_rootfs, extensions
 
 ROOT_ENV = "VERIFIERBENCH_ENVS"
+SHARED_ENV = "VERIFIERBENCH_ENVS_FROM"  # a directory of environments made elsewhere, copied from on first use
 DEFAULT_ROOT = "/var/tmp/verifierbench/envs"
 SANDBOX_ENV = "/env"  # where a test run sees its environment
 SANDBOX_PYTHON = f"{SANDBOX_ENV}/bin/python"
@@ -247,12 +252,16 @@ def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda li
         found = env_dir(spec.key, spec)
         if found:
             return found
-        what = "compiled extensions for" if venv else "test environment"
-        say(f"build: swebench: making {what} {spec.repo} {spec.version} (Python {spec.python}, {spec.key}) ...")
-        started = time.monotonic()
         target = base / spec.key
         staging = base / f".staging-{spec.key}"
         shutil.rmtree(staging, ignore_errors=True)
+        if _copy_shared(spec, staging, say):
+            shutil.rmtree(target, ignore_errors=True)
+            os.rename(staging, target)
+            return target
+        what = "compiled extensions for" if venv else "test environment"
+        say(f"build: swebench: making {what} {spec.repo} {spec.version} (Python {spec.python}, {spec.key}) ...")
+        started = time.monotonic()
         try:
             if venv:
                 _make_with_extensions(spec, venv, checkout, staging)
@@ -265,6 +274,46 @@ def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda li
             raise
         say(f"build: swebench: made test environment {spec.key} in {time.monotonic() - started:.0f} s")
         return target
+
+
+def _copy_shared(spec: EnvSpec, staging: Path, say: Callable[[str], None]) -> bool:
+    """Copies the environment named `spec.key` from `$VERIFIERBENCH_ENVS_FROM` into `staging` when the directory is
+    trusted as the store is (safe_fs.trusted_store: nobody else could have planted it) and the entry's record is
+    `spec`'s; the copy's own record is checked again. False when there is no such directory or entry.
+
+    Raises:
+        UserError: the directory is not one to trust (named, with its owner).
+    """
+    shared = os.environ.get(SHARED_ENV)
+    if not shared:
+        return False
+    try:
+        base = safe_fs.trusted_store(shared, create=False)
+        info = safe_fs.trusted_entry(base, spec.key)
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            return False
+        record = json.loads(safe_fs.read_below(base, [spec.key, RECORD], RECORD_MAX_BYTES))
+    except FileNotFoundError:
+        return False
+    except (safe_fs.UntrustedStore, OSError) as exc:
+        raise UserError(f"${SHARED_ENV}: {exc}") from None
+    except ValueError:
+        return False  # a damaged record: not an environment
+    if record != spec.to_json():
+        say(f"build: swebench: {shared}/{spec.key} is not the environment its name says; making it here")
+        return False
+    started = time.monotonic()
+    try:
+        shutil.copytree(Path(base) / spec.key, staging, symlinks=True)
+        copied = json.loads(safe_fs.read_below(staging, [RECORD], RECORD_MAX_BYTES))
+    except (OSError, ValueError) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"copying test environment {spec.key} from ${SHARED_ENV} {shared}: {exc}") from None
+    if copied != spec.to_json():  # changed while we copied
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+    say(f"build: swebench: copied test environment {spec.key} from {shared} in {time.monotonic() - started:.0f} s")
+    return True
 
 
 class _Logged:
