@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import BIN
+from tests.conftest import BIN, EXHAUSTIVE
 from verifierbench.harness.prompt import TASK_DIR, task_files
 from verifierbench.policies.verifiers import verifier_source
 from verifierbench.suite import load_suite
@@ -172,3 +172,21 @@ def test_screening_on_the_cluster_writes_the_same_records(ray_cluster, bfcl_suit
     assert len(local) == len(load_suite(bfcl_suite).tasks) and any(r["retained"] for r in local.values())
     made = {actor_id: node for actor_id, node in node_actors(cluster, "NodeScreener").items() if actor_id not in before}
     assert len(set(made.values())) == 2, made  # screened on both worker nodes
+
+
+@pytest.mark.timeout(900)  # 29 code cases, each a sandboxed test run, twice per verifier, on 2 cores
+def test_code_task_reference_and_heuristic_decide_alike(ray_cluster, code_suite, tmp_path):
+    """Code tasks on the nodes: each case a job of its own, the node making the task's test environment on first use."""
+    cluster, env = ray_cluster
+    tasks = sorted(load_suite(code_suite).tasks)
+    ids = [a for t in tasks for a in ("--task", t)]
+    assert cli("export-verifiers", "reference", "--suite", str(code_suite), "--out", str(tmp_path / "ref"), *ids).returncode == 0
+    runs = [("ref", tmp_path / "ref", ("--reference-libs",))]
+    if EXHAUSTIVE:  # the heuristic too (another 2 min on 2 cores)
+        runs.append(("heuristic", heuristic_verifiers(code_suite, tasks, tmp_path / "heuristic"), ()))
+    for name, verifiers, extra in runs:
+        local = judge(code_suite, verifiers, tmp_path / f"{name}-local.jsonl", tasks, *extra)
+        remote = judge(code_suite, verifiers, tmp_path / f"{name}-ray.jsonl", tasks, *extra, "--backend", "ray",
+                       "--ray-address", cluster.address, env=env)
+        assert remote == local, name
+        assert set(local.values()) >= {"P", "F"}, name  # both decisions occur: the comparison can fail
