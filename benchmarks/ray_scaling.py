@@ -1,9 +1,11 @@
 """Ray judging backend: per-case overhead against local, and throughput with 1, 2 and 4 worker nodes.
 
-    .venv/bin/python benchmarks/ray_scaling.py --suite DIR [--tasks 5] [--sleep 0.5]
+    .venv/bin/python benchmarks/ray_scaling.py --suite DIR [--tasks 5] [--sleep 0.5] [--code-suite DIR]
 
 Overhead: the same always-accept verifier on the same tool-call tasks, `judge` end to end, local (1 slot) against a
-cluster of one 1-CPU worker node. Scaling: a sleep-bound verifier (so the host's 2 cores are not the limit), nodes of
+cluster of one 1-CPU worker node, on `--tasks` tasks and on twice as many: the difference of the two runs is the
+per-case cost without the fixed cost of a `judge` process (connecting, actors, loading the suite on the node). With
+`--code-suite`, the same for the exported reference on the code suite's cases (each a sandboxed test run). Scaling: a sleep-bound verifier (so the host's 2 cores are not the limit), nodes of
 1 CPU each, cases per second with 1, 2 and 4 nodes; efficiency = rate(n) / (n * rate(1)). One run, ratios: the
 machine is shared. Every Ray process is pinned to loopback with token authentication.
 """
@@ -47,11 +49,29 @@ def judge(suite: str, directory: Path, tasks: list[str], out: Path, *extra: str)
     return time.perf_counter() - start, len(out.read_text().splitlines())
 
 
+def overhead(suite: str, directory: Path, small: list[str], large: list[str], tmp: Path, address: str,
+             *extra: str) -> dict:
+    """Whole-run and marginal per-case times, local (1 slot) and on Ray; marginal = (large - small) / extra cases."""
+    runs = {}
+    for name, backend in (("local", ("--slots", "1")), ("ray", ("--backend", "ray", "--ray-address", address))):
+        for size, tasks in (("small", small), ("large", large)):
+            runs[name, size] = judge(suite, directory, tasks, tmp / f"{name}-{size}-{len(runs)}.jsonl", *extra, *backend)
+    report: dict = {"cases": [runs["local", "small"][1], runs["local", "large"][1]]}
+    for name in ("local", "ray"):
+        (t1, c1), (t2, c2) = runs[name, "small"], runs[name, "large"]
+        report[name] = {"small_s": round(t1, 2), "large_s": round(t2, 2),
+                        "marginal_ms_per_case": round(1000 * (t2 - t1) / max(c2 - c1, 1), 1)}
+    report["whole_run_ratio"] = round(runs["ray", "large"][0] / runs["local", "large"][0], 2)
+    report["marginal_ratio"] = round(report["ray"]["marginal_ms_per_case"] / max(report["local"]["marginal_ms_per_case"], 0.1), 2)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--suite", required=True)
     parser.add_argument("--tasks", type=int, default=5)
     parser.add_argument("--sleep", type=float, default=0.5)
+    parser.add_argument("--code-suite", help="a built code suite: also measure the exported reference's code cases")
     args = parser.parse_args()
     from ray.cluster_utils import Cluster
 
@@ -61,13 +81,11 @@ def main() -> None:
     tasks = sorted(t.id for t in suite.tasks.values() if t.type.value == "tool-call")[:args.tasks]
     tmp = Path(tempfile.mkdtemp(prefix="vgb-ray-bench-"))
     tmp.chmod(0o755)
-    accept = verifiers(tmp / "accept", tasks, ACCEPT)
     sleepy = verifiers(tmp / "sleep", tasks, SLEEP.format(sleep=args.sleep))
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
                                                             "include_dashboard": False})
     report: dict = {"tasks": len(tasks), "sleep_s": args.sleep}
     try:
-        local_s, cases = judge(args.suite, accept, tasks, tmp / "l.jsonl", "--slots", "1")
         nodes = 0
         rates = {}
         for wanted in (1, 2, 4):
@@ -76,9 +94,11 @@ def main() -> None:
                 nodes += 1
             cluster.wait_for_nodes()
             if wanted == 1:
-                ray_s, _ = judge(args.suite, accept, tasks, tmp / "r.jsonl", "--backend", "ray", "--ray-address", cluster.address)
-                report["overhead"] = {"cases": cases, "local_s": round(local_s, 2), "ray_1_node_s": round(ray_s, 2),
-                                      "ratio": round(ray_s / local_s, 2)}
+                both = sorted(t.id for t in suite.tasks.values() if t.type.value == "tool-call")[:2 * args.tasks]
+                report["overhead_tool_call"] = overhead(args.suite, verifiers(tmp / "accept", both, ACCEPT), tasks, both,
+                                                        tmp, cluster.address)
+                if args.code_suite:
+                    report["overhead_code"] = code_overhead(args.code_suite, tmp, cluster.address)
             seconds, decided = judge(args.suite, sleepy, tasks, tmp / f"s{wanted}.jsonl", "--backend", "ray",
                                      "--ray-address", cluster.address)
             rates[wanted] = decided / seconds
@@ -86,6 +106,23 @@ def main() -> None:
     finally:
         cluster.shutdown()
     print(json.dumps(report, indent=1))
+
+
+def code_overhead(code_suite: str, tmp: Path, address: str) -> dict:
+    """The exported reference on the code suite's cases: half the cases, then all (one task: split by case count is
+    not possible through `judge`, so the small run is the suite's first task and the large one every task)."""
+    from verifierbench.suite import load_suite
+
+    tasks = sorted(load_suite(Path(code_suite)).tasks)
+    subprocess.run([str(BIN / "verifierbench"), "export-verifiers", "reference", "--suite", code_suite, "--out",
+                    str(tmp / "code-ref")], check=True, capture_output=True)
+    if len(tasks) < 2:  # one task: whole runs only
+        runs = {}
+        for name, backend in (("local", ("--slots", "1")), ("ray", ("--backend", "ray", "--ray-address", address))):
+            runs[name] = judge(code_suite, tmp / "code-ref", tasks, tmp / f"code-{name}.jsonl", "--reference-libs", *backend)
+        return {"cases": runs["local"][1], "local_s": round(runs["local"][0], 2), "ray_s": round(runs["ray"][0], 2),
+                "whole_run_ratio": round(runs["ray"][0] / runs["local"][0], 2)}
+    return overhead(code_suite, tmp / "code-ref", tasks[:1], tasks, tmp, address, "--reference-libs")
 
 
 if __name__ == "__main__":
