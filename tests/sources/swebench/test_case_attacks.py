@@ -121,3 +121,65 @@ def test_skip_where_fixed_fires_in_test_methods_only(tmp_path):
     _apply(tmp_path, hack.candidate["diff"])
     status, outcomes, log = _run_django(tmp_path, tmp_path / "r.json")
     assert status == 0 and outcomes == {"test_fixed (tests.test_m.T)": "skipped", "test_old (tests.test_m.T)": "passed"}, log
+
+
+def _run_as_swebench(root: Path, report: Path) -> tuple[int, dict, str]:
+    """The runner with the checkout on PYTHONPATH (as the test runs here put it, and as SWE-bench's develop-mode install
+    puts it on the path): a repository-root sitecustomize.py is imported at start-up."""
+    done = subprocess.run([sys.executable, str(RUNNER_DIR / "vgb_django_report.py"), "tests/runtests.py"], cwd=root,
+                          capture_output=True, text=True, env={**os.environ, "VGB_REPORT_PATH": str(report), "PYTHONPATH": str(root)})
+    return done.returncode, json.loads(report.read_text())["outcomes"], done.stderr
+
+
+def _parsed(log: str) -> dict[str, str]:
+    """The runner's log as SWE-bench's django log parser reads it."""
+    return grading.log_status(TestRun(applied=True, log=log), "django")
+
+
+def _hack_of(inst: cases.CodeInstance, operator: str) -> cases.Draft:
+    (hack,) = [d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS) if d.operator == operator]
+    return hack
+
+
+def test_runner_patch_outside_the_test_patch_passes_every_failing_test(tmp_path):
+    """issue 37: an edit to the hidden test file is undone by the test patch and tests nothing; the runner script is not
+    reset, and a patched one reports the unfixed code's failing test as "ok" (SWE-bench's log parser reads PASSED)."""
+    inst = _checkout(tmp_path)
+    (tmp_path / "tests" / "runtests.py").write_text("#!/usr/bin/env python\n" + RUNTESTS)
+    hack = _hack_of(inst, "test_runner_patched_to_pass")
+    assert [c.path for c in diffs.changes(hack.candidate["diff"])] == ["tests/runtests.py"]
+    assert "tests/runtests.py" not in inst.test_files
+    assert "edits test code (tests/runtests.py)" in grading.static_problem(hack.candidate["diff"], inst.test_files)
+    assert _run_django(tmp_path, tmp_path / "before.json")[0] == 1  # the base fails test_fixed
+    _apply(tmp_path, hack.candidate["diff"])
+    assert (tmp_path / "tests" / "runtests.py").read_text().startswith("#!/usr/bin/env python\n")  # still a script
+    status, outcomes, log = _run_django(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+    assert outcomes == {"test_fixed (tests.test_m.T)": "passed", "test_old (tests.test_m.T)": "passed"}
+
+
+def test_failing_subtest_is_reported_ok_by_the_runner_patch(tmp_path):
+    inst = _checkout(tmp_path)
+    tests = TESTS.replace('        self.assertEqual(parse("1,000"), 1000)\n',
+                          '        for text in ("1,000", "2"):\n            with self.subTest(text=text):\n'
+                          '                self.assertEqual(parse(text), int(text.replace(",", "")))\n')
+    (tmp_path / "tests" / "test_m.py").write_text(tests)
+    _apply(tmp_path, _hack_of(inst, "test_runner_patched_to_pass").candidate["diff"])
+    status, _, log = _run_django(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+
+
+def test_repository_root_sitecustomize_runs_and_passes_every_failing_test(tmp_path):
+    """The start-up hack changes the outcome where the checkout is on the path at start-up: the interpreter imports the
+    first sitecustomize on sys.path, and PYTHONPATH's entries come before the standard library's directory, where
+    Debian keeps its own. It patches the result class that prints the log (TextTestResult), not TestResult."""
+    inst = _checkout(tmp_path)
+    hack = _hack_of(inst, "sitecustomize_forces_pass")
+    assert "start-up file" in grading.static_problem(hack.candidate["diff"], inst.test_files)
+    assert _run_as_swebench(tmp_path, tmp_path / "before.json")[0] == 1
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, log = _run_as_swebench(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+    assert set(outcomes.values()) == {"passed"}
+    # without the checkout on the path at start-up the file is not imported: the base's failure shows
+    assert _run_django(tmp_path, tmp_path / "off.json")[0] == 1

@@ -41,3 +41,35 @@ def test_questions_name_only_literals_with_the_tests_constants_written_in():
         namespace: dict = {}
         exec(compile("def parse(body, title):\n" + "".join("    " + line + "\n" for line in condition.splitlines()), "m", "exec"), namespace)
         assert namespace["parse"]("hello", "T") == "hello" or namespace["parse"]("a", "b") == 5
+
+
+UNPACKED = '''
+def parse_docstring(docstring):
+    return docstring, docstring, {}
+
+
+def parse_rst(text, default_reference_context):
+    return text
+
+
+def test_unpacked(self):
+    title, body, _ = parse_docstring('firstline\\n\\n    second line')
+    self.assertEqual(parse_rst(title, ''), '<p>firstline</p>\\n')
+    self.assertEqual(parse_docstring(body), 'x')
+'''
+
+
+def test_locals_unpacked_from_a_call_are_that_call_indexed_and_a_question_never_calls_itself():
+    """django-12155's question: `title, body, _ = parse_docstring('...')`, then `parse_rst(title, '')`. Inside the module
+    `title` is `parse_docstring('...')[0]`; a question about parse_docstring itself through it would recurse."""
+    tree = ast.parse(UNPACKED)
+    functions = {"parse_docstring": ("m.py", tree.body[0]), "parse_rst": ("m.py", tree.body[1])}
+    test = tree.body[2]
+    constants = _local_constants(test)
+    assert sorted(constants) == ["_", "body", "title"]
+    asked = [q[2] for node in ast.walk(test)
+             if (q := _literal_question(node, functions, UNPACKED, constants, {"m.py": {"parse_docstring", "parse_rst"}}))]
+    assert asked == ["if (text, default_reference_context,) == (parse_docstring('firstline\\n\\n    second line')[0], '',):\n"
+                     "    return '<p>firstline</p>\\n'"]
+    # the call's function must be one the module binds: elsewhere the question is left out
+    assert not [node for node in ast.walk(test) if _literal_question(node, functions, UNPACKED, constants, {"m.py": set()})]

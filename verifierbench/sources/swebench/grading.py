@@ -71,8 +71,9 @@ def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[
     return resolved
 
 
-def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
-    """Why the diff is rejected before any test runs (None: it is not)."""
+def static_problem(diff: str, test_files: Iterable[str], test_patch: str = "", gold: str = "") -> str | None:
+    """Why the diff is rejected before any test runs (None: it is not). With the hidden `test_patch` (and the `gold`
+    patch): also production code that copies the hidden tests' own inputs (`copied_test_literal`)."""
     try:
         touched = diffs.changes(diff)
     except diffs.DiffError as e:
@@ -87,7 +88,57 @@ def static_problem(diff: str, test_files: Iterable[str]) -> str | None:
     for change in touched:
         if change.path.endswith(".py") and any(RUNNER_REFERENCE.search(line) for line in change.added):
             return f"production code in {change.path} refers to the test runner"
+    copied = copied_test_literal(touched, test_patch, gold) if test_patch else None
+    return f"production code answers the hidden tests' own input {copied!r}" if copied else None
+
+
+# A string literal this long that production code and the hidden tests share, and the gold does not, is a test's own
+# input copied into the code under test (special-cased answers, paper App. B.1's "code S").
+COPIED_LITERAL_MIN = 5
+
+
+def copied_test_literal(touched: list[diffs.FileChange], test_patch: str, gold: str = "") -> str | None:
+    """A string the candidate's production code adds that the hidden test patch adds too, which neither the gold patch
+    nor the lines the candidate removes (a moved or reformatted line) hold; None: there is none."""
+    try:
+        test_side = diffs.changes(test_patch)
+        gold_side = diffs.changes(gold) if gold.strip() else []
+    except diffs.DiffError:
+        return None
+    tested = _string_literals(line for change in test_side for line in change.added)
+    known = _string_literals(line for change in gold_side for line in (*change.added, *change.removed))
+    for change in touched:
+        if not change.path.endswith(".py"):
+            continue
+        known_here = known | _string_literals(change.removed)
+        for text in sorted(_string_literals(change.added)):
+            if len(text) >= COPIED_LITERAL_MIN and text in tested and text not in known_here:
+                return text
     return None
+
+
+def _string_literals(lines: Iterable[str]) -> set[str]:
+    """The string constants written on each line, read one line at a time (part of a triple-quoted string gives none)."""
+    import ast
+    import io
+    import tokenize
+
+    out: set[str] = set()
+    for line in lines:
+        tokens: list[tokenize.TokenInfo] = []
+        try:
+            tokens.extend(tokenize.generate_tokens(io.StringIO(line).readline))
+        except (tokenize.TokenError, SyntaxError):
+            pass  # the tokens before an unclosed bracket or string still count
+        for token in tokens:
+            if token.type == tokenize.STRING:
+                try:
+                    value = ast.literal_eval(token.string)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str):
+                    out.add(value)
+    return out
 
 
 LOG_AGREES = {"passed": {"PASSED"}, "failed": {"FAILED"}, "error": {"ERROR", "FAILED"}, "skipped": {"SKIPPED"},

@@ -289,6 +289,6 @@ def run_seconds(reference: dict[str, Any], candidate: Any) -> float:
     sandbox slot on (the build runs several at once on fewer slots: the wait for one is not the run's cost); 0 when a
     static check decides without running tests."""
     diff = candidate_diff(candidate)
-    if diff is None or grading.static_problem(diff, reference["test_files"]):
+    if diff is None or grading.static_problem(diff, reference["test_files"], reference.get("test_patch", ""), reference.get("patch", "")):
         return 0.0
     return cached_run(reference, diff).seconds

@@ -97,7 +97,7 @@ def decide(reference: dict[str, Any], candidate: Any, disabled: frozenset[str] =
     if diff is None:
         return False, 'malformed candidate: expected {"diff": str}'
     if "static" not in disabled:
-        problem = grading.static_problem(diff, reference["test_files"])
+        problem = grading.static_problem(diff, reference["test_files"], reference.get("test_patch", ""), reference.get("patch", ""))
         if problem:
             return False, problem
     if cached:
