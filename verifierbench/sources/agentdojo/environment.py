@@ -73,5 +73,11 @@ class AgentDojoEnvironment(PublicEnvironment):
         return data.tool_definitions(self.ref.suite)
 
 
+def gold_calls(ref: data.TaskRef) -> list[dict]:
+    """The user task's ground-truth calls (AgentDojo's `ground_truth` on the task's initial environment)."""
+    pre = AgentDojoEnvironment(ref).run([]).pre
+    return [{"name": c.function, "arguments": dict(c.args)} for c in data.user_task(ref).ground_truth(pre)]
+
+
 def environment_for(reference: dict) -> AgentDojoEnvironment:
     return AgentDojoEnvironment(data.TaskRef.from_reference(reference))
