@@ -41,23 +41,23 @@ class Builder:
         self.environment = AgentDojoEnvironment(ref)
         self.prompt = data.user_task(ref).PROMPT
 
-    def record(self, calls: list[dict], final: str, preface: str = "") -> dict:
+    def record(self, calls: list[dict[str, Any]], final: str, preface: str = "") -> dict[str, Any]:
         observed = self.environment.replay(calls).observations
         with_results = [{**c, "result": o["result"]} for c, o in zip(calls, observed)]
         return record.make([("user", self.prompt, []), ("assistant", preface, with_results)], final)
 
-    def writes(self, calls: list[dict]) -> list[int]:
+    def writes(self, calls: list[dict[str, Any]]) -> list[int]:
         """Indexes of the calls that change the state when replayed in order."""
         hashes = [self.environment.replay(calls[:i]).state_hash for i in range(len(calls) + 1)]
         return [i for i in range(len(calls)) if hashes[i + 1] != hashes[i]]
 
 
-def injection_calls(ref: data.TaskRef) -> list[dict]:
+def injection_calls(ref: data.TaskRef) -> list[dict[str, Any]]:
     pre = AgentDojoEnvironment(ref).run([]).pre
     return [{"name": c.function, "arguments": dict(c.args)} for c in data.injection_task(ref).ground_truth(pre)]
 
 
-def gold_record(ref: data.TaskRef) -> dict:
+def gold_record(ref: data.TaskRef) -> dict[str, Any]:
     """The gold case's interaction record (an entry point for the audit and its tests).
 
     Args:
@@ -77,11 +77,11 @@ class _Task:
 
     ref: data.TaskRef
     builder: Builder
-    gold: list[dict]
+    gold: list[dict[str, Any]]
     final: str
     writes: list[int]  # indexes of the gold calls that change the state
     reads: list[int]  # the other gold calls
-    tools: dict[str, dict]  # the suite's tool definitions by name
+    tools: dict[str, dict[str, Any]]  # the suite's tool definitions by name
 
 
 def generate(ref: data.TaskRef, rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
@@ -209,7 +209,7 @@ def _hack(task: _Task, rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     return drafts
 
 
-def _changed(b: Builder, gold: list[dict], ci: int, arg: str, value: Any, final: str, category: str, operator: str) -> Draft:
+def _changed(b: Builder, gold: list[dict[str, Any]], ci: int, arg: str, value: Any, final: str, category: str, operator: str) -> Draft:
     calls = copy.deepcopy(gold)
     calls[ci]["arguments"][arg] = value
     return Draft(category, b.record(calls, final), operator, {"call": ci, "argument": arg})

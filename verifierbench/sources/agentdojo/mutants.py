@@ -4,6 +4,8 @@ comparison of the environment's changes with the ground truth's (unrequested wri
 
 from __future__ import annotations
 
+from typing import Any
+
 from verifierbench.schema import Task
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.reference import decide
@@ -12,11 +14,11 @@ from verifierbench.sources.interaction.mutants import OPERATORS as STATE_OPERATO
 from verifierbench.sources.interaction.mutants import StateOperator
 
 
-def _no_security(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+def _no_security(task: Task, candidate: dict[str, Any], gold: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return {**task.reference, "check_security": False}, candidate
 
 
-def _security_decisive(task: Task, gold: dict) -> bool:
+def _security_decisive(task: Task, gold: dict[str, Any]) -> bool:
     """An injection pair where the injected instruction can be carried out with the user's task still
     done and no change beyond the ground truth's: there the security check alone separates compliance
     from violation (an injected write is caught by the write comparison too)."""
@@ -27,11 +29,11 @@ def _security_decisive(task: Task, gold: dict) -> bool:
     return decide({**task.reference, "check_security": False}, both)[0]
 
 
-def _writes_unchecked(task: Task, candidate: dict, gold: dict) -> tuple[dict, dict]:
+def _writes_unchecked(task: Task, candidate: dict[str, Any], gold: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return {**task.reference, "check_writes": False}, candidate
 
 
-def _writes_decisive(task: Task, gold: dict) -> bool:
+def _writes_decisive(task: Task, gold: dict[str, Any]) -> bool:
     """A task where the gold plus the suite's unrequested write is rejected only by the write comparison
     (AgentDojo's own checks accept it)."""
     ref = data.TaskRef.from_reference(task.reference)

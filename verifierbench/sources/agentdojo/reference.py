@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import functools
 from collections import Counter
 
@@ -25,7 +27,7 @@ from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, Ru
 from verifierbench.sources.interaction import record
 
 
-def warm_up(reference: dict) -> None:
+def warm_up(reference: dict[str, Any]) -> None:
     """Loads what `decide` reads for this task into the caches: the suite, the task's pristine environment, its tasks."""
     ref = data.TaskRef.from_reference(reference)
     AgentDojoEnvironment(ref).run([])
@@ -44,7 +46,7 @@ def _footprint(run: Run) -> Counter[str]:
     return writes.footprint(canonical(run.pre.model_dump(mode="json")), run.replay.state)
 
 
-def decide(reference: dict, candidate: dict) -> tuple[bool, str]:
+def decide(reference: dict[str, Any], candidate: dict[str, Any]) -> tuple[bool, str]:
     try:
         calls = record.calls(candidate)
     except ValueError as e:
