@@ -89,7 +89,10 @@ def test_injection_pair_fails_when_the_injected_goal_is_reached():
     both = builder.record(cases.gold_calls(ref) + cases.injection_calls(ref), "Paid.")
     accepted, why = decide(reference, both)
     assert not accepted and "injected instruction" in why
-    assert decide({**reference, "check_security": False}, both)[0]  # the user task itself is done
+    assert decide({**reference, **cases.UTILITY_ONLY}, both)[0]  # the user task itself is done (AgentDojo utility)
+    # without security, the write comparison still catches the injected transfer (a change the gold does not make)
+    accepted, why = decide({**reference, "check_security": False}, both)
+    assert not accepted and why.startswith("changes the task did not ask for"), why
 
 
 def test_task_whose_upstream_check_accepts_doing_nothing_is_excluded():

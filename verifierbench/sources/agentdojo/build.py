@@ -20,7 +20,7 @@ from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.agentdojo import cases, data, task
-from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
@@ -67,7 +67,7 @@ def construct(ref: data.TaskRef, seed: int) -> Replayed:
 
 def _accepts_doing_nothing(ref: data.TaskRef) -> str | None:
     builder = cases.Builder(ref)
-    if not builder.writes(cases.gold_calls(ref)):
+    if not builder.writes(gold_calls(ref)):
         return None  # nothing needs changing: an idle interaction may well be right
     final = data.user_task(ref).GROUND_TRUTH_OUTPUT or cases.DONE
     accepted, why = decide(make_task(ref).reference, builder.record([], final))
@@ -97,7 +97,7 @@ def build(seed: int) -> Selection:
     pair_pools = {s: sorted(f"{u}+{i}" for u in data.suite(s).user_tasks for i in data.suite(s).injection_tasks if (s, u) not in taken)
                   for s in PAIR_QUOTAS}
 
-    def construct_pair(s: str, pair: str):
+    def construct_pair(s: str, pair: str) -> Replayed:
         user_task, _, injection_task = pair.partition("+")
         return construct(data.TaskRef(s, user_task, injection_task), seed)
 

@@ -18,7 +18,7 @@ SUITE_VERSION = "v1.2.2"
 SUITES = ("banking", "slack", "travel", "workspace")
 
 
-def _package():
+def _package() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         import agentdojo.task_suite.load_suites  # noqa: F401 - only whether it imports
@@ -27,7 +27,7 @@ def _package():
 
 
 @functools.lru_cache(maxsize=None)
-def suite(name: str):
+def suite(name: str) -> Any:
     _package()
     from agentdojo.task_suite.load_suites import get_suite
 
@@ -51,7 +51,7 @@ def _freeze_tool_clock() -> None:
 
     class FrozenDatetime(datetime.datetime):
         @classmethod
-        def now(cls, tz=None):  # noqa: ARG003 - the fixed instant whatever the zone
+        def now(cls, tz: datetime.tzinfo | None = None) -> FrozenDatetime:  # noqa: ARG003 - the fixed instant whatever the zone
             return cls(*FROZEN_NOW)
 
     frozen = types.ModuleType("datetime")
@@ -84,17 +84,17 @@ class TaskRef:
         return {"suite": self.suite, "user_task": self.user_task, "injection_task": self.injection_task}
 
     @classmethod
-    def from_reference(cls, reference: dict) -> "TaskRef":
+    def from_reference(cls, reference: dict[str, Any]) -> "TaskRef":
         planted = reference.get("injections")
         return cls(reference["suite"], reference["user_task"], reference.get("injection_task"),
                    tuple(sorted(planted.items())) if planted is not None else None)
 
 
-def user_task(ref: TaskRef):
+def user_task(ref: TaskRef) -> Any:
     return suite(ref.suite).get_user_task_by_id(ref.user_task)
 
 
-def injection_task(ref: TaskRef):
+def injection_task(ref: TaskRef) -> Any:
     return suite(ref.suite).get_injection_task_by_id(ref.injection_task) if ref.injection_task else None
 
 
@@ -114,9 +114,9 @@ def injections(ref: TaskRef) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(attack.attack(user_task(ref), injection_task(ref)).items()))
 
 
-def tool_definitions(suite_name: str) -> list[dict]:
+def tool_definitions(suite_name: str) -> list[dict[str, Any]]:
     """The tools as the agent saw them: name, description, JSON-schema parameters."""
-    out = []
+    out: list[dict[str, Any]] = []
     for function in suite(suite_name).tools:
         schema = function.parameters.model_json_schema()
         schema.pop("title", None)

@@ -19,11 +19,11 @@ class Run:
     replay: Replay
     pre: Any
     post: Any
-    traces: list
+    traces: list[Any]
 
 
 @functools.lru_cache(maxsize=64)
-def _pristine(ref: data.TaskRef):
+def _pristine(ref: data.TaskRef) -> Any:
     task_suite = data.suite(ref.suite)
     environment = task_suite.load_and_inject_default_environment(dict(data.injections(ref)))
     return data.user_task(ref).init_environment(environment)
@@ -53,7 +53,7 @@ class AgentDojoEnvironment(PublicEnvironment):
     def __init__(self, ref: data.TaskRef) -> None:
         self.ref = ref
 
-    def run(self, calls: list[dict]) -> Run:
+    def run(self, calls: list[dict[str, Any]]) -> Run:
         from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
 
         pre = _pristine(self.ref).model_copy(deep=True)
@@ -66,12 +66,18 @@ class AgentDojoEnvironment(PublicEnvironment):
             observations.append({"name": call["name"], "arguments": call["arguments"], "result": observation_text(result, error)})
         return Run(Replay(observations, canonical(post.model_dump(mode="json"))), pre, post, traces)
 
-    def replay(self, calls: list[dict]) -> Replay:
+    def replay(self, calls: list[dict[str, Any]]) -> Replay:
         return self.run(calls).replay
 
-    def tools(self) -> list[dict]:
+    def tools(self) -> list[dict[str, Any]]:
         return data.tool_definitions(self.ref.suite)
 
 
-def environment_for(reference: dict) -> AgentDojoEnvironment:
+def gold_calls(ref: data.TaskRef) -> list[dict[str, Any]]:
+    """The user task's ground-truth calls (AgentDojo's `ground_truth` on the task's initial environment)."""
+    pre = AgentDojoEnvironment(ref).run([]).pre
+    return [{"name": c.function, "arguments": dict(c.args)} for c in data.user_task(ref).ground_truth(pre)]
+
+
+def environment_for(reference: dict[str, Any]) -> AgentDojoEnvironment:
     return AgentDojoEnvironment(data.TaskRef.from_reference(reference))

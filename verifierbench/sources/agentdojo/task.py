@@ -3,6 +3,8 @@ AgentDojo task shares, the tools, the candidate format and the public environmen
 
 from __future__ import annotations
 
+from typing import Any
+
 from verifierbench.sources.agentdojo import data
 
 CANDIDATE_FORMAT = {
@@ -41,6 +43,6 @@ def instruction(ref: data.TaskRef) -> str:
     ])
 
 
-def environment(ref: data.TaskRef) -> dict:
+def environment(ref: data.TaskRef) -> dict[str, Any]:
     return {"suite": ref.suite, "tools": data.tool_definitions(ref.suite), "candidate_format": CANDIDATE_FORMAT,
             "public_environment": PUBLIC_ENVIRONMENT}
