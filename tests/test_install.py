@@ -69,7 +69,7 @@ from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.sources.acebench.data import resolve_dir, source_commit
 from verifierbench.sources.swebench import venv_store, docker_compose
 print(json.dumps({"package": verifierbench.__file__, "docker": sandbox_spec("docker")[1], "k8s": sandbox_spec("k8s")[1],
-                  "harness": sandbox_spec("docker", cli_image=True)[1], "vgb_provider_lib": str(VGB_ENV),
+                  "harness": sandbox_spec("docker", cli_image=True)[1], "in_sandbox_lib": str(VGB_ENV),
                   "template": str(docker_compose.TEMPLATE), "specs": str(venv_store.SPECS), "vgb_env": str(docker_compose.VGB_ENV), "acebench": str(resolve_dir()),
                   "commit": source_commit(resolve_dir())}))
 """
