@@ -3,8 +3,9 @@ published environment image (SWE-bench's own naming), rendered from the template
 (verifierbench/sandboxes/swebench/compose.yaml.j2, found as package data).
 
 It lives here, not in verifierbench/sandboxes/: what it renders is SWE-bench's (its image names, the repository at
-/testbed), the source reaches it through `Source.docker_compose`, and a source may not import the sandbox package,
-which sits above the sources (its vgb provider starts a task's public environment through public_env)."""
+/testbed), the harness asks the task's source for it (`Source.docker_compose`), and a source may not import the
+sandbox package, which sits above the sources (its vgb provider starts a task's public environment through
+public_env); the template and vgb_env are found as package data, by path."""
 
 from __future__ import annotations
 
