@@ -28,7 +28,7 @@ from verifierbench.audit import engine  # noqa: E402
 from verifierbench.audit.pool import WitnessPool  # noqa: E402
 from verifierbench.export import TEMPLATES, reference_libraries  # noqa: E402
 from verifierbench.executor import Executor, Limits  # noqa: E402
-from verifierbench.harness.suite_source import open_suite  # noqa: E402
+from verifierbench.suite_source import open_suite  # noqa: E402
 from verifierbench.schema import Category  # noqa: E402
 from verifierbench.scorers import verifier_files  # noqa: E402
 

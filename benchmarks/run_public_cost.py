@@ -19,11 +19,11 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verifierbench" / "sandbox_lib"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verifierbench" / "sandboxes" / "in_sandbox_lib"))
 
 import vgb_env  # noqa: E402
 
-from verifierbench.harness.suite_source import open_suite  # noqa: E402
+from verifierbench.suite_source import open_suite  # noqa: E402
 from verifierbench.public_env.registry import environment_for, has_environment  # noqa: E402
 from verifierbench.public_env.service import PublicService  # noqa: E402
 from verifierbench.schema import Category  # noqa: E402

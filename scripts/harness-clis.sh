@@ -176,7 +176,7 @@ build() {
 source_digest() {
   (cd "$root" && find scripts/harness-clis.sh verifierbench/sandboxes/docker/Dockerfile \
      verifierbench/sandboxes/docker/harness.Dockerfile verifierbench/sandboxes/docker/gemini-system-settings.json \
-     verifierbench/sandbox_lib/vgb_env \
+     verifierbench/sandboxes/in_sandbox_lib/vgb_env \
      -type f ! -path '*__pycache__*' -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 

@@ -64,11 +64,13 @@ def installed(traversable_tmp) -> Path:
 def test_the_wheel_finds_every_file_it_reads_through_the_installed_package(installed, traversable_tmp):
     probe = """
 import json, verifierbench
-from verifierbench.task import sandbox_spec
+from verifierbench.sandboxes import VGB_ENV
+from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.sources.acebench.data import resolve_dir, source_commit
-from verifierbench.sources.swebench import venv_store, sandbox
+from verifierbench.sources.swebench import venv_store, docker_compose
 print(json.dumps({"package": verifierbench.__file__, "docker": sandbox_spec("docker")[1], "k8s": sandbox_spec("k8s")[1],
-                  "template": str(sandbox.TEMPLATE), "specs": str(venv_store.SPECS), "vgb_env": str(sandbox.VGB_ENV), "acebench": str(resolve_dir()),
+                  "harness": sandbox_spec("docker", cli_image=True)[1], "in_sandbox_lib": str(VGB_ENV),
+                  "template": str(docker_compose.TEMPLATE), "specs": str(venv_store.SPECS), "vgb_env": str(docker_compose.VGB_ENV), "acebench": str(resolve_dir()),
                   "commit": source_commit(resolve_dir())}))
 """
     found = json.loads(run(installed, "-c", probe, cwd=traversable_tmp).stdout)

@@ -6,8 +6,6 @@ table of README.md and docs/inspect.md (`python scripts/task_options_table.py` w
 
 from __future__ import annotations
 
-from importlib.resources import files
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from inspect_ai import Task, task
@@ -17,10 +15,10 @@ from verifierbench.errors import UserError
 from verifierbench.inspect_errors import for_inspect
 from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
-from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.shards import shard_of
-from verifierbench.harness.suite_source import open_suite
+from verifierbench.sandboxes.spec import SandboxName, sandbox_spec
+from verifierbench.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.verifier_files import freeze_verifier
 from verifierbench.screening.run import retained_ids
@@ -32,7 +30,6 @@ from verifierbench.scorers.testjack_audit import testjack_audit
 
 # `N-X` (README, Changelog): N changes when scores stop being comparable with earlier logs, X for other changes.
 TASK_VERSION = "1-B"
-SANDBOXES_DIR = Path(str(files("verifierbench") / "sandboxes"))  # package data: found in a wheel install too
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
 RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
@@ -43,15 +40,14 @@ MESSAGE_LIMIT = 400
 
 
 # The values of the options with a fixed set of choices (the registered sources, the schema's types,
-# agents.HARNESSES). The sources' Literal is made from the registry, so a new source needs no edit here; mypy,
-# which cannot read a computed Literal, sees a str.
+# agents.HARNESSES; SandboxName is sandboxes/spec.py's). The sources' Literal is made from the registry, so a new
+# source needs no edit here; mypy, which cannot read a computed Literal, sees a str.
 if TYPE_CHECKING:
     SourceName = str
 else:
     SourceName = Literal[registry.NAMES]
 TaskTypeName = Literal["tool-call", "state", "code"]
 HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
-SandboxName = Literal["vgb", "docker", "k8s"]
 
 
 @task(name="verifierbench")
@@ -133,7 +129,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=max((kind_of(t).judge_rounds(rounds) for t in tasks), default=1)),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
-        sandbox=sandbox_spec(sandbox, harness),
+        sandbox=sandbox_spec(sandbox, cli_image=harness in CLI_HARNESSES),
         cleanup=prune_replaced_images if sandbox == "docker" else None,
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
@@ -192,21 +188,3 @@ async def prune_replaced_images(state: object) -> None:
     from inspect_ai.util import subprocess
 
     await subprocess(["docker", "image", "prune", "--force", "--filter", f"label={SANDBOX_IMAGE_LABEL}"], timeout=60)
-
-
-def sandbox_spec(name: str, harness: str = "default") -> str | tuple[str, str]:
-    """`vgb` (no Docker), or `docker`/`k8s` with the configs shipped in verifierbench/sandboxes/.
-
-    Args:
-      name: The `sandbox` task option.
-      harness: The `harness` task option: the CLI harnesses run in Docker on the image with their CLIs
-        (sandboxes/docker/harness.compose.yaml, built by scripts/harness-clis.sh).
-    """
-    if name == "vgb":
-        return "vgb"
-    docker = "harness.compose.yaml" if harness in CLI_HARNESSES else "compose.yaml"
-    configs = {"docker": SANDBOXES_DIR / "docker" / docker, "k8s": SANDBOXES_DIR / "k8s" / "values.yaml"}
-    if name not in configs:
-        raise UserError(f"unknown sandbox {name!r} (choose vgb, docker or k8s)")
-    # docker: Inspect's Docker sandbox that starts again an exec runc could not start (harness/docker_sandbox.py)
-    return (DOCKER_SANDBOX if name == "docker" else name, str(configs[name]))

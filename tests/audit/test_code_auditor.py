@@ -17,7 +17,7 @@ from verifierbench.audit.pool import WitnessPool
 from verifierbench.construction.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
 from verifierbench.export import reference_libraries, reference_site_packages
-from verifierbench.harness.sandbox import SANDBOX_LIB
+from verifierbench.sandboxes import VGB_ENV
 from verifierbench.protocol import Decision
 from verifierbench.references import decide
 from verifierbench.schema import Label
@@ -35,7 +35,7 @@ def task_and_hidden(code_suite):
 
 @pytest.fixture(scope="module")
 def executor(bwrap_available):
-    libraries = reference_libraries() + ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)
+    libraries = reference_libraries() + ((str(VGB_ENV), "vgb_env"),)
     with Executor(Limits(timeout_s=120), isolation="bwrap", libraries=libraries, site_packages=reference_site_packages()) as ex:
         yield ex
 

@@ -28,7 +28,7 @@ def _calls(path: Path) -> set[str]:
 
 
 def test_the_executor_and_the_sandbox_provider_spawn_only_through_the_runner():
-    for module in ("executor/runner.py", "harness/sandbox.py"):
+    for module in ("executor/runner.py", "sandboxes/vgb_provider.py"):
         calls = _calls(PACKAGE / module)
         assert not calls & SPAWNERS, f"{module} starts processes itself: {calls & SPAWNERS}"
         assert "run" in calls or "run_async" in calls

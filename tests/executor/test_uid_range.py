@@ -108,7 +108,7 @@ def test_slot_and_generation_uids_come_from_the_claimed_range(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != uid_range.BASE_ENV}
     env[uid_range.CLAIM_DIR_ENV] = str(tmp_path / "claims")
     script = ("from verifierbench.executor import uid_range; from verifierbench.executor.isolation import slot_uid; "
-              "from verifierbench.harness.sandbox import _next_uid; print(uid_range.base(), slot_uid(1), _next_uid())")
+              "from verifierbench.sandboxes.vgb_provider import _next_uid; print(uid_range.base(), slot_uid(1), _next_uid())")
     base, slot, generation = map(int, subprocess.run([sys.executable, "-c", script], env=env, check=True,
                                                      capture_output=True, text=True).stdout.split())
     assert (slot, generation) == (base + 1, base + uid_range.GENERATION_OFFSET)

@@ -19,7 +19,8 @@ import pytest
 from tests.conftest import REPO_ROOT, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
-from verifierbench.task import SANDBOX_IMAGE_LABEL, sandbox_spec
+from verifierbench.sandboxes.spec import sandbox_spec
+from verifierbench.task import SANDBOX_IMAGE_LABEL
 
 ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]
@@ -72,7 +73,7 @@ def _restore(saved: dict) -> None:
 @pytest.fixture(scope="module")
 def container(docker_engine):
     """One sample's container, made by the docker sandbox of `-T sandbox=docker` from the shipped compose file."""
-    from verifierbench.harness.docker_sandbox import RetryingDockerSandbox as DockerSandboxEnvironment
+    from verifierbench.sandboxes.docker_provider import RetryingDockerSandbox as DockerSandboxEnvironment
 
     async def start():
         await DockerSandboxEnvironment.task_init(TASK_NAME, COMPOSE)
@@ -93,7 +94,7 @@ def sh(box, command, **kwargs):
 
 
 def test_the_container_has_the_vgb_limits(container):
-    from verifierbench.harness.docker_sandbox import RetryingDockerSandbox
+    from verifierbench.sandboxes.docker_provider import RetryingDockerSandbox
 
     assert type(container) is RetryingDockerSandbox  # the exec that starts again what runc could not start
     status = dict(line.split(":\t") for line in sh(container, "grep -E '^(NoNewPrivs|CapEff|CapBnd):' /proc/self/status").stdout.splitlines())
@@ -231,7 +232,7 @@ def fixture_instance_image(docker_engine, swebench_fixture, tmp_path):
     import shutil
 
     from tests.sources.swebench.fixture import INSTANCE_ID, REPO
-    from verifierbench.sources.swebench.sandbox import image_for
+    from verifierbench.sources.swebench.docker_compose import image_for
 
     _, repos = swebench_fixture
     context = tmp_path / "instance-image"
@@ -282,7 +283,7 @@ def test_the_swebench_template_has_the_default_sandboxs_limits():
     import yaml
     from jinja2 import Template
 
-    from verifierbench.sources.swebench.sandbox import TEMPLATE
+    from verifierbench.sources.swebench.docker_compose import TEMPLATE
 
     rendered = yaml.safe_load(Template(TEMPLATE.read_text()).render(image="swebench/example:latest", vgb_env="/opt/vgb_env"))
     default = yaml.safe_load(open(COMPOSE))

@@ -18,12 +18,13 @@ import yaml
 from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
-from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
-from verifierbench.task import sandbox_spec
+from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
+from verifierbench.sandboxes.spec import sandbox_spec
+from verifierbench.task import verifierbench
 
 EXPECTED_ERROR_MARKER = "EXPECTED_ERROR"  # scripts/check_eval_logs.py
 
-HARNESS_COMPOSE = sandbox_spec("docker", "claude_code")[1]
+HARNESS_COMPOSE = sandbox_spec("docker", cli_image=True)[1]
 # The harnesses that deliver offline today, and the shell tool each CLI offers the model.
 OFFLINE_HARNESSES = {"claude_code": "Bash", "codex_cli": "exec_command", "gemini_cli": "run_shell_command", "mini_swe_agent": "bash",
                      "pi": "bash", "openclaw": "exec"}
@@ -40,7 +41,7 @@ def _run_in_this_session(harness: str) -> None:
         pytest.skip(f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 to run every harness (2-14 min an eval)")
 
 
-def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():
+def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image(bfcl_suite):
     default, harness = (yaml.safe_load(open(path)) for path in (COMPOSE, HARNESS_COMPOSE))
     default_service, harness_service = default["services"]["default"], harness["services"]["default"]
     assert "build" not in harness_service and harness_service["image"].endswith("verifierbench-harness:latest}")
@@ -48,9 +49,11 @@ def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image():
         del service["image"]
     default_service.pop("build")
     assert harness == default
-    for name in OFFLINE_HARNESSES:
-        assert sandbox_spec("docker", name) == (DOCKER_SANDBOX, HARNESS_COMPOSE)
-    assert sandbox_spec("docker", "default") == (DOCKER_SANDBOX, COMPOSE)
+    for name in OFFLINE_HARNESSES:  # the task gives the CLI agents the image with their CLIs
+        spec = verifierbench(suite=str(bfcl_suite), harness=name, sandbox="docker").sandbox
+        assert spec is not None and (spec.type, spec.config) == (DOCKER_SANDBOX, HARNESS_COMPOSE)
+    spec = verifierbench(suite=str(bfcl_suite), sandbox="docker").sandbox
+    assert spec is not None and (spec.type, spec.config) == (DOCKER_SANDBOX, COMPOSE)
 
 
 @pytest.fixture(scope="module")

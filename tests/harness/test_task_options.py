@@ -9,16 +9,18 @@ from typing import get_args
 import pytest
 
 from verifierbench.errors import UserError
-from verifierbench.harness import suite_source
-from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
-from verifierbench.task import SANDBOXES_DIR, sandbox_spec, verifierbench
+from verifierbench import suite_source
+from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
+from verifierbench.sandboxes import CONTAINER_CONFIGS
+from verifierbench.sandboxes.spec import sandbox_spec
+from verifierbench.task import verifierbench
 
 
 def test_container_sandboxes_use_the_shipped_configs():
     assert sandbox_spec("vgb") == "vgb"
     for name in ("docker", "k8s"):
         kind, config = sandbox_spec(name)
-        assert kind == {"docker": DOCKER_SANDBOX}.get(name, name) and Path(config).is_file() and Path(config).parent.parent == SANDBOXES_DIR
+        assert kind == {"docker": DOCKER_SANDBOX}.get(name, name) and Path(config).is_file() and Path(config).parent.parent == CONTAINER_CONFIGS
     with pytest.raises(UserError, match="unknown sandbox"):
         sandbox_spec("podman")
 
@@ -121,7 +123,7 @@ def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
 
 def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
     from verifierbench.harness.agents import HARNESSES
-    from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName
+    from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName  # SandboxName: sandboxes/spec.py
     from verifierbench.schema import TaskType
     from verifierbench.sources import registry
 

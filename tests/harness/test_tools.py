@@ -25,7 +25,7 @@ def test_file_tools_refuse_fifos_and_links_with_a_tool_error():
     from inspect_ai.util._sandbox.context import sandbox_default_context_var, sandbox_environments_context_var
 
     from verifierbench.executor.isolation import IsolationLevel
-    from verifierbench.harness.sandbox import VgbSandboxEnvironment
+    from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
     from verifierbench.harness.tools import replace_in_file, write_file
 
     box = VgbSandboxEnvironment(IsolationLevel.bwrap, task_type="tool-call")

@@ -16,10 +16,10 @@ from verifierbench.harness.prompt import task_files
 from verifierbench.policies.provider import _task_from
 from verifierbench.policies.verifiers import READ_TASK, verifier_source
 from verifierbench.public_env.jobs import case_job
-from verifierbench.harness.sandbox import SANDBOX_LIB
+from verifierbench.sandboxes import VGB_ENV
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
-VGB_ENV = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)
+VGB_ENV_LIBRARY = ((str(VGB_ENV), "vgb_env"),)
 TASK = "banking_knowledge/task_061"  # every positive case has a customer tool call
 
 
@@ -61,7 +61,7 @@ def test_the_policy_reads_the_customer_tool_names(banking):
 
 
 def _decide(task, verifier, candidates: dict[str, dict]):
-    with Executor(Limits(timeout_s=120), isolation="bwrap", slots=2, libraries=VGB_ENV) as executor:  # as the hidden_cases scorer runs it
+    with Executor(Limits(timeout_s=120), isolation="bwrap", slots=2, libraries=VGB_ENV_LIBRARY) as executor:  # as the hidden_cases scorer runs it
         frozen = executor.freeze(verifier)
         return {o.key: o for o in executor.run_many(case_job(task, frozen, c, key) for key, c in candidates.items())}
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import write_verifier
 from verifierbench.executor import Job
-from verifierbench.harness.sandbox import VgbSandboxEnvironment
+from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.scorers.hidden_cases import shared_executor  # generated verifiers' executor: vgb_env mounted
 from verifierbench.sources.agentdojo import cases, data

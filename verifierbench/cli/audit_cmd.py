@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from verifierbench.audit import engine, lightweight
     from verifierbench.audit.pool import WitnessPool
-    from verifierbench.harness.suite_source import open_logged_suite
+    from verifierbench.suite_source import open_logged_suite
     from verifierbench.leaderboard.logs import read_runs
     from verifierbench.scorers.hidden_cases import judging_backend
 

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifierbench.harness.suite_source import open_suite
+    from verifierbench.suite_source import open_suite
 
     output_dir(args.out, "--out")
     _, suite = open_suite(args.suite)

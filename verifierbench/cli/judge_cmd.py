@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return run_logs(args)
     if not (args.tasks or args.source or args.task_type or args.all):
         raise UserError("choose the tasks: --task ID, --source S, --type T or --all")
-    from verifierbench.harness.suite_source import open_suite
+    from verifierbench.suite_source import open_suite
 
     if args.out:
         output_file(args.out, "--out")

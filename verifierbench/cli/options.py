@@ -20,7 +20,7 @@ MAX_TIMEOUT_S = 7 * 86400
 MAX_SLOTS = 1024
 
 # Where `verifierbench build` writes unless told. Every command that reads a suite resolves it as `inspect eval` does
-# (harness/suite_source.py).
+# (suite_source.py).
 DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
 SUITE_HELP = ("suite directory (default: $VERIFIERBENCH_SUITE, else the suite the logs were scored on where the command reads logs, else ./tasks/suite, else the default suite in ~/.cache/verifierbench, built on first use, as `inspect eval` does)")
 
@@ -46,9 +46,9 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
 def judge_libraries(reference_libs: bool) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     """(libraries, site-packages) `judge` mounts: the public helpers (vgb_env) for every verifier, as in the eval; with
     --reference-libs also the packages exported reference verifiers import."""
-    from verifierbench.harness.sandbox import SANDBOX_LIB
+    from verifierbench.sandboxes import VGB_ENV
 
-    libraries: tuple[tuple[str, str], ...] = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)
+    libraries: tuple[tuple[str, str], ...] = ((str(VGB_ENV), "vgb_env"),)
     if not reference_libs:
         return libraries, ()
     from verifierbench.export import reference_libraries, reference_site_packages

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from verifierbench.leaderboard.figures import all_figures
     from verifierbench.leaderboard.logs import scored_runs
     from verifierbench.leaderboard.render import write_all
-    from verifierbench.harness.suite_source import open_logged_suite, open_suite
+    from verifierbench.suite_source import open_logged_suite, open_suite
     from verifierbench.leaderboard.suite_tables import suite_tables
     from verifierbench.leaderboard.tables import all_tables
 

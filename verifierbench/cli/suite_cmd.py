@@ -73,6 +73,6 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def _load(directory: str | None):
     """The suite as every command finds it; `suite` only reads one, it never builds the default."""
-    from verifierbench.harness.suite_source import resolve_suite_dir
+    from verifierbench.suite_source import resolve_suite_dir
 
     return load_suite(resolve_suite_dir(directory))

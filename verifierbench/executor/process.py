@@ -1,7 +1,7 @@
 """The bubblewrap process runner: the one way untrusted code is started, waited for and killed.
 
 Both the executor (one verifier on one case, `runner.py`) and the vgb Inspect sandbox provider (an agent's
-command, `harness/sandbox.py`) run their commands through here, so they share the isolation exactly:
+command, `sandboxes/vgb_provider.py`) run their commands through here, so they share the isolation exactly:
 the bubblewrap command line (`bwrap.py`) or, in opted-in degraded mode, `env -i`; rlimits through
 util-linux `prlimit`; the seccomp filter; a process group of its own, a minimal host environment and the
 sandbox uid; on timeout or cancellation, the sandbox's pid 1 killed first, then the process group.

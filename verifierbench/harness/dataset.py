@@ -6,7 +6,7 @@ from pathlib import Path
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
+from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.prompt import build_prompt, task_files
 from verifierbench.kinds import kind_of
 from verifierbench.public_env.registry import case_timeout

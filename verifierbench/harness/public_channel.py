@@ -32,7 +32,7 @@ def with_public_channel(inner: Solver) -> Solver:
       inner: The harness's solver.
     """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        from verifierbench.harness.sandbox import VgbSandboxEnvironment, task_environment
+        from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment, task_environment
 
         box = sandbox()
         service, _ = task_environment(state.metadata) if not _is_vgb(box, VgbSandboxEnvironment) else (None, ())

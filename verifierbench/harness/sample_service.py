@@ -1,6 +1,6 @@
 """The running sample's run_public service, wherever it is served from, and its counters in the sample's store.
 
-A vgb sandbox starts the service with the sandbox (harness/sandbox.py); a container sandbox gets it from
+A vgb sandbox starts the service with the sandbox (sandboxes/vgb_provider.py); a container sandbox gets it from
 harness/public_channel.py, which sets `container_service` while the harness solver runs. The run_public and reset
 tools (harness/tools.py) and the scorer read it here, so neither module imports the other.
 """
@@ -23,7 +23,7 @@ container_service: ContextVar[PublicService | None] = ContextVar("verifierbench_
 
 def current_service() -> PublicService | None:
     """The current sample's service: the container channel's, else the vgb sandbox's; None when it has none."""
-    from verifierbench.harness.sandbox import VgbSandboxEnvironment
+    from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 
     if container_service.get() is not None:  # a container sandbox (harness/public_channel.py)
         return container_service.get()

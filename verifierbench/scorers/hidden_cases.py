@@ -27,8 +27,8 @@ from inspect_ai.util import store
 from verifierbench.cluster.backend import Backend, CaseRun, ExecutorConfig, make_backend, resolve_backend, run_cases
 from verifierbench.executor import Executor
 from verifierbench.metrics import CaseCounts
-from verifierbench.harness.sandbox import SANDBOX_LIB
-from verifierbench.harness.suite_source import open_suite
+from verifierbench.sandboxes import VGB_ENV
+from verifierbench.suite_source import open_suite
 from verifierbench.harness.sample_service import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
@@ -40,7 +40,7 @@ from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reas
 from verifierbench.scorers.metrics import verifierbench_metrics
 
 DEFAULT_ROUNDS = 3
-GENERATED_LIBRARIES = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)  # what a generated verifier may import besides the stdlib
+GENERATED_LIBRARIES = ((str(VGB_ENV), "vgb_env"),)  # what a generated verifier may import besides the stdlib
 
 
 @functools.lru_cache(maxsize=1)

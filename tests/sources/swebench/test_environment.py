@@ -11,7 +11,7 @@ from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.public_env.registry import environment_for
-from verifierbench.harness.sandbox import SANDBOX_LIB
+from verifierbench.sandboxes import VGB_ENV
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -59,7 +59,7 @@ except OSError:
 def test_verifier_runs_tests_through_run_public_from_the_sandbox(task_and_gold, tmp_path):
     task, gold = task_and_gold
     verifier = write_verifier(tmp_path / "v", VERIFIER)
-    libraries = ((str(SANDBOX_LIB / "vgb_env"), "vgb_env"),)
+    libraries = ((str(VGB_ENV), "vgb_env"),)
     with Executor(Limits(timeout_s=120), isolation="bwrap", slots=1, libraries=libraries) as executor:
         good = executor.run(case_job(task, verifier, {"diff": gold}, "gold"))
         empty = executor.run(case_job(task, verifier, {"diff": ""}, "empty"))

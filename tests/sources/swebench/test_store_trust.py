@@ -206,7 +206,7 @@ def test_the_python39_root_file_system_below_another_user_s_directory_is_refused
 
 @needs_root
 def test_the_default_suite_cache_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
-    from verifierbench.harness import suite_source
+    from verifierbench import suite_source
     from verifierbench.suite import MANIFEST
 
     theirs = _theirs(tmp_path)
@@ -224,13 +224,13 @@ def test_the_default_suite_cache_below_another_user_s_directory_is_refused(tmp_p
 def test_compose_files_below_another_user_s_directory_are_refused(tmp_path, monkeypatch):
     import tempfile
 
-    from verifierbench.sources.swebench import sandbox
+    from verifierbench.sources.swebench import docker_compose
 
     theirs = _theirs(tmp_path)
     (theirs / f"verifierbench-compose-{os.getuid()}").mkdir(mode=0o700)
     monkeypatch.setattr(tempfile, "tempdir", str(theirs))
     with pytest.raises(UserError, match=f"uid {OTHER}"):
-        sandbox.private_directory()
+        docker_compose.private_directory()
 
 
 @needs_root

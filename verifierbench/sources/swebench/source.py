@@ -54,7 +54,7 @@ class SweBench(Source):
         return float(case_timeout_s(reference))
 
     def docker_compose(self, task: Task) -> Path | None:
-        from verifierbench.sources.swebench.sandbox import compose_file
+        from verifierbench.sources.swebench.docker_compose import compose_file
 
         return compose_file(task)
 

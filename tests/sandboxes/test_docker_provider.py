@@ -1,5 +1,5 @@
 """The `-T sandbox=docker` sandbox starts again an exec runc could not start, and nothing else (no engine needed:
-Inspect's Docker exec is replaced by a script of results). The container tests of test_docker.py run on this class."""
+Inspect's Docker exec is replaced by a script of results). The container tests of tests/harness/test_docker.py run on this class."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from inspect_ai.util import ExecResult
 from inspect_ai.util._sandbox.docker.docker import DockerSandboxEnvironment
 
-from verifierbench.harness import docker_sandbox
-from verifierbench.harness.docker_sandbox import RUNC_ATTEMPTS, RetryingDockerSandbox
+from verifierbench.sandboxes import docker_provider
+from verifierbench.sandboxes.docker_provider import RUNC_ATTEMPTS, RetryingDockerSandbox
 
 # What CI's eval log recorded for the failed probe (exit 126, the message on stdout, nothing on stderr).
 RUNC_FAILED = ExecResult(False, 126, "OCI runtime exec failed: exec failed: unable to start container process: waiting "
@@ -27,7 +27,7 @@ def _run(monkeypatch, results: list[ExecResult]) -> tuple[ExecResult, int]:
         return results[len(attempts) - 1]
 
     monkeypatch.setattr(DockerSandboxEnvironment, "exec", scripted)
-    monkeypatch.setattr(docker_sandbox, "RUNC_BACKOFF_S", 0)
+    monkeypatch.setattr(docker_provider, "RUNC_BACKOFF_S", 0)
     box = RetryingDockerSandbox("default", project=None, working_dir="/workspace")  # type: ignore[arg-type]
     return asyncio.run(box.exec(["uname", "-m"])), len(attempts)
 

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from verifierbench.executor.isolation import IsolationLevel
-from verifierbench.harness.sandbox import VgbSandboxEnvironment
+from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -95,7 +95,7 @@ def test_an_agent_searching_the_filesystem_finds_no_hidden_case_or_reference(box
 def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
     import os
 
-    from verifierbench.harness import sandbox as module
+    from verifierbench.sandboxes import vgb_provider as module
 
     if os.geteuid() != 0:
         pytest.skip("the workspace cap needs root (a tmpfs mount); unprivileged harnesses cap each file only")
@@ -121,7 +121,7 @@ def _killed_harness_workspace() -> str:
     if os.geteuid() != 0:
         pytest.skip("capped workspaces (and so stale mounts) exist only when running as root")
     code = ("import os; from verifierbench.executor.isolation import IsolationLevel; "
-            "from verifierbench.harness.sandbox import VgbSandboxEnvironment as V; "
+            "from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment as V; "
             "e = V(IsolationLevel.bwrap); print(e.root, flush=True); os._exit(0)")  # exits without cleanup, like a SIGKILL
     root = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert any(root in line for line in open("/proc/self/mounts"))
@@ -135,7 +135,7 @@ def _gone(root: str) -> bool:
 
 
 def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
-    from verifierbench.harness.sandbox import sweep_stale_workspaces
+    from verifierbench.sandboxes.vgb_provider import sweep_stale_workspaces
 
     root = _killed_harness_workspace()
     assert root in sweep_stale_workspaces()
@@ -143,7 +143,7 @@ def test_workspaces_left_by_a_killed_harness_are_swept(tmp_path):
 
 
 def test_the_probe_and_the_sweep_run_once_per_task_not_per_sample(monkeypatch):
-    from verifierbench.harness import sandbox
+    from verifierbench.sandboxes import vgb_provider as sandbox
 
     root = _killed_harness_workspace()
     sweeps = []

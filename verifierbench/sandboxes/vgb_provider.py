@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path, PurePosixPath
-from typing import Literal, Union, overload
+from typing import Any, Literal, Union, overload
 
 from inspect_ai.util import (
     ExecResult,
@@ -44,9 +44,10 @@ from verifierbench.executor.limits import Limits
 from verifierbench.executor.layout import LIBRARY_ROOT as VGB_LIB, PUBLIC_DIR
 from verifierbench.kinds import sample_kind
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
+from verifierbench.sandboxes import IN_SANDBOX_LIB
 
+SANDBOX_TYPE = "vgb"  # what eval logs record as the sample's sandbox
 WORKSPACE = "/workspace"
-SANDBOX_LIB = Path(__file__).resolve().parent.parent / "sandbox_lib"
 OUTPUT_LIMIT = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE  # per stream, the end kept (Inspect's documented behaviour)
 READ_LIMIT = SandboxEnvironmentLimits.MAX_READ_FILE_SIZE  # read_file: then OutputLimitExceededError
 # Generation commands get more room than one verifier run: agents run tests and installs of stdlib code.
@@ -70,7 +71,7 @@ def _next_uid() -> int:
         return uid_range.base() + uid_range.GENERATION_OFFSET + next(_uids) % (uid_range.RANGE_SIZE - uid_range.GENERATION_OFFSET)
 
 
-@sandboxenv(name="vgb")
+@sandboxenv(name=SANDBOX_TYPE)
 class VgbSandboxEnvironment(SandboxEnvironment):
     """One sample's sandbox: a host directory plus the bubblewrap settings to enter it."""
 
@@ -185,14 +186,14 @@ class VgbSandboxEnvironment(SandboxEnvironment):
 
     def _command(self, cmd: list[str], environment: dict[str, str], cwd: str) -> process.Command:
         if self.level is IsolationLevel.bwrap:
-            binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(SANDBOX_LIB), VGB_LIB)]
+            binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(IN_SANDBOX_LIB), VGB_LIB)]
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
             binds.append(Bind(self.hosts, "/etc/hosts"))
             return process.Command(cmd, environment, self.limits, binds, chdir=cwd)
         # degraded mode, opted into by the user: real paths, rlimits only
-        return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(SANDBOX_LIB)}, self.limits)
+        return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(IN_SANDBOX_LIB)}, self.limits)
 
     def _public_env(self, public: PublicService) -> dict[str, str]:
         inside = PUBLIC_DIR if self.level is IsolationLevel.bwrap else str(public.directory)
@@ -249,18 +250,18 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             os.lchown(path, self.uid, self.uid)
 
 
-def _task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
+def _task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
     """The sample's run_public service (started: its socket is bound into every command), and its read-only inputs."""
     service, read_only = task_environment(metadata)
     return (service.start() if service is not None else None), read_only
 
 
-def task_environment(metadata: dict) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
+def task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
     """The sample's run_public service, not yet started, when its task has a public environment, and its
     read-only inputs. Container sandboxes serve it through harness/public_channel.py instead of the socket."""
     if not sample_kind(metadata.get("task_type")).has_public_environment or not metadata.get("suite_dir"):
         return None, ()
-    from verifierbench.harness.suite_source import open_suite
+    from verifierbench.suite_source import open_suite
     from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs
 
     _, suite = open_suite(str(metadata["suite_dir"]))

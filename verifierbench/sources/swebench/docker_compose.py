@@ -1,5 +1,11 @@
-"""One Docker sandbox per SWE-bench instance (`-T sandbox=docker`): a compose file for the instance's
-published environment image (SWE-bench's own naming), rendered from verifierbench/sandboxes/swebench/."""
+"""One Docker generation sandbox per SWE-bench instance (`-T sandbox=docker`): the compose file for the instance's
+published environment image (SWE-bench's own naming), rendered from the template the sandbox package ships
+(verifierbench/sandboxes/swebench/compose.yaml.j2, found as package data).
+
+It lives here, not in verifierbench/sandboxes/: what it renders is SWE-bench's (its image names, the repository at
+/testbed), the harness asks the task's source for it (`Source.docker_compose`), and a source may not import the
+sandbox package, which sits above the sources (its vgb provider starts a task's public environment through
+public_env); the template and vgb_env are found as package data, by path."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from verifierbench.errors import UserError
 from verifierbench.schema import Task
 
 TEMPLATE = Path(str(files("verifierbench") / "sandboxes" / "swebench" / "compose.yaml.j2"))
-VGB_ENV = Path(str(files("verifierbench") / "sandbox_lib" / "vgb_env"))
+VGB_ENV = Path(str(files("verifierbench") / "sandboxes" / "in_sandbox_lib" / "vgb_env"))
 
 
 def image_for(instance_id: str) -> str:

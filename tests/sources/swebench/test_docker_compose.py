@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifierbench.harness.docker_sandbox import SANDBOX_TYPE as DOCKER_SANDBOX
+from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.task import verifierbench
 
 
@@ -24,7 +24,7 @@ def test_vgb_env_is_mounted_from_a_copy_beside_the_compose_file(code_suite, tmp_
     the temporary directories, and mounted an empty directory, so verifiers had no vgb_env.run_public."""
     import yaml
 
-    from verifierbench.sources.swebench.sandbox import VGB_ENV, compose_file
+    from verifierbench.sources.swebench.docker_compose import VGB_ENV, compose_file
     from verifierbench.suite import load_suite
 
     (task,) = load_suite(code_suite).tasks.values()
@@ -50,7 +50,7 @@ def test_compose_files_go_to_a_private_directory_of_the_user(code_suite, tmp_pat
     import pytest
 
     from verifierbench.errors import UserError
-    from verifierbench.sources.swebench.sandbox import compose_file
+    from verifierbench.sources.swebench.docker_compose import compose_file
     from verifierbench.suite import load_suite
 
     (task,) = load_suite(code_suite).tasks.values()
