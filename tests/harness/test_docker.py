@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import os
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -150,8 +151,27 @@ def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine
     assert len(vgb) == 3 and all(vgb.values())
     assert docker == vgb
     # Repeated evals leave no untagged image behind, but for one a container still uses (Docker keeps those: this
-    # module's `container` fixture holds the image it was started from until the module ends).
-    assert _untagged_sandbox_images() <= _images_in_use()
+    # module's `container` fixture holds the image it was started from until the module ends). Counted only when
+    # no other run shares the engine: another CI's builds replace the same tags and prune on their own schedule.
+    others = _other_engine_users()
+    if others:
+        warnings.warn(f"untagged images not counted: the engine is shared with pid(s) {others}", stacklevel=2)
+    else:
+        assert _untagged_sandbox_images() <= _images_in_use()
+
+
+def _other_engine_users() -> list[int]:
+    """Live holders of an engine lease (scripts/docker-engine.sh) that are not this test process or its ancestors."""
+    leases = Path(os.environ.get("VERIFIERBENCH_DOCKER_STATE", "/var/lib/verifierbench-docker")) / "run" / "leases"
+    ours, pid = set(), os.getpid()
+    while pid > 1:
+        ours.add(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    holders = [int(f.name) for f in leases.glob("*") if f.name.isdigit()] if leases.is_dir() else []
+    return sorted(h for h in holders if h not in ours and Path(f"/proc/{h}").exists())
 
 
 def _docker_lines(*arguments: str) -> set[str]:
