@@ -220,19 +220,30 @@ def env_dir(key: str, spec: "EnvSpec | None" = None) -> Path | None:
     links) names `key` and, given `spec`, is `spec`'s. A planted or foreign entry is refused (UserError)."""
     base = store()
     try:
-        info = safe_fs.trusted_entry(base, key)
-        if info is None or not stat.S_ISDIR(info.st_mode):
-            return None
-        record = json.loads(safe_fs.read_below(base, [key, RECORD], RECORD_MAX_BYTES))
-    except FileNotFoundError:
-        return None
+        record = _record_at(base, key)
     except safe_fs.UntrustedStore as exc:
         raise UserError(str(exc)) from None
-    except (OSError, ValueError):
-        return None  # a damaged record: not an environment (ensure remakes it)
     if not isinstance(record, dict) or record.get("key") != key or (spec is not None and record != spec.to_json()):
         return None
     return base / key
+
+
+def _record_at(base: str | Path, key: str) -> Any:
+    """The record of the entry `key` of the trusted store `base` (read without following links), or None when the
+    entry is absent, not a directory or its record missing or damaged (not an environment: ensure remakes it).
+
+    Raises:
+        safe_fs.UntrustedStore: the entry is a link, or not this user's, or writable by others (planted).
+    """
+    try:
+        info = safe_fs.trusted_entry(base, key)
+        if info is None or not stat.S_ISDIR(info.st_mode):
+            return None
+        return json.loads(safe_fs.read_below(base, [key, RECORD], RECORD_MAX_BYTES))
+    except safe_fs.UntrustedStore:
+        raise
+    except (OSError, ValueError):
+        return None
 
 
 def ensure(spec: EnvSpec, checkout: Path, say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> Path:
@@ -289,16 +300,13 @@ def _copy_shared(spec: EnvSpec, staging: Path, say: Callable[[str], None]) -> bo
         return False
     try:
         base = safe_fs.trusted_store(shared, create=False)
-        info = safe_fs.trusted_entry(base, spec.key)
-        if info is None or not stat.S_ISDIR(info.st_mode):
-            return False
-        record = json.loads(safe_fs.read_below(base, [spec.key, RECORD], RECORD_MAX_BYTES))
+        record = _record_at(base, spec.key)
     except FileNotFoundError:
-        return False
-    except (safe_fs.UntrustedStore, OSError) as exc:
+        return False  # no such directory (yet)
+    except OSError as exc:  # UntrustedStore among them
         raise UserError(f"${SHARED_ENV}: {exc}") from None
-    except ValueError:
-        return False  # a damaged record: not an environment
+    if record is None:
+        return False
     if record != spec.to_json():
         say(f"build: swebench: {shared}/{spec.key} is not the environment its name says; making it here")
         return False
