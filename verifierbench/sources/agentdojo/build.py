@@ -20,7 +20,7 @@ from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.agentdojo import cases, data, task
-from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
@@ -81,7 +81,7 @@ def _pair_problem(ref: data.TaskRef) -> str | None:
         return str(e)
     if not planted:
         return "the user task reads no injection vector"
-    run = AgentDojoEnvironment(ref).run(cases.injection_calls(ref))
+    run = AgentDojoEnvironment(ref).run(injection_calls(ref))
     injection = data.injection_task(ref)
     reached = injection.security_from_traces("", run.pre, run.post, run.traces)
     if reached is None:

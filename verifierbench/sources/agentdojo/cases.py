@@ -14,7 +14,7 @@ from typing import Any
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.agentdojo import data
-from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.interaction import record
 
@@ -50,11 +50,6 @@ class Builder:
         """Indexes of the calls that change the state when replayed in order."""
         hashes = [self.environment.replay(calls[:i]).state_hash for i in range(len(calls) + 1)]
         return [i for i in range(len(calls)) if hashes[i + 1] != hashes[i]]
-
-
-def injection_calls(ref: data.TaskRef) -> list[dict[str, Any]]:
-    pre = AgentDojoEnvironment(ref).run([]).pre
-    return [{"name": c.function, "arguments": dict(c.args)} for c in data.injection_task(ref).ground_truth(pre)]
 
 
 def gold_record(ref: data.TaskRef) -> dict[str, Any]:

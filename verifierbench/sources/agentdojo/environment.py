@@ -75,8 +75,17 @@ class AgentDojoEnvironment(PublicEnvironment):
 
 def gold_calls(ref: data.TaskRef) -> list[dict[str, Any]]:
     """The user task's ground-truth calls (AgentDojo's `ground_truth` on the task's initial environment)."""
+    return _ground_truth_calls(data.user_task(ref), ref)
+
+
+def injection_calls(ref: data.TaskRef) -> list[dict[str, Any]]:
+    """The injection task's ground-truth calls, the same way."""
+    return _ground_truth_calls(data.injection_task(ref), ref)
+
+
+def _ground_truth_calls(task: Any, ref: data.TaskRef) -> list[dict[str, Any]]:
     pre = AgentDojoEnvironment(ref).run([]).pre
-    return [{"name": c.function, "arguments": dict(c.args)} for c in data.user_task(ref).ground_truth(pre)]
+    return [{"name": c.function, "arguments": dict(c.args)} for c in task.ground_truth(pre)]
 
 
 def environment_for(reference: dict[str, Any]) -> AgentDojoEnvironment:

@@ -8,6 +8,7 @@ from typing import Any
 
 from verifierbench.schema import Task
 from verifierbench.sources.agentdojo import cases, data
+from verifierbench.sources.agentdojo.environment import injection_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.interaction import record
 from verifierbench.sources.interaction.mutants import OPERATORS as STATE_OPERATORS
@@ -25,7 +26,7 @@ def _security_decisive(task: Task, gold: dict[str, Any]) -> bool:
     if not task.reference.get("injection_task"):
         return False
     ref = data.TaskRef.from_reference(task.reference)
-    both = cases.Builder(ref).record(record.calls(gold) + cases.injection_calls(ref), gold["final_response"])
+    both = cases.Builder(ref).record(record.calls(gold) + injection_calls(ref), gold["final_response"])
     return decide({**task.reference, "check_security": False}, both)[0]
 
 
