@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import BIN, EXHAUSTIVE
+from tests.conftest import BIN, EXHAUSTIVE, SHARED, _build, skip_unless_required
 from verifierbench.harness.prompt import TASK_DIR, task_files
 from verifierbench.policies.verifiers import verifier_source
 from verifierbench.suite import load_suite
@@ -190,3 +190,39 @@ def test_code_task_reference_and_heuristic_decide_alike(ray_cluster, code_suite,
                        "--ray-address", cluster.address, env=env)
         assert remote == local, name
         assert set(local.values()) >= {"P", "F"}, name  # both decisions occur: the comparison can fail
+
+
+
+@pytest.mark.timeout(1800)  # one real django task: about 25 cases, each a sandboxed run of its test modules (8 s idle)
+def test_real_django_task_reference_decides_alike(ray_env, traversable_tmp, persistent_envs, tmp_path, monkeypatch):
+    """A real SWE-bench Verified task (django-11848, a paper example) where ../shared is present: the exported
+    reference's decisions on the cluster are the local ones, case by case. The build makes the task's test environment
+    in the machine's store; the worker nodes keep their own store and copy it from there
+    ($VERIFIERBENCH_ENVS_FROM, checked against its spec), as nodes sharing a directory do."""
+    copy = SHARED / "upstream" / "swebench"
+    if not (copy / "instances.jsonl").is_file() or not (copy / "repos").is_dir():
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {copy}")
+    suite = _build(traversable_tmp / "ray-real-django", "--source", "swebench", "--swebench-ids", "django__django-11848",
+                   timeout=3000)
+    tasks = sorted(load_suite(suite).tasks)
+    assert len(tasks) == 1
+    assert cli("export-verifiers", "reference", "--suite", str(suite), "--out", str(tmp_path / "ref")).returncode == 0
+    local = judge(suite, tmp_path / "ref", tmp_path / "local.jsonl", tasks, "--reference-libs", timeout=1500)
+    from ray.cluster_utils import Cluster
+
+    monkeypatch.setenv("VERIFIERBENCH_ENVS_FROM", os.environ["VERIFIERBENCH_ENVS"])  # the nodes inherit it
+    node_envs = traversable_tmp / f"ray-node-envs-{os.getpid()}"  # the sandbox uids must reach it
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(node_envs))  # and a store of their own, empty
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
+                                                            "include_dashboard": False})
+    try:
+        for _ in range(2):
+            cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        cluster.wait_for_nodes()
+        remote = judge(suite, tmp_path / "ref", tmp_path / "ray.jsonl", tasks, "--reference-libs", "--backend", "ray",
+                       "--ray-address", cluster.address, env=ray_env, timeout=1500)
+    finally:
+        cluster.shutdown()
+    assert remote == local
+    assert set(local.values()) >= {"P", "F"} and len(local) >= 20  # both decisions occur: the comparison can fail
+    assert any(node_envs.iterdir())  # the nodes used their own store, copied from the shared one

@@ -6,15 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
 from verifierbench.cli.options import output_dir
-from verifierbench.leaderboard.logs import scored_runs
-from verifierbench.leaderboard.render import cell
-from verifierbench.leaderboard.tables import Table
+
+if TYPE_CHECKING:  # the leaderboard's modules read Inspect logs: imported by the commands that use them, so that
+    # every other command starts without loading inspect_ai
+    from verifierbench.leaderboard.tables import Table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.no_write:
         output_dir(args.out, "--out"), output_dir(args.figures, "--figures")
+    from verifierbench.leaderboard.logs import scored_runs  # Inspect's log reader: only this command needs it
+
     scored = scored_runs(args.log_dir, args.audit)
     if not args.no_write:
         from verifierbench.leaderboard.figures import all_figures  # matplotlib only when writing
@@ -63,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_table(table: Table) -> None:
+    from verifierbench.leaderboard.render import cell
+
     rich = RichTable(title=table.title)
     for column in table.columns:
         name = column in ("Configuration", "Model", "Harness")

@@ -1,7 +1,8 @@
 """The caller's side of the Ray backend: chunks of case runs spread over one NodeJudge actor per node.
 
-Chunks are a (verifier, task) group of cases for tool-call and state tasks (each call is one judgment round) and
-one case for code tasks. A chunk whose actor dies (its node was lost) goes back in the queue and runs on another
+Chunks are a (verifier, task) group of cases for tool-call and state tasks (each call is one judgment round), cut
+into pieces of at most CHUNK_CASES so that a few large tasks still spread over every node, and one case for code
+tasks. A chunk whose actor dies (its node was lost) goes back in the queue and runs on another
 node (cluster/node_actors.py); an outcome is yielded only when its chunk comes back whole, so every case is decided
 exactly once. Cases a node refuses go to a node that has not refused them, and come back U with the last node's
 reason only when every alive node has refused them.
@@ -27,6 +28,9 @@ from verifierbench.suite import load_suite
 
 NAMESPACE = "verifierbench"
 LOOPBACK = "127.0.0.1"
+# A chunk's cases at most: small enough that a run of a few tasks keeps every node's slots busy to the end, large
+# enough that a Ray call (a few ms) stays small beside the chunk's runs (tool-call cases take about 5 ms each).
+CHUNK_CASES = 16
 OUTCOME_FIELDS = {"confidence": (float, int, type(None)), "reason": (str, type(None)), "problem": (str, type(None)),
                   "exit_status": (int, type(None)), "timed_out": (bool,), "wall_time_s": (float, int),
                   "stderr_tail": (str,), "isolation": (str,), "path": (str,)}
@@ -128,7 +132,8 @@ class RayJudge:
             else:
                 groups.setdefault((digest, run.task.id), []).append(item)
         # Code cases first: they are the long ones, so they start before the short chunks fill the slots.
-        return code + [(digest, items) for (digest, _), items in groups.items()]
+        return code + [(digest, items[i:i + CHUNK_CASES]) for (digest, _), items in groups.items()
+                       for i in range(0, len(items), CHUNK_CASES)]
 
 
 def read_staged(directory: Path) -> tuple[dict[str, dict[str, str]], list[str]]:
