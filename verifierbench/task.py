@@ -73,7 +73,7 @@ def verifierbench(
         source: only the tasks of this source; unset, every source.
         type: only the tasks of this type; unset, every type.
         task_ids: comma-separated `vgb-t-...` ids or `source/source_id` (e.g. `bfcl/parallel_114`); unset, every task.
-        harness: the generation harness; the paper's is `pi` (its main comparison) and `default` a no-Docker stand-in; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
+        harness: the generation harness; the paper's is `pi` (its main comparison; it runs in `vgb` too, no Docker) and `default` a stand-in; the other CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
         rounds: judgment rounds of state and code tasks (tool-call tasks are judged once).
         suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
             built from the installed packages into `~/.cache/verifierbench/` on first use.
