@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,17 @@ def _post(path: Path, requests: list[tuple[str, dict]]) -> list[bytes]:
     return answers
 
 
+def _raw(path: Path, data: bytes) -> bytes:
+    client = socket.socket(socket.AF_UNIX)
+    client.connect(str(path))
+    client.sendall(data)
+    answer = b""
+    while chunk := client.recv(65536):
+        answer += chunk
+    client.close()
+    return answer
+
+
 def test_the_endpoint_answers_in_turn_on_one_connection_streams_when_asked_and_forwards_provider_errors():
     from inspect_ai.agent._bridge._errors import PROVIDER_ERROR_KEY
 
@@ -74,7 +86,7 @@ def test_the_endpoint_answers_in_turn_on_one_connection_streams_when_asked_and_f
             return {PROVIDER_ERROR_KEY: {"status": 529, "message": "overloaded"}}
         return COMPLETION
 
-    async def main() -> list[bytes]:
+    async def main() -> tuple[list[bytes], bytes]:
         async with pi_vgb.bridge_socket(generate, None) as directory:
             socket_path = directory / pi_vgb.SOCKET_NAME
             assert oct(socket_path.stat().st_mode & 0o777) == "0o600"  # the sandbox's uid alone may connect
@@ -83,9 +95,10 @@ def test_the_endpoint_answers_in_turn_on_one_connection_streams_when_asked_and_f
                 ("/v1/chat/completions", {"model": "inspect", "stream": True, "stream_options": {"include_usage": True}}),
                 ("/v1/chat/completions", {"model": "overloaded"}),
                 ("/v1/embeddings", {"model": "inspect"}),
-            ])
+            ]), await anyio.to_thread.run_sync(_raw, socket_path, b"GARBAGE\r\n\r\n")
 
-    plain, streamed, error, other = anyio.run(main)
+    (plain, streamed, error, other), garbage = anyio.run(main)
+    assert garbage.startswith(b"HTTP/1.1 400"), garbage  # what the sandbox sends cannot fail the sample
     assert plain.startswith(b"HTTP/1.1 200") and json.loads(plain.split(b"\r\n\r\n", 1)[1]) == COMPLETION
     assert b"text/event-stream" in streamed and streamed.endswith(b"data: [DONE]\n\n") and streamed.count(b"data: ") == 4
     assert error.startswith(b"HTTP/1.1 529") and b"overloaded" in error
@@ -125,11 +138,15 @@ def test_pi_is_the_one_cli_harness_the_vgb_sandbox_takes(bfcl_suite):
 
 @pytest.fixture(scope="module")
 def toolchain() -> pi_vgb.Toolchain:
+    """The checked toolchain; fetched with npm when the cache lacks it (as the Docker tests' image build does), so CI
+    without Docker runs pi too."""
     try:
         return pi_vgb.toolchain()
     except CliMissing as missing:
-        skip_unless_required("packages", str(missing))
-        raise
+        if shutil.which("npm") is None:
+            skip_unless_required("packages", f"{missing} (and npm is not here to fetch them)")
+        pi_vgb.fetch()  # raises with npm's own error when the registry is out of reach; CliMissing if a check fails
+        return pi_vgb.toolchain()
 
 
 PROBE = "; ".join([

@@ -210,34 +210,47 @@ async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[
 
 
 async def serve_connection(generate: Generate, stream: ByteStream) -> None:
-    """One client connection: requests in turn (keep-alive) until it closes."""
+    """One client connection: requests in turn (keep-alive) until it closes. What the sandbox sends cannot fail the
+    sample: a malformed request gets 400 and the connection closes, a client gone mid-answer is dropped. Only what
+    the bridge raises on purpose (a limit reached, a termination) goes up, and ends the sample as under Docker."""
     buffer = b""
     async with stream:
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                if len(buffer) > MAX_HEAD:
-                    return
-                try:
+        try:
+            while True:
+                while b"\r\n\r\n" not in buffer:
+                    if len(buffer) > MAX_HEAD:
+                        return
                     buffer += await stream.receive()
-                except (anyio.EndOfStream, anyio.BrokenResourceError):
-                    return
-            head, buffer = buffer.split(b"\r\n\r\n", 1)
-            request_line, *lines = head.decode("latin-1").split("\r\n")
-            method, target = (request_line.split(" ") + ["", ""])[:2]
-            headers = {key.strip().lower(): value.strip() for key, value in (line.split(":", 1) for line in lines if ":" in line)}
-            length = int(headers.get("content-length", "0") or 0)
-            if "transfer-encoding" in headers or length > MAX_BODY:
-                await stream.send(http_response(413 if length > MAX_BODY else 411, {"error": {"message": "request refused"}}, close=True))
-                return
-            while len(buffer) < length:
+                head, buffer = buffer.split(b"\r\n\r\n", 1)
                 try:
-                    buffer += await stream.receive()
-                except (anyio.EndOfStream, anyio.BrokenResourceError):
+                    method, target, headers, length = parse_head(head)
+                except ValueError as bad:
+                    await stream.send(http_response(400, {"error": {"message": str(bad)}}, close=True))
                     return
-            body, buffer = buffer[:length], buffer[length:]
-            await stream.send(await answer(generate, method, target, headers, body))
-            if headers.get("connection", "").lower() == "close":
-                return
+                while len(buffer) < length:
+                    buffer += await stream.receive()
+                body, buffer = buffer[:length], buffer[length:]
+                await stream.send(await answer(generate, method, target, headers, body))
+                if headers.get("connection", "").lower() == "close":
+                    return
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return
+
+
+def parse_head(head: bytes) -> tuple[str, str, dict[str, str], int]:
+    """(method, target, headers with lower-case names, body length) of a request head; ValueError when malformed or
+    refused (no chunked bodies: pi's client sends a length)."""
+    request_line, *lines = head.decode("latin-1").split("\r\n")
+    parts = request_line.split(" ")
+    if len(parts) != 3:
+        raise ValueError("malformed request line")
+    headers = {key.strip().lower(): value.strip() for key, value in (line.split(":", 1) for line in lines if ":" in line)}
+    if "transfer-encoding" in headers:
+        raise ValueError("chunked request bodies are not served")
+    length = int(headers.get("content-length", "0") or 0)
+    if not 0 <= length <= MAX_BODY:
+        raise ValueError(f"a body of {length} bytes is refused")
+    return parts[0], parts[1], headers, length
 
 
 async def answer(generate: Generate, method: str, target: str, headers: dict[str, str], body: bytes) -> bytes:
@@ -249,7 +262,9 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
     try:
         request = json.loads(body)
     except ValueError:
-        return http_response(400, {"error": {"message": "the body is not JSON"}})
+        request = None
+    if not isinstance(request, dict):
+        return http_response(400, {"error": {"message": "the body is not a JSON object"}})
     from inspect_ai.agent._bridge._errors import PROVIDER_ERROR_KEY
 
     completion = await generate(request, headers)
@@ -312,7 +327,12 @@ async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generatio
     port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
     store().set(BRIDGE_PORT_KEY, port)
     bridge = SandboxAgentBridge(state=state, filter=None, retry_refusals=None, compaction=None, port=port, model=None)
-    result = await run_pi(box, chain, bridge_generate(bridge), cli.command("", system_prompt, user_prompt(state)), cwd, port, cli)
+    try:
+        result = await run_pi(box, chain, bridge_generate(bridge), cli.command("", system_prompt, user_prompt(state)), cwd, port, cli)
+    except Exception as exc:  # a limit or termination the bridge raised, out of the endpoint's task group
+        from inspect_ai.util._anyio import inner_exception
+
+        raise inner_exception(exc) from None
     if not result.success:
         fail(cli.executable, result.returncode, result.stderr or result.stdout, generation_end_key, state)
     return bridge.state
