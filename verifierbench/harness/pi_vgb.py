@@ -38,7 +38,7 @@ from inspect_ai.util import ExecResult, sandbox, store
 
 from verifierbench import safe_fs
 from verifierbench.executor.bwrap import Bind
-from verifierbench.executor.isolation import running_as_root
+from verifierbench.executor.isolation import IsolationLevel, running_as_root
 from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY, PI, BridgedCli, CliMissing, fail, user_prompt
 
 if TYPE_CHECKING:
@@ -323,6 +323,9 @@ async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generatio
     from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 
     box = sandbox().as_type(VgbSandboxEnvironment)
+    if box.level is not IsolationLevel.bwrap:
+        raise CliMissing("harness pi in the vgb sandbox needs bubblewrap isolation (the unsandboxed mode has no mounts "
+                         "for its toolchain): use -T sandbox=docker")
     chain = await anyio.to_thread.run_sync(toolchain)
     port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
     store().set(BRIDGE_PORT_KEY, port)
