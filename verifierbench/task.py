@@ -13,7 +13,7 @@ from inspect_ai.model import GenerateConfig
 
 from verifierbench.errors import UserError
 from verifierbench.inspect_errors import for_inspect
-from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, harness_solver
+from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, VGB_CLI_HARNESSES, harness_solver
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.shards import shard_of
@@ -73,7 +73,7 @@ def verifierbench(
         source: only the tasks of this source; unset, every source.
         type: only the tasks of this type; unset, every type.
         task_ids: comma-separated `vgb-t-...` ids or `source/source_id` (e.g. `bfcl/parallel_114`); unset, every task.
-        harness: the generation harness; the paper's is `pi` (its main comparison) and `default` a no-Docker stand-in; the CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
+        harness: the generation harness; the paper's is `pi` (its main comparison; it runs in `vgb` too, no Docker) and `default` a stand-in; the other CLI agents need `-T sandbox=docker` (verifierbench/sandboxes/README.md).
         rounds: judgment rounds of state and code tasks (tool-call tasks are judged once).
         suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
             built from the installed packages into `~/.cache/verifierbench/` on first use.
@@ -109,9 +109,9 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
             raise UserError(f"-T {option}={value!r}: expected a whole number of at least {least}")
     if harness not in HARNESSES:
         raise UserError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
-    if harness in CLI_HARNESSES and sandbox == "vgb":
-        raise UserError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host: "
-                         "use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
+    if harness in CLI_HARNESSES and sandbox == "vgb" and harness not in VGB_CLI_HARNESSES:
+        raise UserError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host "
+                         "(only pi can: harness/pi_vgb.py): use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)

@@ -12,7 +12,8 @@ request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
   the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
-- `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image.
+- `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image; pi also
+  runs in the vgb sandbox, from the same cached toolchain (harness/pi_vgb.py).
 
 A CLI missing from the image fails the sample with one line naming the command that builds it; a CLI that exits
 with an error ends generation with its reason and stderr tail recorded (GENERATION_END): U when no verifier was
@@ -37,6 +38,7 @@ from verifierbench.kinds import sample_kind
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
 CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
 HARNESSES = ("default", "single_reply", *CLI_HARNESSES)
+VGB_CLI_HARNESSES = ("pi",)  # the CLI harnesses the no-Docker vgb sandbox hosts too (harness/pi_vgb.py)
 # The CLI versions the image pins (scripts/harness-clis.sh), the paper's (App. E); recorded in each log's metadata.
 HARNESS_VERSIONS = {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0", "mini_swe_agent": "2.4.6",
                     **{name: cli.version for name, cli in BRIDGED_CLIS.items()}}

@@ -23,7 +23,7 @@ from typing import Callable
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
 from inspect_ai.model import ChatMessageUser
-from inspect_ai.util import sandbox, store
+from inspect_ai.util import SandboxEnvironment, sandbox, store
 
 BUILD_COMMAND = "scripts/harness-clis.sh build"
 BRIDGE_PORT_KEY = "verifierbench:bridged_cli_port"
@@ -117,6 +117,10 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
     """
     async def execute(state: AgentState) -> AgentState:
         box = sandbox()
+        if cli is PI and in_vgb(box):  # no Docker: harness/pi_vgb.py
+            from verifierbench.harness.pi_vgb import run_pi_in_vgb
+
+            return await run_pi_in_vgb(cli, system_prompt, cwd, generation_end_key, state)
         if not (await box.exec(["sh", "-c", f"command -v {cli.executable}"])).success:
             raise CliMissing(missing_cli_message(cli.harness, f"no `{cli.executable}` on $PATH"))
         # A version check that fails is a CLI that fails (recorded below), not a missing one.
@@ -140,6 +144,16 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
         return bridge.state
 
     return execute
+
+
+def in_vgb(box: SandboxEnvironment) -> bool:
+    from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
+
+    try:
+        box.as_type(VgbSandboxEnvironment)  # sandbox() is a proxy: isinstance would not see through it
+    except TypeError:
+        return False
+    return True
 
 
 def fail(command: str, returncode: int, output: str, generation_end_key: str, state: AgentState) -> AgentState:

@@ -165,6 +165,17 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
                    timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        return await self.exec_with_binds(cmd, (), input, cwd, env, user, timeout)
+
+    async def exec_with_binds(self, cmd: list[str], binds: tuple[Bind, ...], input: str | bytes | None = None,
+                              cwd: str | None = None, env: dict[str, str] | None = None, user: str | None = None,
+                              timeout: int | None = None) -> ExecResult[str]:
+        """`exec`, with `binds` (host paths, read-only ones only) mounted for this command alone: harness/pi_vgb.py's
+        toolchain and bridge socket. Bubblewrap only: the degraded mode has no mounts to give."""
+        if any(bind.writable for bind in binds):
+            raise PermissionError("exec_with_binds mounts read-only paths only")
+        if binds and self.level is not IsolationLevel.bwrap:
+            raise PermissionError("exec_with_binds needs bubblewrap isolation")
         if user not in (None, "", "root", "agent"):
             raise SandboxUserUnsupportedError(f"the vgb sandbox runs every command as its one unprivileged user, not {user!r}")
         inside_cwd = self._inside_path(cwd or WORKSPACE)
@@ -179,18 +190,19 @@ class VgbSandboxEnvironment(SandboxEnvironment):
             **(env or {}),
         }
         data = input.encode() if isinstance(input, str) else input
-        returncode, stdout, stderr = await process.run_async(self._command(cmd, environment, str(inside_cwd)), self.level, self.uid,
+        returncode, stdout, stderr = await process.run_async(self._command(cmd, environment, str(inside_cwd), binds), self.level, self.uid,
                                                              str(self.root), data, timeout or self.limits.timeout_s, OUTPUT_LIMIT)
         return ExecResult(success=returncode == 0, returncode=returncode,
                           stdout=stdout.decode("utf-8", errors="replace"), stderr=stderr.decode("utf-8", errors="replace"))
 
-    def _command(self, cmd: list[str], environment: dict[str, str], cwd: str) -> process.Command:
+    def _command(self, cmd: list[str], environment: dict[str, str], cwd: str, extra: tuple[Bind, ...] = ()) -> process.Command:
         if self.level is IsolationLevel.bwrap:
             binds = [Bind(str(self.workspace), WORKSPACE, writable=True), Bind(str(IN_SANDBOX_LIB), VGB_LIB)]
             if self.public is not None:
                 binds.append(Bind(str(self.public.directory), PUBLIC_DIR))
             binds += [Bind(host, inside) for host, inside in self.read_only]
             binds.append(Bind(self.hosts, "/etc/hosts"))
+            binds += extra
             return process.Command(cmd, environment, self.limits, binds, chdir=cwd)
         # degraded mode, opted into by the user: real paths, rlimits only
         return process.Command(cmd, {**environment, "HOME": str(self.workspace), "PYTHONPATH": str(IN_SANDBOX_LIB)}, self.limits)
