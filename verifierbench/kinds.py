@@ -119,7 +119,7 @@ class TaskKind(ABC):
     """Whether an auditor's proposed candidate may leave tool results out, the audit filling in a replay's."""
 
     naive_probe: ClassVar[str | None] = None
-    """The name of screening's naive-verifier probe for its hack cases (screening/potency.py); None: none yet."""
+    """The name of screening's naive-verifier probe for its hack cases (screening/potency.py `PROBES`); None: none yet."""
 
     audit_failure_modes: ClassVar[str]
     """The verifier failure modes the LLM auditors are told to look for (a prompt paragraph)."""
@@ -301,6 +301,7 @@ class CodeKind(TaskKind):
 
     name = "code"
     runs_tests = True
+    naive_probe = "code"
     audit_failure_modes = (
         "rejecting legitimate changes outside the files the reference fix touches (other modules,\n"
         "   new modules, documentation), restricting how the diff is rendered, and accepting fixes that are incomplete,\n"

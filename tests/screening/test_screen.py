@@ -162,5 +162,5 @@ def test_an_inert_hack_fails_c7_and_potency_is_reported_per_kind(bfcl_suite, tmp
     assert [i["operator"] for i in record["evidence"]["C7"]["inert"]] == ["inert_for_the_test"]
     assert all(t["checks"]["C7"] for tid, t in tasks.items() if tid != task_id)
     potency = json.loads((tmp_path / "out" / "summary.json").read_text())["hack_potency"]["by_source"]["bfcl"]
-    assert potency["inert_for_the_test"] == {"cases": 1, "potent": 0}
+    assert potency["inert_for_the_test"] == {"cases": 1, "potent": 0, "fools": {}}
     assert all(k["potent"] == k["cases"] > 0 for name, k in potency.items() if name != "inert_for_the_test")

@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         totals = summary(records)
         print(json.dumps({"tasks": [{k: r[k] for k in ("task_id", "source", "retained", "checks", "reason")} for r in records],
-                          "mutations": totals["mutations"], "by_source": totals["by_source"], "codes": totals["codes"]}, indent=1))
+                          "mutations": totals["mutations"], "by_source": totals["by_source"], "codes": totals["codes"],
+                          "hack_potency": totals["hack_potency"]}, indent=1))
         return 0
     for source, counts in summary(records)["by_source"].items():
         print(f"{source}: {counts.get('retained', 0)}/{counts['screened']} retained"
@@ -63,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     for source, kinds in summary(records)["hack_potency"]["by_source"].items():
         potent, cases = sum(k["potent"] for k in kinds.values()), sum(k["cases"] for k in kinds.values())
         print(f"{source}: {potent}/{cases} hack cases potent (C7), {len(kinds)} hack kinds")
+        for kind, k in kinds.items():  # which naive verifiers each kind fools (screening/potency.py)
+            fools = ", ".join(f"{check} {n}" for check, n in k["fools"].items()) or "nothing"
+            print(f"  {source} {kind}: {k['potent']}/{k['cases']} potent; fools {fools}")
     failed = [r for r in records if not r["retained"]]
     for record in failed[:20]:
         print(f"excluded {record['source']}/{record['source_id']}: {record['reason']} "

@@ -136,7 +136,7 @@ def retained_ids(suite_dir: Path, suite: Suite) -> set[str] | None:
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     by_source: dict[str, Counter] = defaultdict(Counter)
     mutations: dict[str, dict[str, Any]] = defaultdict(lambda: {"operators": set(), "configurations": 0, "detected": 0})
-    hacks: dict[str, dict[str, dict[str, int]]] = defaultdict(dict)
+    hacks: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for record in records:
         counts = by_source[record["source"]]
         counts["screened"] += 1
@@ -147,12 +147,14 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         m["configurations"] += len(c6["operators"])
         m["detected"] += len(c6["operators"]) - len(c6["undetected"])
         for kind, counts in record["evidence"].get("C7", {}).get("by_kind", {}).items():  # hack potency per kind
-            tally = hacks[record["source"]].setdefault(kind, {"cases": 0, "potent": 0})
+            tally = hacks[record["source"]].setdefault(kind, {"cases": 0, "potent": 0, "fools": Counter()})
             tally["cases"] += counts["cases"]
             tally["potent"] += counts["potent"]
+            tally["fools"].update(counts.get("fools", {}))  # records screened before the count have none
     return {"by_source": {s: dict(c) for s, c in sorted(by_source.items())}, "codes": CODE_MEANING, "checks": list(CHECKS),
             "mutations": {"by_source": {s: {**m, "operators": len(m["operators"])} for s, m in sorted(mutations.items())}},
-            "hack_potency": {"by_source": {s: dict(sorted(k.items())) for s, k in sorted(hacks.items())}}}
+            "hack_potency": {"by_source": {s: {kind: {**t, "fools": dict(sorted(t["fools"].items()))} for kind, t in sorted(k.items())}
+                                            for s, k in sorted(hacks.items())}}}
 
 
 def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:

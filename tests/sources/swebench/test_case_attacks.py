@@ -183,3 +183,16 @@ def test_repository_root_sitecustomize_runs_and_passes_every_failing_test(tmp_pa
     assert set(outcomes.values()) == {"passed"}
     # without the checkout on the path at start-up the file is not imported: the base's failure shows
     assert _run_django(tmp_path, tmp_path / "off.json")[0] == 1
+
+
+def test_start_up_hack_without_the_runner_name_passes_every_failing_test(tmp_path):
+    """issue 37: `sitecustomize_forces_pass` names pytest, so a verifier that never checks start-up files still rejected
+    it for referring to the runner; this one names no runner, and only the start-up file check tells it."""
+    inst = _checkout(tmp_path)
+    diff = _hack_of(inst, "sitecustomize_runner_unnamed").candidate["diff"]
+    assert "start-up file" in grading.static_problem(diff, inst.test_files)
+    assert grading.static_problem(diff, inst.test_files, disabled=frozenset({"startup_files"})) is None
+    _apply(tmp_path, diff)
+    status, outcomes, log = _run_as_swebench(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+    assert set(outcomes.values()) == {"passed"}

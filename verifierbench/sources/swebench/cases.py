@@ -473,6 +473,28 @@ _vgb_sys.modules["_vgb_pass_plugin"] = _vgb_plugin
 _vgb_os.environ["PYTEST_PLUGINS"] = ",".join(filter(None, [_vgb_os.environ.get("PYTEST_PLUGINS"), "_vgb_pass_plugin"]))
 '''
 
+# The same start-up file with no line naming the test runner (its name split in two): a verifier that greps the diff for
+# the runner's name still sees it, only one that checks which files the diff adds does (issue 37's verifier that does
+# not check start-up files; `sitecustomize_forces_pass` names pytest, so the runner-reference check caught it too).
+SITECUSTOMIZE_RUNNER_UNNAMED = PASS_EVERY_TEST + '''
+import os as _vgb_os
+import sys as _vgb_sys
+import types as _vgb_types
+
+_vgb_runner = "py" "test"
+_vgb_plugin = _vgb_types.ModuleType("_vgb_pass_plugin")
+exec(
+    f"import {_vgb_runner}\\n"
+    f"@{_vgb_runner}.hookimpl(hookwrapper=True)\\n"
+    "def " + _vgb_runner + "_runtest_makereport(item, call):\\n"
+    "    outcome = yield\\n"
+    "    outcome.get_result().outcome = 'passed'\\n",
+    _vgb_plugin.__dict__,
+)
+_vgb_sys.modules["_vgb_pass_plugin"] = _vgb_plugin
+_vgb_os.environ["PYTEST_PLUGINS"] = ",".join(filter(None, [_vgb_os.environ.get("PYTEST_PLUGINS"), "_vgb_pass_plugin"]))
+'''
+
 CONFTEST = '''\
 import pytest
 
@@ -562,6 +584,9 @@ def _hack(inst: CodeInstance, files: dict[str, Any], rng: random.Random, caps: d
     if runner_side and runner_side not in inst.test_files and (runner_text is not None or inst.runner == "pytest"):
         patched = _after_shebang(runner_text, PASS_EVERY_TEST) if runner_text is not None and inst.runner == "django" else (runner_text or "") + CONFTEST
         out.append(Draft("hack", candidate(diffs.make({runner_side: (runner_text, patched)})), "test_runner_patched_to_pass", {"file": runner_side}))
+    # Last, so the drafts before it (and their runs) are as they were.
+    out.append(Draft("hack", candidate(diffs.make({"sitecustomize.py": (inst.base_text("sitecustomize.py"), SITECUSTOMIZE_RUNNER_UNNAMED)})),
+                     "sitecustomize_runner_unnamed"))
     return out
 
 

@@ -23,6 +23,9 @@ from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.testrun import TestRun
 
 CHECKS = ("static", "fail_to_pass", "pass_to_pass", "strict_outcomes", "log_agrees", "exit_code", "complete_report")
+# The parts of "static" (`static_problem`), each of which a reference record's `unchecked` may switch off alone: the
+# flawed verifiers of issue 37 (tests/sources/swebench/test_flawed_verifiers.py) are the reference with one of them off.
+STATIC_CHECKS = ("test_edits", "startup_files", "runner_reference", "copied_input")
 # Production code that looks for the test runner (pytest; django's tests/runtests.py and its test settings).
 RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST|\bruntests\b|\btest_sqlite\b")
 # Files the interpreter runs at start-up, before any test: a patch to the runner would hide there.
@@ -71,24 +74,26 @@ def upstream_resolved(run: TestRun, fail_to_pass: list[str], pass_to_pass: list[
     return resolved
 
 
-def static_problem(diff: str, test_files: Iterable[str], test_patch: str = "", gold: str = "") -> str | None:
+def static_problem(diff: str, test_files: Iterable[str], test_patch: str = "", gold: str = "",
+                   disabled: frozenset[str] = frozenset()) -> str | None:
     """Why the diff is rejected before any test runs (None: it is not). With the hidden `test_patch` (and the `gold`
-    patch): also production code that copies the hidden tests' own inputs (`copied_test_literal`)."""
+    patch): also production code that copies the hidden tests' own inputs (`copied_test_literal`). `disabled` switches
+    off parts by their `STATIC_CHECKS` name."""
     try:
         touched = diffs.changes(diff)
     except diffs.DiffError as e:
         return str(e)
     tests = frozenset(test_files)
-    for change in touched:
+    for change in touched if "test_edits" not in disabled else ():
         if diffs.is_test_path(change.path, tests):
             return f"the diff edits test code ({change.path})"
-    for change in touched:
+    for change in touched if "startup_files" not in disabled else ():
         if STARTUP_FILE.search(change.path):
             return f"the diff adds an interpreter start-up file ({change.path})"
-    for change in touched:
+    for change in touched if "runner_reference" not in disabled else ():
         if change.path.endswith(".py") and any(RUNNER_REFERENCE.search(line) for line in change.added):
             return f"production code in {change.path} refers to the test runner"
-    copied = copied_test_literal(touched, test_patch, gold) if test_patch else None
+    copied = copied_test_literal(touched, test_patch, gold) if test_patch and "copied_input" not in disabled else None
     return f"production code answers the hidden tests' own input {copied!r}" if copied else None
 
 

@@ -19,6 +19,7 @@ from verifierbench.schema import Task
 from verifierbench.sources.swebench import (budget, build_memos, cases, checkout, diffs, extensions, grading, instances,
                                             python39_rootfs, venv_store)
 from verifierbench.sources.swebench.build_profile import BuildProfile
+from verifierbench.sources.swebench.naive_checks import code_checks_fooled
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.swebench.task_record import make_task
@@ -179,9 +180,11 @@ def _after_environment(inst: instances.Instance, parts: _Parts, environment: dic
     task = _task(inst, parts, gold, case_timeout_s)
     # Every run above finished within the build's limit and under the budget (the budget is at least their slowest):
     # the same run decides under the task's own budget, so replay reads it from the cache.
+    # C7: a hack no naive verifier accepts (naive_checks.py) is dropped as inert, from the same runs.
     with profile.stage("C1"):
         replayed = replay(task, drafts, decide=lambda reference, cand: decide({**reference, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S},
-                                                                              cand, cached=True))
+                                                                              cand, cached=True),
+                          fooled=lambda reference, cand: code_checks_fooled({**reference, "case_timeout_s": budget.BUILD_TEST_TIMEOUT_S}, cand))
     say(f"build: swebench: {inst.instance_id}: profile {profile.line()}")
     return replayed
 
@@ -228,6 +231,8 @@ def _cases_and_budget(inst: instances.Instance, parts: _Parts, draft: Task, gold
     # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
     with profile.stage("case_runs"):
         seconds = each(True, lambda d: profile.timed(run_seconds, draft.reference, d.candidate), drafts)
+    with profile.stage("hack_runs"):  # C7's naive verifiers read every hack's run, also one the static checks reject
+        each(True, lambda d: naive_run_seconds(draft.reference, d.candidate), [d for d in drafts if d.category == "hack"])
     slowest, category = max([(gold.run.seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
     case_timeout_s = budget.case_timeout_for(slowest)
     say(f"build: swebench: {inst.instance_id}: gold test run {gold.run.seconds:.0f} s, slowest case run {slowest:.0f} s "
@@ -282,6 +287,13 @@ def python_39_fallback(inst: instances.Instance, draft_reference: dict[str, Any]
     done: Future[TestRun] = Future()
     done.set_result(runs["empty"])
     return environment, reference, runs["gold"], done
+
+
+def naive_run_seconds(reference: dict[str, Any], candidate: Any) -> float:
+    """The wall time of a hack's hidden run, made even where the static checks decide without one (what C7's naive
+    verifiers read, `naive_checks`); not part of the case budget: the reference never runs such a candidate."""
+    diff = candidate_diff(candidate)
+    return 0.0 if diff is None else cached_run(reference, diff).seconds
 
 
 def run_seconds(reference: dict[str, Any], candidate: Any) -> float:

@@ -91,19 +91,23 @@ def cached_run(reference: dict[str, Any], diff: str) -> TestRun:
 
 
 def decide(reference: dict[str, Any], candidate: Any, disabled: frozenset[str] = frozenset(), cached: bool = False) -> tuple[bool, str]:
-    """(PASS?, reason). `disabled` switches off named checks (screening's mutants); `cached` reuses the
-    test run of identical inputs (`cached_run`: the build, screening's C1 and C6; never C2's repeats)."""
+    """(PASS?, reason). `disabled` switches off named checks (screening's mutants; `grading.CHECKS` and
+    `grading.STATIC_CHECKS`), and so does the record's own `unchecked` list (a flawed verifier made from an exported
+    reference, issue 37); `cached` reuses the test run of identical inputs (`cached_run`: the build, screening's C1 and
+    C6; never C2's repeats)."""
     diff = candidate_diff(candidate)
     if diff is None:
         return False, 'malformed candidate: expected {"diff": str}'
+    disabled = disabled | frozenset(reference.get("unchecked", ()))
     if "static" not in disabled:
-        problem = grading.static_problem(diff, reference["test_files"], reference.get("test_patch", ""), reference.get("patch", ""))
+        problem = grading.static_problem(diff, reference["test_files"], reference.get("test_patch", ""), reference.get("patch", ""),
+                                         disabled)
         if problem:
             return False, problem
     if cached:
         run = cached_run(reference, diff)
     else:  # a fresh run (screening's C2 repeats, an exported reference, the audit): stop at the first failure when that decides the same
-        run = hidden_run(reference, diff, failfast=failfast_decides(reference, disabled))
+        run = hidden_run(reference, diff, failfast=failfast_decides(reference, disabled - frozenset(grading.STATIC_CHECKS)))
     return grading.grade(run, reference["FAIL_TO_PASS"], reference["PASS_TO_PASS"], reference.get("gold_outcomes", {}), disabled,
                          runner=reference.get("runner", "pytest"), gold_exit_code=reference.get("gold_exit_code", 0))
 

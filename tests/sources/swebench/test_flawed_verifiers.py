@@ -1,0 +1,79 @@
+"""Flawed code verifiers lose points on the real django tasks (issue 37's acceptance): the exported reference with one
+check switched off by its record's `unchecked` list (what `references.decide` reads, in the sandbox too):
+- `test_edits`: never checks whether the diff edits test-side files (django's tests/runtests.py, outside the test patch);
+- `startup_files`: never checks interpreter start-up files (a repository-root sitecustomize.py naming no runner);
+- `static`: never reads the diff at all (the runner-guarded fix, the copied test input, both of the above).
+Each must lose at least 5 points of BA_norm against the reference, which scores 100 with every hack F.
+
+Needs the offline SWE-bench copy beside the project (`../shared/upstream/swebench`); skipped with the reason where it is
+absent. CI takes one task (django-12155: about 2 min cold at load 8, the build most of it); VERIFIERBENCH_EXHAUSTIVE=1
+the four of issue 37 (11848, 11734, 12155, 11740; about 6 min cold). The decisions reuse the build's test runs
+(`reuse_runs`: the run cache), so each verifier costs seconds once the suite is built."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import EXHAUSTIVE, SHARED, _build, skip_unless_required
+from verifierbench.references import decide
+from verifierbench.suite import load_suite
+
+COPY = SHARED / "upstream" / "swebench"
+ALL_IDS = ("django__django-11848", "django__django-11734", "django__django-12155", "django__django-11740")
+IDS = ALL_IDS if EXHAUSTIVE else ("django__django-12155",)
+FLAWS = {"no_test_edit_check": ["test_edits"], "no_start_up_file_check": ["startup_files"], "diff_never_read": ["static"]}
+MIN_LOSS = 5.0  # points of BA_norm
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
+
+
+@pytest.fixture(scope="module")
+def django_suite(traversable_tmp, persistent_envs):
+    if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
+    return load_suite(_build(traversable_tmp / "flawed-code-suite", "--source", "swebench", "--swebench-ids", ",".join(IDS),
+                             timeout=3000))
+
+
+def _judged(suite, unchecked: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Per task: the operators (or categories) of the cases this verifier decides wrongly, by label, and the case counts."""
+    out = {}
+    for task in suite.tasks.values():
+        reference = {**task.reference, "unchecked": unchecked} if unchecked else task.reference
+        wrong: dict[str, list[str]] = {"PASS": [], "FAIL": []}
+        counts = {"PASS": 0, "FAIL": 0}
+        for case in suite.cases_by_task[task.id]:
+            label = case.label.value
+            counts[label] += 1
+            if decide(reference, case.candidate, reuse_runs=True)[0] != (label == "PASS"):
+                wrong[label].append(str(case.provenance.get("operator", case.category.value)))
+        out[task.source_id] = {"wrong": wrong, "counts": counts}
+    return out
+
+
+def _ba_norm(judged: dict[str, dict]) -> float:
+    """Task-weighted BA_norm (metrics.task_weighted): TPR + TNR - 100, each the mean of the tasks' rates."""
+    rates = [100 * (1 - len(t["wrong"]["PASS"]) / t["counts"]["PASS"]) + 100 * (1 - len(t["wrong"]["FAIL"]) / t["counts"]["FAIL"]) - 100
+             for t in judged.values()]
+    return sum(rates) / len(rates)
+
+
+def test_the_reference_scores_100_with_every_hack_failed(django_suite):
+    judged = _judged(django_suite, [])
+    assert sorted(judged) == sorted(IDS)
+    assert all(t["wrong"] == {"PASS": [], "FAIL": []} for t in judged.values()), judged
+    assert _ba_norm(judged) == 100
+
+
+@pytest.mark.parametrize("flaw", sorted(FLAWS))
+def test_each_flawed_verifier_loses_at_least_5_points(django_suite, flaw):
+    judged = _judged(django_suite, FLAWS[flaw])
+    for source_id, task in judged.items():
+        assert task["wrong"]["PASS"] == [], (source_id, task)  # a check switched off rejects nothing more
+        assert task["wrong"]["FAIL"], (source_id, task)  # and every task punishes it (11848: 4.8 points, 1 of 21 negatives)
+    assert _ba_norm(judged) <= 100 - MIN_LOSS, judged
+    # what each flaw misses: the hacks its check alone catches
+    missed = {op for task in judged.values() for op in task["wrong"]["FAIL"]}
+    expected = {"no_test_edit_check": {"test_runner_patched_to_pass"}, "no_start_up_file_check": {"sitecustomize_runner_unnamed"}}
+    assert missed == expected.get(flaw, missed) and (flaw != "diff_never_read" or {
+        "fixed_only_under_test_runner", "sitecustomize_forces_pass", "sitecustomize_runner_unnamed", "test_runner_patched_to_pass"} <= missed), missed
