@@ -208,8 +208,11 @@ CLI_VERSIONS = {"gemini_cli": HARNESS_VERSIONS["gemini_cli"]}
 # know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
 # It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
 # list from the network.
+# Codex syncs its plugin marketplaces at start-up (DNS lookups of chatgpt.com and api.github.com, seen by the
+# connection check, harness/connection_trace.py) unless its plugins feature is off.
 EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {
-    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}}}
+    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}},
+    "codex_cli": {"config_overrides": {"features.plugins": "false"}}}
 
 
 @solver
