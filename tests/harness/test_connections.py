@@ -81,7 +81,7 @@ def test_a_name_lookup_an_outside_address_and_another_loopback_port_are_flagged(
 
 
 @pytest.fixture(scope="module")
-def trace_image(harness_image):
+def trace_image(harness_image):  # noqa: F811 - the imported fixture
     """The harness image plus strace (scripts/harness-trace-image.sh)."""
     build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-trace-image.sh")], capture_output=True,
                            text=True, timeout=600)

@@ -72,7 +72,7 @@ def wrapper_script(real: str) -> str:
     trace = f'{TRACE_DIR}/$(basename "$0").$$'
     return "\n".join([
         "#!/bin/sh",
-        f"if grep -q '^TracerPid:[[:space:]]*0$' /proc/self/status; then",
+        "if grep -q '^TracerPid:[[:space:]]*0$' /proc/self/status; then",
         f"  exec strace -f -qq -yy -s 96 -e trace={SYSCALLS} -o \"{trace}\" {shlex.quote(real)} \"$@\"",
         "fi",
         f'exec {shlex.quote(real)} "$@"', ""])
