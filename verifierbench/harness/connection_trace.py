@@ -98,8 +98,9 @@ async def install_tracer(executable: str) -> None:
 
 async def collect_trace() -> None:
     """Keeps the traced lines that name an address (TRACE_KEY) and the bridge ports (BRIDGE_PORTS_KEY)."""
-    listed = await sandbox().exec(["sh", "-c", f"cat {TRACE_DIR}/* 2>/dev/null || true"])
-    lines = [line for line in listed.stdout.splitlines() if "sa_family=" in line]
+    # Only the lines with an address leave the container (a CLI's HTTP writes can fill megabytes of trace).
+    listed = await sandbox().exec(["sh", "-c", f"grep -h sa_family= {TRACE_DIR}/* 2>/dev/null || true"])
+    lines = listed.stdout.splitlines()
     store().set(TRACE_KEY, lines[:MAX_TRACE_LINES])
     store().set(BRIDGE_PORTS_KEY, sorted({store().get(key) for key in PORT_KEYS if store().get(key) is not None}))
 
