@@ -19,8 +19,10 @@ from tests.harness.test_harnesses import OFFLINE_HARNESSES, _assert_delivered, _
 from verifierbench.harness.connection_trace import (
     BRIDGE_PORTS_KEY,
     TRACE_ENV,
+    MAX_TRACE_LINES,
     TRACE_KEY,
     Destination,
+    bounded,
     destinations,
     unexpected_destinations,
     wrapper_script,
@@ -78,6 +80,11 @@ def test_a_name_lookup_an_outside_address_and_another_loopback_port_are_flagged(
     unknown_socket = NSCD.replace("/var/run/nscd/socket", "/run/dbus/system_bus_socket")
     assert unexpected_destinations([unknown_socket], []) == [
         "AF_UNIX /run/dbus/system_bus_socket (connect UNIX-STREAM): a local socket not known to be the CLI's own"]
+
+
+def test_a_long_trace_is_cut_but_keeps_every_destination():
+    kept = bounded([BRIDGE] * (MAX_TRACE_LINES + 10) + [DNS, BRIDGE])
+    assert len(kept) == MAX_TRACE_LINES + 1 and kept[-1] == DNS
 
 
 @pytest.fixture(scope="module")

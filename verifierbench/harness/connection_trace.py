@@ -100,9 +100,20 @@ async def collect_trace() -> None:
     """Keeps the traced lines that name an address (TRACE_KEY) and the bridge ports (BRIDGE_PORTS_KEY)."""
     # Only the lines with an address leave the container (a CLI's HTTP writes can fill megabytes of trace).
     listed = await sandbox().exec(["sh", "-c", f"grep -h sa_family= {TRACE_DIR}/* 2>/dev/null || true"])
-    lines = listed.stdout.splitlines()
-    store().set(TRACE_KEY, lines[:MAX_TRACE_LINES])
+    store().set(TRACE_KEY, bounded(listed.stdout.splitlines()))
     store().set(BRIDGE_PORTS_KEY, sorted({store().get(key) for key in PORT_KEYS if store().get(key) is not None}))
+
+
+def bounded(lines: list[str]) -> list[str]:
+    """The lines, at most MAX_TRACE_LINES of them but always the first naming each destination (none is lost)."""
+    kept: list[str] = []
+    seen: set[Destination] = set()
+    for line in lines:
+        new = set(destinations([line])) - seen
+        if new or len(kept) < MAX_TRACE_LINES:
+            kept.append(line)
+            seen |= new
+    return kept
 
 
 @dataclass(frozen=True)
