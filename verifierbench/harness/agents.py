@@ -17,7 +17,8 @@ request); the scorer puts it in the score metadata.
 
 A CLI missing from the image fails the sample with one line naming the command that builds it; a CLI that exits
 with an error ends generation with its reason and stderr tail recorded (GENERATION_END): U when no verifier was
-written, as for the default harness.
+written, as for the default harness. With VERIFIERBENCH_TRACE_CONNECTIONS=1 every CLI runs under strace and the
+sample's store keeps each address it tried to reach (harness/connection_trace.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, missing_cli_message
+from verifierbench.harness.connection_trace import traced_connections
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
@@ -58,9 +60,9 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
     if name == "single_reply":
         return single_reply()
     if name in SWE_HARNESSES:
-        return with_public_channel(swe_harness(name, run_public_budget))
+        return with_public_channel(traced_connections(name, swe_harness(name, run_public_budget)))
     if name in BRIDGED_CLIS:
-        return with_public_channel(bridged_cli_harness(name))
+        return with_public_channel(traced_connections(name, bridged_cli_harness(name)))
     raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
@@ -208,8 +210,11 @@ CLI_VERSIONS = {"gemini_cli": HARNESS_VERSIONS["gemini_cli"]}
 # know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
 # It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
 # list from the network.
+# Codex syncs its plugin marketplaces at start-up (DNS lookups of chatgpt.com and api.github.com, seen by the
+# connection check, harness/connection_trace.py) unless its plugins feature is off.
 EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {
-    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}}}
+    "MSWEA_MODEL_NAME": "openai/inspect", "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}},
+    "codex_cli": {"config_overrides": {"features.plugins": "false"}}}
 
 
 @solver
