@@ -34,7 +34,7 @@ def run(harness: str, suite: Path, limit: int, model: str, extra: list[str]) -> 
         elapsed = time.monotonic() - started
         logs = list_eval_logs(log_dir)
         if result.returncode != 0 or not logs:
-            return {"harness": harness, "error": result.stderr[-1500:]}
+            return {"harness": harness, "error": (result.stderr + result.stdout)[-1500:]}
         log = read_eval_log(logs[0])
     samples = log.samples or []
     decisions = [d for s in samples if "hidden_cases" in s.scores for case in s.scores["hidden_cases"].metadata.get("cases", [])
@@ -52,6 +52,17 @@ def run(harness: str, suite: Path, limit: int, model: str, extra: list[str]) -> 
     }
 
 
+def engine_environment() -> None:
+    """Points this process (and so Inspect) at the engine of scripts/docker-engine.sh unless DOCKER_HOST is set."""
+    if "DOCKER_HOST" in os.environ:
+        return
+    exports = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "docker-engine.sh"), "env"], capture_output=True,
+                             text=True).stdout
+    for item in exports.removeprefix("export ").split():
+        name, value = item.split("=", 1)
+        os.environ[name] = value.replace("$PATH", os.environ.get("PATH", ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", action="append", required=True, help="LABEL=DIR")
@@ -61,6 +72,7 @@ def main() -> None:
     parser.add_argument("--out")
     parser.add_argument("extra", nargs="*", help="more inspect eval arguments (after --)")
     args = parser.parse_args()
+    engine_environment()
     for label, directory in (item.split("=", 1) for item in args.suite):
         for harness in args.harness:
             row = {"suite": label, **run(harness, Path(directory), args.limit, args.model, args.extra)}
