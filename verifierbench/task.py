@@ -124,7 +124,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         tasks = shard_of(tasks, shard)
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
-                              sandbox=sandbox),
+                              sandbox=sandbox, cli_image=harness in CLI_HARNESSES),
         solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=max((kind_of(t).judge_rounds(rounds) for t in tasks), default=1)),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from verifierbench.sandboxes.cli_overlay import with_clis
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.prompt import build_prompt, task_files
 from verifierbench.kinds import kind_of
@@ -15,9 +16,10 @@ from verifierbench.sources import registry
 from verifierbench.suite import Suite
 
 
-def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None, sandbox: str = "vgb") -> Sample:
+def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None, sandbox: str = "vgb",
+                cli_image: bool = False) -> Sample:
     return Sample(
-        sandbox=_own_sandbox(task, sandbox),
+        sandbox=_own_sandbox(task, sandbox, cli_image),
         id=task.id,
         input=build_prompt(task, run_public_budget, has_tools),
         # suite_dir and the budget let the sandbox start the task's run_public service (host side)
@@ -30,14 +32,17 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
     )
 
 
-def _own_sandbox(task: Task, sandbox: str) -> tuple[str, str] | None:
+def _own_sandbox(task: Task, sandbox: str, cli_image: bool) -> tuple[str, str] | None:
     """Under Docker, a task whose source has its own compose file (SWE-bench: the instance's environment image)
-    gets it; the task's default sandbox otherwise."""
+    gets it, on an image derived with the harness's CLIs for a CLI harness (sandboxes/cli_overlay.py); the task's
+    default sandbox otherwise."""
     compose = registry.source(task.source.value).docker_compose(task) if sandbox == "docker" else None
+    if compose is not None and cli_image:
+        compose = with_clis(compose)
     return (DOCKER_SANDBOX, str(compose)) if compose is not None else None
 
 
 def suite_dataset(suite: Suite, tasks: list[Task], run_public_budget: int, has_tools: bool,
-                  suite_dir: Path | None = None, sandbox: str = "vgb") -> MemoryDataset:
-    return MemoryDataset([task_sample(t, run_public_budget, has_tools, suite_dir, sandbox) for t in tasks],
+                  suite_dir: Path | None = None, sandbox: str = "vgb", cli_image: bool = False) -> MemoryDataset:
+    return MemoryDataset([task_sample(t, run_public_budget, has_tools, suite_dir, sandbox, cli_image) for t in tasks],
                          name=f"verifierbench-{suite.manifest.version}", shuffled=False)

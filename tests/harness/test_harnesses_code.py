@@ -1,0 +1,86 @@
+"""The CLI harnesses on code tasks (`-T harness=<cli> -T sandbox=docker`): the instance's environment image gets the
+CLIs copied in (verifierbench/sandboxes/cli_overlay.py), the CLI runs there, reaches run_public, and its verifier is
+scored. CI runs Claude Code and Pi on the offline fixture instance; VERIFIERBENCH_ALL_HARNESSES=1 the other four, and
+a real django instance where `../shared` has the SWE-bench copy and the engine has that instance's image.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.conftest import SHARED, _build, skip_unless_required
+from tests.harness.test_docker import docker_engine, fixture_instance_image  # noqa: F401 - fixtures, shared
+from tests.harness.test_harnesses import (  # noqa: F401 - the image fixture, shared
+    ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session, harness_image)
+from verifierbench.errors import UserError
+from verifierbench.sandboxes import cli_overlay
+
+REAL_INSTANCE = "django__django-11848"  # as tests/sources/swebench/test_real_instances.py
+COPY = SHARED / "upstream" / "swebench"
+
+
+def test_the_derived_compose_file_keeps_the_instances_service_but_builds_its_image(tmp_path, monkeypatch):
+    from jinja2 import Template
+
+    from verifierbench.sources.swebench.docker_compose import TEMPLATE
+
+    compose = tmp_path / "x.compose.yaml"
+    compose.write_text(Template(TEMPLATE.read_text()).render(image="swebench/example:latest", vgb_env="/opt/vgb_env"))
+    monkeypatch.setattr(cli_overlay, "require_image", lambda image, remedy: None)
+    derived = cli_overlay.with_clis(compose)
+    original, rebuilt = (yaml.safe_load(path.read_text())["services"]["default"] for path in (compose, derived))
+    build, image = rebuilt.pop("build"), rebuilt.pop("image")
+    assert rebuilt.pop("x-local") is True and image.startswith(cli_overlay.DERIVED_REPOSITORY + ":")
+    original.pop("image")
+    assert rebuilt == original  # limits, no network, mounts, user: the instance's
+    assert build["network"] == "none"
+    dockerfile = (tmp_path / build["context"] / "Dockerfile").read_text()
+    assert "FROM swebench/example:latest\n" in dockerfile and f"FROM {cli_overlay.DEFAULT_HARNESS_IMAGE} AS clis" in dockerfile
+    assert cli_overlay.with_clis(compose) == derived  # the same tag again: built once, reused
+
+
+def test_a_missing_image_stops_with_one_line_naming_the_command_that_builds_it(docker_engine, tmp_path, monkeypatch):  # noqa: F811
+    compose = tmp_path / "x.compose.yaml"
+    compose.write_text(yaml.safe_dump({"services": {"default": {"image": "verifierbench-base:bookworm"}}}))
+    monkeypatch.setenv(cli_overlay.HARNESS_IMAGE_VARIABLE, "verifierbench-harness:no-such-tag")
+    with pytest.raises(UserError, match="no image verifierbench-harness:no-such-tag.*scripts/harness-clis.sh build") as raised:
+        cli_overlay.with_clis(compose)
+    assert "\n" not in str(raised.value)
+
+
+def _code_eval(tmp_path, harness: str, suite, *selection: str) -> dict:
+    result, log = _eval(tmp_path, harness, suite, selection)
+    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+    assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]  # the policy's run_public call
+    return metadata
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.usefixtures("harness_image", "bwrap_available", "fixture_instance_image")
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
+def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, tmp_path, code_suite):
+    _run_in_this_session(harness)
+    _code_eval(tmp_path, harness, code_suite)
+
+
+@pytest.fixture(scope="module")
+def real_code_suite(traversable_tmp, persistent_envs):
+    if not ALL_HARNESSES:
+        pytest.skip("set VERIFIERBENCH_ALL_HARNESSES=1 to run the harnesses on a real django instance")
+    if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
+    return _build(traversable_tmp / "real-code-suite", "--source", "swebench", "--swebench-ids", REAL_INSTANCE, timeout=3000)
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.usefixtures("harness_image", "bwrap_available")
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
+def test_the_harness_delivers_a_verifier_on_a_real_django_instance(harness, tmp_path, real_code_suite):
+    import subprocess
+
+    from verifierbench.sources.swebench.docker_compose import image_for
+
+    if subprocess.run(["docker", "image", "inspect", image_for(REAL_INSTANCE)], capture_output=True).returncode != 0:
+        skip_unless_required("swebench-image", f"the engine has no {image_for(REAL_INSTANCE)} (SWE-bench's image; no registry here)")
+    _code_eval(tmp_path, harness, real_code_suite, "-T", "rounds=1")
