@@ -1,7 +1,8 @@
 """The CLI harnesses on code tasks (`-T harness=<cli> -T sandbox=docker`): the instance's environment image gets the
 CLIs copied in (verifierbench/sandboxes/cli_overlay.py), the CLI runs there, reaches run_public, and its verifier is
 scored. CI runs Claude Code and Pi on the offline fixture instance; VERIFIERBENCH_ALL_HARNESSES=1 the other four, and
-a real django instance where `../shared` has the SWE-bench copy and the engine has that instance's image.
+a real django instance where `../shared` has the SWE-bench copy (on SWE-bench's image when the engine has it, else on a
+stand-in made from the copy under its name).
 """
 
 from __future__ import annotations
@@ -73,14 +74,38 @@ def real_code_suite(traversable_tmp, persistent_envs):
     return _build(traversable_tmp / "real-code-suite", "--source", "swebench", "--swebench-ids", REAL_INSTANCE, timeout=3000)
 
 
-@pytest.mark.timeout(3600)
-@pytest.mark.usefixtures("harness_image", "bwrap_available")
-@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
-def test_the_harness_delivers_a_verifier_on_a_real_django_instance(harness, tmp_path, real_code_suite):
+@pytest.fixture(scope="module")
+def real_instance_image(docker_engine, real_code_suite, tmp_path_factory):  # noqa: F811
+    """SWE-bench's image of the instance when the engine has it (a user who loaded it); else a stand-in under its name,
+    made here as the fixture's is (tests/harness/test_docker.py): the base image with the repository at the instance's
+    base commit at /testbed, and removed afterwards. The stand-in lacks SWE-bench's conda environment; the hidden
+    cases and run_public run on the host's test environment either way, so the harness and its CLI are what this
+    exercises."""
+    import os
     import subprocess
 
     from verifierbench.sources.swebench.docker_compose import image_for
 
-    if subprocess.run(["docker", "image", "inspect", image_for(REAL_INSTANCE)], capture_output=True).returncode != 0:
-        skip_unless_required("swebench-image", f"the engine has no {image_for(REAL_INSTANCE)} (SWE-bench's image; no registry here)")
+    image = image_for(REAL_INSTANCE)
+    if subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode == 0:
+        yield image
+        return
+    context = tmp_path_factory.mktemp("real-instance-image")
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(COPY / "repos" / "django__django.git"), str(context / "testbed")],
+                   check=True, timeout=600)
+    subprocess.run(["git", "-C", str(context / "testbed"), "checkout", "-q", REAL_INSTANCE], check=True, timeout=600)
+    base = os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
+    (context / "Dockerfile").write_text(f"FROM {base}\nLABEL org.verifierbench.stand-in=swebench\nCOPY testbed /testbed\n")
+    subprocess.run(["docker", "build", "--quiet", "--force-rm", "--network", "none", "-t", image, str(context)],
+                   check=True, capture_output=True, timeout=1200)
+    try:
+        yield image
+    finally:
+        subprocess.run(["docker", "rmi", "--force", image], capture_output=True, timeout=300)
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.usefixtures("harness_image", "bwrap_available", "real_instance_image")
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
+def test_the_harness_delivers_a_verifier_on_a_real_django_instance(harness, tmp_path, real_code_suite):
     _code_eval(tmp_path, harness, real_code_suite, "-T", "rounds=1")
