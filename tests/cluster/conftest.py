@@ -3,9 +3,11 @@ every process on loopback, with token authentication. Skips with the reason when
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import secrets
+from typing import Any, Iterator
 
 import pytest
 
@@ -31,18 +33,25 @@ def ray_env():
                 os.environ[k] = v
 
 
-@pytest.fixture(scope="module")
-def ray_cluster(ray_env):
-    """(cluster, the environment a driver needs: token and loopback pin)."""
-    env = ray_env
+@contextlib.contextmanager
+def local_cluster(workers: int = 2) -> Iterator[Any]:
+    """A head (no CPUs) and `workers` 1-CPU worker nodes on loopback; its processes inherit this process's
+    environment as it is now (ray_env's token, and whatever a test set for the nodes)."""
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
                                                             "include_dashboard": False})
     try:
-        for _ in range(2):
+        for _ in range(workers):
             cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
         cluster.wait_for_nodes()
-        yield cluster, env
+        yield cluster
     finally:
         cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(ray_env):
+    """(cluster, the environment a driver needs: token and loopback pin)."""
+    with local_cluster() as cluster:
+        yield cluster, ray_env

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import cli
+from tests.cluster.conftest import local_cluster
 from tests.conftest import BIN, EXHAUSTIVE, SHARED, _build, skip_unless_required
 from verifierbench.harness.prompt import TASK_DIR, task_files
 from verifierbench.policies.verifiers import verifier_source
@@ -208,21 +209,12 @@ def test_real_django_task_reference_decides_alike(ray_env, traversable_tmp, pers
     assert len(tasks) == 1
     assert cli("export-verifiers", "reference", "--suite", str(suite), "--out", str(tmp_path / "ref")).returncode == 0
     local = judge(suite, tmp_path / "ref", tmp_path / "local.jsonl", tasks, "--reference-libs", timeout=1500)
-    from ray.cluster_utils import Cluster
-
     monkeypatch.setenv("VERIFIERBENCH_ENVS_FROM", os.environ["VERIFIERBENCH_ENVS"])  # the nodes inherit it
     node_envs = traversable_tmp / f"ray-node-envs-{os.getpid()}"  # the sandbox uids must reach it
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(node_envs))  # and a store of their own, empty
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "node_ip_address": "127.0.0.1",
-                                                            "include_dashboard": False})
-    try:
-        for _ in range(2):
-            cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
-        cluster.wait_for_nodes()
+    with local_cluster() as cluster:
         remote = judge(suite, tmp_path / "ref", tmp_path / "ray.jsonl", tasks, "--reference-libs", "--backend", "ray",
                        "--ray-address", cluster.address, env=ray_env, timeout=1500)
-    finally:
-        cluster.shutdown()
     assert remote == local
     assert set(local.values()) >= {"P", "F"} and len(local) >= 20  # both decisions occur: the comparison can fail
     assert any(node_envs.iterdir())  # the nodes used their own store, copied from the shared one
