@@ -39,12 +39,13 @@ def own_ray_processes(pid: int) -> list[int]:
 @pytest.mark.timeout(300)
 def test_the_script_s_cluster_judges_on_loopback_and_stops(bfcl_suite, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
-    script = subprocess.Popen([sys.executable, str(REPO_ROOT / "scripts" / "ray_local_cluster.py"), "--port", "6391"],
+    port = free_port()
+    script = subprocess.Popen([sys.executable, str(REPO_ROOT / "scripts" / "ray_local_cluster.py"), "--port", str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         address = script.stdout.readline().split("address: ", 1)[1].strip()
         token = script.stdout.readline().rsplit("RAY_AUTH_TOKEN=", 1)[1].strip()
-        assert address == "127.0.0.1:6391"
+        assert address == f"127.0.0.1:{port}"
         started = own_ray_processes(script.pid)
         assert started, "the script started no process"
         listeners = ray_listeners()
@@ -60,3 +61,12 @@ def test_the_script_s_cluster_judges_on_loopback_and_stops(bfcl_suite, tmp_path)
     assert script.returncode == 0 and "stopped" in stderr, stderr[-2000:]
     assert [pid for pid in started if os.path.exists(f"/proc/{pid}") and
             open(f"/proc/{pid}/stat").read().split()[2] != "Z"] == []
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now: two test runs at once must not both ask for the same one."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

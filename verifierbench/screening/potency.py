@@ -16,7 +16,6 @@ from verifierbench.kinds import kind_named
 from verifierbench.schema import Category, Task, TaskType, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
-from verifierbench.sources.swebench.naive_checks import code_checks_fooled
 from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 
 Result = tuple[bool, dict[str, Any]]
@@ -68,5 +67,8 @@ def fooled(task_type: TaskType, reference: dict, candidate: dict) -> list[str] |
 
 
 # The naive-verifier probes, by the name a task kind gives them (kinds.py `naive_probe`).
-PROBES: dict[str, Callable[[dict, dict], list[str]]] = {"calls": naive_checks_fooled, "record": state_checks_fooled,
-                                                        "code": code_checks_fooled}
+# Code tasks' graders are their source's (Source.naive_checks_fooled): they need the source's test runner, which a
+# core module may not import.
+PROBES: dict[str, Callable[[dict, dict], list[str]]] = {
+    "calls": naive_checks_fooled, "record": state_checks_fooled,
+    "code": lambda reference, candidate: registry.of(reference).naive_checks_fooled(reference, candidate)}

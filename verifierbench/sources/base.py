@@ -305,6 +305,15 @@ class Source(ABC):
 
     # ---- screening and the audit ----------------------------------------------------------------------------------------
 
+    def naive_checks_fooled(self, reference: Reference, candidate: Any) -> list[str]:
+        """C7 for a source whose task kind names the "code" probe (screening/potency.py): the naive graders that
+        accept `candidate`, a hack, from its hidden test run.
+
+        Raises:
+            MissingPart: the source has no naive graders of its own.
+        """
+        raise self._missing("naive_checks_fooled")
+
     def mutation_operators(self) -> tuple[Any, ...]:
         """The C6 operators screening applies to this source's reference, through their protocol (`probe`,
         `applicable`, `detects`; screening/checks.py); `probe` raises `NoProbe` when a task lacks what it reads.

@@ -63,6 +63,11 @@ class SweBench(Source):
 
         add_search_dir(directory)
 
+    def naive_checks_fooled(self, reference: Reference, candidate: Any) -> list[str]:
+        from verifierbench.sources.swebench.naive_checks import code_checks_fooled
+
+        return code_checks_fooled(reference, candidate)
+
     def mutation_operators(self) -> tuple[Any, ...]:
         from verifierbench.sources.swebench.mutants import OPERATORS
 
