@@ -43,6 +43,8 @@ def run(harness: str, suite: Path, limit: int, model: str, extra: list[str]) -> 
     return {
         "harness": harness, "status": log.status, "samples": len(samples), "eval_s": round(elapsed, 1),
         "sample_s": [round(s.total_time or 0, 1) for s in samples],
+        # model turns per sample: under Inspect's sandbox bridge each one waits for a 2 s poll (docs/performance.md)
+        "model_calls": [sum(1 for e in s.events if e.event == "model") for s in samples],
         "errors": [str(s.error.message)[:200] for s in samples if s.error],
         "P": decisions.count("P"), "F": decisions.count("F"), "U": decisions.count("U"),
         "run_public": [s.scores["hidden_cases"].value.get("run_public") for s in samples if "hidden_cases" in s.scores],

@@ -8,9 +8,15 @@ Each must lose at least 5 points of BA_norm against the reference, which scores 
 Needs the offline SWE-bench copy beside the project (`../shared/upstream/swebench`); skipped with the reason where it is
 absent. CI takes one task (django-12155: about 2 min cold at load 8, the build most of it); VERIFIERBENCH_EXHAUSTIVE=1
 the four of issue 37 (11848, 11734, 12155, 11740; about 6 min cold). The decisions reuse the build's test runs
-(`reuse_runs`: the run cache), so each verifier costs seconds once the suite is built."""
+(`reuse_runs`: the run cache), so each verifier costs seconds once the suite is built.
+
+`VERIFIERBENCH_CODE_SUITE=DIR` measures a suite built before instead (the 47: `verifierbench build --source swebench
+--out DIR`): every task in it, no build, the per-flaw BA_norm printed (`pytest -s`)."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -27,8 +33,13 @@ MIN_LOSS = 5.0  # points of BA_norm
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
 
 
+BUILT = os.environ.get("VERIFIERBENCH_CODE_SUITE")  # a code suite built before: every task in it
+
+
 @pytest.fixture(scope="module")
 def django_suite(traversable_tmp, persistent_envs):
+    if BUILT:
+        return load_suite(Path(BUILT))
     if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
     return load_suite(_build(traversable_tmp / "flawed-code-suite", "--source", "swebench", "--swebench-ids", ",".join(IDS),
@@ -60,7 +71,7 @@ def _ba_norm(judged: dict[str, dict]) -> float:
 
 def test_the_reference_scores_100_with_every_hack_failed(django_suite):
     judged = _judged(django_suite, [])
-    assert sorted(judged) == sorted(IDS)
+    assert sorted(judged) == sorted(IDS) or BUILT
     assert all(t["wrong"] == {"PASS": [], "FAIL": []} for t in judged.values()), judged
     assert _ba_norm(judged) == 100
 
@@ -68,6 +79,8 @@ def test_the_reference_scores_100_with_every_hack_failed(django_suite):
 @pytest.mark.parametrize("flaw", sorted(FLAWS))
 def test_each_flawed_verifier_loses_at_least_5_points(django_suite, flaw):
     judged = _judged(django_suite, FLAWS[flaw])
+    print(f"{flaw}: BA_norm {_ba_norm(judged):.2f} on {len(judged)} tasks; "
+          f"missed per task: { {k: len(t['wrong']['FAIL']) for k, t in judged.items()} }")
     for source_id, task in judged.items():
         assert task["wrong"]["PASS"] == [], (source_id, task)  # a check switched off rejects nothing more
         assert task["wrong"]["FAIL"], (source_id, task)  # and every task punishes it (11848: 4.8 points, 1 of 21 negatives)
