@@ -84,6 +84,17 @@ def test_each_hardening_check_is_needed(task_and_cases):
         assert decide(task.reference, candidate, disabled=loosened)[0], (check, operator)
 
 
+def test_the_test_side_hack_is_caught_only_by_the_test_edit_check(task_and_cases):
+    """On a pytest repository the patched conftest.py names no runner (issue 37's verifier that does not check test-side
+    edits must lose on it, as on django's runtests.py): the runner-reference check passes it, the test-edit check
+    alone rejects it, and with that check off the reference accepts it (its tests all report passed)."""
+    task, cases = task_and_cases
+    diff = cases["test_runner_patched_to_pass"].candidate["diff"]
+    assert not any("pytest" in line for line in diff.splitlines() if line.startswith("+"))
+    assert decide(task.reference, {"diff": diff})[1] == "the diff edits test code (tests/conftest.py)"
+    assert decide({**task.reference, "unchecked": ["test_edits"]}, {"diff": diff}, cached=True)[0]
+
+
 def test_log_and_structured_report_must_agree():
     """Tampering with the structured report (the plugin's) shows as a disagreement with pytest's own log."""
     from verifierbench.sources.swebench.grading import grade
