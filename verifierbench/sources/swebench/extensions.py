@@ -47,6 +47,7 @@ class Recipe:
     build_env: Callable[[Path, str], dict[str, str]]  # (scratch dir, version) -> environment of the build
     after_build: Callable[[Path, str, Path, Path, Run], None] | None = None  # (python, version, overlay, scratch, run)
     preimport_pth: tuple[str, str] | None = None  # a venv start-up file (name, text)
+    start_up_keyed: bool = False  # the start-up file's text is part of the environment's key (astropy; not matplotlib's)
     pytest_autoload: bool = False  # load the venv's pytest plugins (the repository's config names their options)
     ft2font: dict[str, str] = field(default_factory=dict)  # part of the digest (matplotlib only, see FT2FONT_WHEEL)
     # version -> (a file or command, the Debian package that provides it) the build or the test runs need from the system
@@ -133,13 +134,50 @@ def _wheel_ft2font(python: Path, version: str, overlay: Path, work: Path, run: R
 
 # --- astropy ------------------------------------------------------------------------------------------------------
 
+# A current leap-second table (docs/code-suite-astropy.md, "Leap seconds"): every table astropy 4.3-5.2 can reach
+# offline has expired, and Time scale conversions then warn, an error under astropy's `filterwarnings = error`. The
+# package index's astropy-iers-data carries the IERS tables (this release's Leap_Second.dat expires 28 June 2027).
+# Those astropy versions predate the package, so a venv start-up file (a `.pth` in site-packages: a repository-root
+# file cannot shadow it) hands its table to astropy's own `iers.conf.system_leap_second_file` (the option Debian's
+# astropy sets to its zoneinfo copy) once astropy.utils.iers.iers has been executed, unless something set it already.
+# Per interpreter it costs one finder on sys.meta_path; nothing is imported until astropy's iers module is.
+ASTROPY_IERS_DATA = "astropy-iers-data==0.2026.11.16.0.37.44"
+LEAP_TABLE_HOOK = """\
+import os, sys, sysconfig
+class _VgbLeapTable:
+    done = False
+    def find_spec(self, name, path=None, target=None):
+        if name != 'astropy.utils.iers.iers' or self.done:
+            return None
+        self.done = True
+        for finder in sys.meta_path:
+            spec = None if finder is self else finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                break
+        else:
+            return None
+        run = spec.loader.exec_module
+        table = os.path.join(sysconfig.get_paths()['purelib'], 'astropy_iers_data', 'data', 'Leap_Second.dat')
+        def exec_module(module):
+            run(module)
+            if os.path.isfile(table) and not module.conf.system_leap_second_file:
+                module.conf.system_leap_second_file = table
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, _VgbLeapTable())
+"""
+# site runs only .pth lines that start with "import", in a function whose locals a nested function cannot see: the
+# hook gets globals of its own
+LEAP_TABLE_PTH = ("zz_vgb_astropy_leap_table.pth", f"import sys; exec({LEAP_TABLE_HOOK!r}, {{}})\n")
+
+
 # SWE-bench gives 4.3-5.2 the same pip_packages (Python 3.9, numpy 1.25.2, pytest 7.4.0, setuptools 68.0.0), all of
 # which have Python 3.11 wheels; the venv adds what `pip install -e .` would have fetched for the build (pyproject's
 # build-system requires). Cython: the trees pin 0.29.22 (4.3) or 0.29.30 (5.x), whose generated C does not compile
 # against 3.11's frame API; 0.29.36 does, and generates the same module interfaces. 1.3 and 3.1 trees carry the
 # astropy_helpers submodule (code T before any environment is asked for): they get no profile.
 ASTROPY_PROFILES: dict[str, tuple[str, ...]] = {
-    "py311": ("cython==0.29.36", "extension-helpers==1.1.1", "setuptools_scm==7.1.0", "wheel==0.41.2"),
+    "py311": ("cython==0.29.36", "extension-helpers==1.1.1", "setuptools_scm==7.1.0", "wheel==0.41.2", ASTROPY_IERS_DATA),
 }
 ASTROPY_PROFILE_OF_VERSION = {"4.3": "py311", "5.0": "py311", "5.1": "py311", "5.2": "py311"}
 ASTROPY_BUILD_INPUTS = ("cextern", "setup.py", "setup.cfg", "pyproject.toml", "astropy")  # astropy/: .pyx, .c, setup_package.py
@@ -156,7 +194,8 @@ RECIPES: dict[str, Recipe] = {
                        _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH, ft2font=FT2FONT_WHEEL,
                        system_needs=_matplotlib_system_needs),
     ASTROPY: Recipe(ASTROPY_PROFILES, ASTROPY_PROFILE_OF_VERSION, {"py311": "5.1"}, ASTROPY_BUILD_INPUTS, ("astropy",), (),
-                    _astropy_build_env, pytest_autoload=True),
+                    _astropy_build_env, preimport_pth=LEAP_TABLE_PTH, start_up_keyed=True,
+                    pytest_autoload=True),
 }
 
 
@@ -166,6 +205,14 @@ def built_in_place(repo: str) -> bool:
 
 def recipe(repo: str) -> Recipe:
     return RECIPES[repo]
+
+
+def start_up_digest(repo: str) -> str:
+    """What names the recipe's venv start-up file in the environment's key ("" : not keyed)."""
+    rules = RECIPES[repo]
+    if not (rules.start_up_keyed and rules.preimport_pth):
+        return ""
+    return hashlib.sha256("\0".join(rules.preimport_pth).encode()).hexdigest()[:16]
 
 
 def profile(repo: str, version: str) -> str | None:

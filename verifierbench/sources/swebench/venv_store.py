@@ -77,10 +77,12 @@ class EnvSpec:
     extensions: str = ""
     # The Python 3.9 fallback (`python39_rootfs`): the root file system whose python3.9 the venv points into; "" for 3.11.
     rootfs: str = ""
+    # The digest of the profile's venv start-up file where the recipe keys it (`extensions.start_up_digest`), else "".
+    start_up: str = ""
 
     @property
     def key(self) -> str:
-        fields = {k: v for k, v in self.__dict__.items() if k not in ("extensions", "rootfs") or v}  # 3.11 venvs keep their keys
+        fields = {k: v for k, v in self.__dict__.items() if k not in ("extensions", "rootfs", "start_up") or v}  # 3.11 venvs keep their keys
         data = json.dumps({"recipe": RECIPE, **fields}, sort_keys=True, default=list)
         name = f"{self.version}-{self.extensions}" if self.extensions else self.version
         return f"{self.repo.replace('/', '__')}-{name}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
@@ -195,7 +197,7 @@ def _extensions_spec(repo: str, version: str, checkout: Path) -> EnvSpec:
     if profile in recipe.spec_packages_from:
         packages = [*specs()["specs"][repo][recipe.spec_packages_from[profile]]["pip_packages"], *packages]
     return EnvSpec(repo, version, runner_for(repo), (), tuple(packages), python_version(),
-                   extensions.sources_digest(repo, checkout, version))
+                   extensions.sources_digest(repo, checkout, version), start_up=extensions.start_up_digest(repo))
 
 
 def root() -> Path:
