@@ -6,9 +6,8 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
+from tests.conftest import REPO_ROOT as ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("same_runner_program", ROOT / "scripts" / "same_runner_program.py")
 same = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(same)

@@ -46,23 +46,19 @@ def django_suite(traversable_tmp, persistent_envs):
                              timeout=3000))
 
 
-def _judged(suite, unchecked: list[str]) -> dict[str, dict]:
-    """Per task: the operators (or categories) of the cases this verifier decides wrongly, by label, the case counts and
-    the operators the task's cases carry."""
+def _judged(suite, unchecked: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Per task: the operators (or categories) of the cases this verifier decides wrongly, by label, and the case counts."""
     out = {}
     for task in suite.tasks.values():
         reference = {**task.reference, "unchecked": unchecked} if unchecked else task.reference
         wrong: dict[str, list[str]] = {"PASS": [], "FAIL": []}
         counts = {"PASS": 0, "FAIL": 0}
-        operators = set()
         for case in suite.cases_by_task[task.id]:
             label = case.label.value
             counts[label] += 1
-            operator = str(case.provenance.get("operator", case.category.value))
-            operators.add(operator)
             if decide(reference, case.candidate, reuse_runs=True)[0] != (label == "PASS"):
-                wrong[label].append(operator)
-        out[task.source_id] = {"wrong": wrong, "counts": counts, "operators": operators}
+                wrong[label].append(str(case.provenance.get("operator", case.category.value)))
+        out[task.source_id] = {"wrong": wrong, "counts": counts}
     return out
 
 
@@ -85,7 +81,6 @@ def test_each_flawed_verifier_loses_at_least_5_points(django_suite, flaw):
     judged = _judged(django_suite, FLAWS[flaw])
     print(f"{flaw}: BA_norm {_ba_norm(judged):.2f} on {len(judged)} tasks; "
           f"missed per task: { {k: len(t['wrong']['FAIL']) for k, t in judged.items()} }")
-    expected = {"no_test_edit_check": {"test_runner_patched_to_pass"}, "no_start_up_file_check": {"sitecustomize_runner_unnamed"}}
     for source_id, task in judged.items():
         assert task["wrong"]["PASS"] == [], (source_id, task)  # a check switched off rejects nothing more
         # and each of the named tasks punishes it (11848: 4.8 points, 1 of 21 negatives). Not every task of a whole suite:
@@ -97,5 +92,6 @@ def test_each_flawed_verifier_loses_at_least_5_points(django_suite, flaw):
     assert _ba_norm(judged) <= 100 - MIN_LOSS, judged
     # what each flaw misses: the hacks its check alone catches
     missed = {op for task in judged.values() for op in task["wrong"]["FAIL"]}
+    expected = {"no_test_edit_check": {"test_runner_patched_to_pass"}, "no_start_up_file_check": {"sitecustomize_runner_unnamed"}}
     assert missed == expected.get(flaw, missed) and (flaw != "diff_never_read" or {
         "fixed_only_under_test_runner", "sitecustomize_forces_pass", "sitecustomize_runner_unnamed", "test_runner_patched_to_pass"} <= missed), missed
