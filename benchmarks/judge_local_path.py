@@ -5,13 +5,16 @@ suite, from the command line, per case, against a bare `/usr/bin/python3 -c pass
 
 One run, interleaved (judge, then a batch of bare spawns, repeated), medians: the machine is shared, so only the ratio
 means anything. Also reported: the same judge on a single task, whose time is mostly the fixed cost of a judge process
-(start-up, suite loading, result writing), and the per-case cost without it: (whole - one task) / (cases - its cases).
+(start-up, suite loading, result writing), and the per-case cost without it: (whole - one task) / (cases - its cases);
+and the whole judge with VERIFIERBENCH_WARM_SHARED=0 (a warm sandbox per verifier, the path before generated verifiers
+shared sandboxes), as the baseline of that change in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,11 +28,12 @@ json.dump({"decision": "PASS"}, open(os.environ["VGB_RESULT"], "w"))
 """
 
 
-def _judge(suite: str, verifiers: Path, tasks: list[str], out: Path) -> tuple[float, int]:
+def _judge(suite: str, verifiers: Path, tasks: list[str], out: Path, shared: bool = True) -> tuple[float, int]:
     out.unlink(missing_ok=True)
+    env = {**os.environ, "VERIFIERBENCH_WARM_SHARED": "1" if shared else "0"}
     started = time.perf_counter()
     subprocess.run([str(BIN / "verifierbench"), "judge", "--suite", suite, "--verifiers", str(verifiers), "--out", str(out),
-                    "--quiet", *[a for t in tasks for a in ("--task", t)]], check=True, capture_output=True)
+                    "--quiet", *[a for t in tasks for a in ("--task", t)]], check=True, capture_output=True, env=env)
     return time.perf_counter() - started, len(out.read_text().splitlines())
 
 
@@ -59,13 +63,14 @@ def main() -> None:
         for task in tasks:
             (verifiers / task).mkdir(parents=True)
             (verifiers / task / "verify.py").write_text(ACCEPT)
-        whole, one, bare = [], [], []
+        whole, one, unshared, bare = [], [], [], []
         cases = one_cases = 0
         for _ in range(args.repeat):
             seconds, cases = _judge(args.suite, verifiers, tasks, Path(tmp) / "all.jsonl")
             whole.append(seconds)
             seconds, one_cases = _judge(args.suite, verifiers, tasks[:1], Path(tmp) / "one.jsonl")
             one.append(seconds)
+            unshared.append(_judge(args.suite, verifiers, tasks, Path(tmp) / "unshared.jsonl", shared=False)[0])
             bare.extend(_bare(args.bare))
     bare_ms = 1000 * statistics.median(bare)
     whole_s, one_s = statistics.median(whole), statistics.median(one)
@@ -74,7 +79,9 @@ def main() -> None:
     print(json.dumps({"tasks": len(tasks), "cases": cases, "judge_s": round(whole_s, 2), "one_task_s": round(one_s, 2),
                       "per_case_ms": round(per_case_ms, 2), "marginal_ms_per_case": round(marginal_ms, 2),
                       "bare_spawn_ms": round(bare_ms, 2), "ratio": round(per_case_ms / bare_ms, 2),
-                      "marginal_ratio": round(marginal_ms / bare_ms, 2), "target_ratio": 0.30}, indent=1))
+                      "marginal_ratio": round(marginal_ms / bare_ms, 2), "target_ratio": 0.30,
+                      "unshared_judge_s": round(statistics.median(unshared), 2),
+                      "unshared_ratio": round(1000 * statistics.median(unshared) / cases / bare_ms, 2)}, indent=1))
 
 
 if __name__ == "__main__":

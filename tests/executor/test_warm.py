@@ -94,6 +94,38 @@ def test_nothing_a_case_does_is_visible_to_the_next(one_slot, tmp_path):
         assert outcome.decision is Decision.P and json.loads(outcome.reason) == [], outcome
 
 
+def test_generated_verifiers_share_a_sandbox_and_nothing_crosses_from_one_to_the_next(one_slot, tmp_path, monkeypatch):
+    """Issue 38: generated verifiers of several tasks run in one warm sandbox, switched, each case a fresh fork of a
+    server that never ran a verifier's code; nothing one leaves reaches another; a verifier's preload.json is ignored."""
+    starts, requests = [], []
+    start, exchange = warm.WarmSandbox.__init__, warm.WarmSandbox._exchange
+    monkeypatch.setattr(warm.WarmSandbox, "__init__", lambda self, *a, **k: (starts.append(1), start(self, *a, **k))[1])
+    monkeypatch.setattr(warm.WarmSandbox, "_exchange", lambda self, request, t: (requests.append(request), exchange(self, request, t))[1])
+    mine = 'seen += sorted(set(os.listdir("/verifier")) - {"verify.py", "preload.json", os.path.basename(os.path.dirname(__file__)) + ".txt"})\n'
+    verifiers = []
+    for name in ("a", "b", "c"):
+        verifier = write_verifier(tmp_path / name, SETUP + CHECK + mine.replace("os.path.basename(os.path.dirname(__file__))", repr(name)) + PLANT + REPORT).parent
+        (verifier / f"{name}.txt").write_text(name)
+        # What a trusted reference's warm-up would be; a generated verifier's must never be called (it would run with
+        # the server's capabilities).
+        (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "os:mkdir", "argument": "preload.json"}')
+        verifiers.append(verifier)
+    jobs = [Job(verifier, {"i": case}, key=f"{number}-{case}") for number, verifier in enumerate(verifiers) for case in range(3)]
+    outcomes = list(one_slot.run_warm(jobs))
+    assert len(outcomes) == 9
+    for outcome in outcomes:
+        assert outcome.path == "warm" and outcome.decision is Decision.P and json.loads(outcome.reason) == [], outcome
+    assert len(starts) == 1
+    tasks = [request["task"] for request in requests if "task" in request]
+    assert len(tasks) == 3 and all(task == {"warm_up": None, "argument": None} for task in tasks), tasks
+    monkeypatch.setenv(scheduler.SHARED_ENV, "0")  # the path before: a sandbox per verifier
+    starts.clear()
+    assert {o.decision for o in one_slot.run_warm(jobs)} == {Decision.P} and len(starts) == 3
+    monkeypatch.setenv(scheduler.SHARED_ENV, "maybe")
+    with pytest.raises(UserError, match="VERIFIERBENCH_WARM_SHARED='maybe'"):
+        list(one_slot.run_warm(jobs))
+
+
 def test_the_checks_see_every_mark_left_within_one_case(one_slot, tmp_path):
     """The carrier's checks can fail: planting first, one case sees every mark."""
     verifier = write_verifier(tmp_path / "v", SETUP + PLANT + CHECK + REPORT)

@@ -39,7 +39,7 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--reference-libs", action="store_true",
                    help="mount verifierbench and the sources' checkers (with their dependencies) read-only in the sandbox, and preload them in warm sandboxes (for exported reference verifiers only)")
     g.add_argument("--cold", action="store_true",
-                   help=f"a fresh sandbox per case (the path before warm sandboxes) instead of one warm sandbox per verifier and task (also {COLD_ENV}=1)")
+                   help=f"a fresh sandbox per case (the path before warm sandboxes) instead of warm sandboxes forking a process per case (also {COLD_ENV}=1)")
     g.add_argument("--allow-unsandboxed", action="store_true", help=f"run untrusted code without isolation if none is available (also {ALLOW_ENV}=1)")
 
 

@@ -34,7 +34,8 @@ from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, 
 from verifierbench.executor.jobs import Job, Outcome, decide
 from verifierbench.executor.layout import LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT
 from verifierbench.executor.limits import Limits
-from verifierbench.executor.scheduler import COLD_ENV, WARM_MIN_CASES, cold_from_environment, warm_chunks
+from verifierbench.executor.scheduler import (COLD_ENV, GENERATED_FAMILY, WARM_MIN_CASES, cold_from_environment,
+                                                   shared_from_environment, warm_chunks)
 from verifierbench.executor.staging import FrozenVerifier, MissingVerifier, VerifierStage
 from verifierbench.executor.warm import WarmCrash, WarmSandbox, trusted_preload
 from verifierbench.executor.workdirs import OUTPUT_SOURCE, ROOT_PREFIX, WorkDirs, clear, remove, sweep_stale_outputs, tail
@@ -183,7 +184,7 @@ class Executor:
                 cold.append(job)  # run() turns it into U with the reason
                 continue
             groups.setdefault((self._warm_family(frozen), job.extra_ro, job.public is not None), []).append(replace(job, verifier=frozen))
-        # A trusted family's cases verifier by verifier: a shared sandbox switches verifiers as rarely as it can.
+        # A family's cases verifier by verifier: a shared sandbox switches verifiers as rarely as it can.
         chunks = warm_chunks([sorted(group, key=lambda job: str(job.verifier.directory))  # type: ignore[union-attr]
                               for group in groups.values()], self.slots)
         done: queue.Queue[Outcome | BaseException] = queue.Queue()
@@ -215,16 +216,19 @@ class Executor:
                 yield item
 
     def _warm_family(self, frozen: FrozenVerifier) -> "Path | tuple[str, ...]":
-        """What a warm sandbox is shared by: the verifier itself, or for trusted verifiers with a warm-up call
-        (exported references), the modules they preload, so one sandbox imports them once for all (executor.warm)."""
+        """What a warm sandbox is shared by (executor.warm): for trusted verifiers with a warm-up call (exported
+        references), the modules they preload, so one sandbox imports them once for all; other trusted verifiers
+        have a sandbox each; generated verifiers all share, each switch costing a task server's fork instead of a
+        sandbox's start (unless VERIFIERBENCH_WARM_SHARED=0)."""
         if self.trusted_preload:
             preload = trusted_preload(frozen)
             if preload.modules and preload.warm_up:
                 return preload.modules
-        return frozen.directory
+            return frozen.directory
+        return GENERATED_FAMILY if shared_from_environment() else frozen.directory
 
     def _run_warm_chunk(self, jobs: list[Job], emit: Callable[[Outcome], None]) -> None:
-        """Runs `jobs` (one frozen verifier, or a trusted family's verifiers, the same inputs) on one slot through one
+        """Runs `jobs` (one frozen verifier, or a family's verifiers, the same inputs) on one slot through one
         warm sandbox."""
         slot = self._free_slots.get()
         sandbox = None

@@ -10,6 +10,8 @@ from verifierbench.executor.jobs import Job
 
 WARM_MIN_CASES = 8  # a warm sandbox's fewest cases when a verifier's are split over several
 COLD_ENV = "VERIFIERBENCH_COLD"  # set to 1: judging takes a sandbox per case (today's path) instead of warm sandboxes
+SHARED_ENV = "VERIFIERBENCH_WARM_SHARED"  # set to 0: a warm sandbox per generated verifier (the path before; for A/B runs)
+GENERATED_FAMILY: tuple[str, ...] = ()  # the warm family of every generated verifier (runner._warm_family): they share sandboxes
 
 
 def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
@@ -30,7 +32,7 @@ def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
     chunks: list[list[Job]] = []
     for group in groups:
         count = max(1, min(slots, -(-len(group) // share), len(group) // WARM_MIN_CASES))
-        if len({job.verifier for job in group}) > 1:  # a trusted family (sorted by verifier): contiguous runs
+        if len({job.verifier for job in group}) > 1:  # a family (sorted by verifier): contiguous runs
             chunks += [group[len(group) * i // count:len(group) * (i + 1) // count] for i in range(count)]
         else:
             chunks += [group[i::count] for i in range(count)]
@@ -49,3 +51,17 @@ def cold_from_environment() -> bool:
     if value in ("1", "true", "yes"):
         return True
     raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
+
+
+def shared_from_environment() -> bool:
+    """Whether generated verifiers share warm sandboxes (SHARED_ENV: yes unless 0); one-line error on a bad value.
+
+    Raises:
+        UserError: the variable holds something else than a yes or a no.
+    """
+    value = os.environ.get(SHARED_ENV, "").strip().lower()
+    if value in ("", "1", "true", "yes"):
+        return True
+    if value in ("0", "false", "no"):
+        return False
+    raise UserError(f"{SHARED_ENV}={value!r}: expected 0 (a warm sandbox per verifier) or 1 (shared, the default)")

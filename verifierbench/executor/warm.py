@@ -147,12 +147,13 @@ class WarmSandbox:
             frozen: the verifier every case of this sandbox runs (shared: the first one).
             template: a job of the batch: its read-only inputs (extra_ro) are those of every case.
             slot: held by the caller for the sandbox's whole life.
-            shared: trusted verifiers only (executor.trusted_preload), all with `frozen`'s preloaded modules: the
-                server imports those once, and each verifier in turn is copied into the slot's verifier/ (seen at
-                /verifier) and served by a task server forked for it, which runs its warm-up call (warm_server).
+            shared: several verifiers, one after another: each in turn is copied into the slot's verifier/ (seen at
+                /verifier) and served by a task server forked for it (warm_server). Trusted verifiers (exported
+                references) all have `frozen`'s preloaded modules, which the server imports once, and each task server
+                runs its verifier's warm-up call. Generated ones have neither: the server never imports or calls
+                anything of theirs, so sharing saves only the sandbox's start per verifier (issue 38), and every case
+                is still a fresh fork of a process that never ran a verifier's code.
         """
-        if shared and not executor.trusted_preload:
-            raise ValueError("only trusted verifiers share a warm sandbox")
         self.executor, self.slot, self.shared = executor, slot, shared
         self.frozen: FrozenVerifier | None = None if shared else frozen  # the verifier /verifier holds now
         self.uid = executor.slot_uid(slot)
@@ -263,7 +264,8 @@ class WarmSandbox:
             self.frozen = None
         clear(self.verifier_dir)
         shutil.copytree(frozen.directory, self.verifier_dir, symlinks=True, dirs_exist_ok=True)
-        preload = trusted_preload(frozen)
+        # A generated verifier's preload.json is never honoured: its warm-up call would run with the server's capabilities.
+        preload = trusted_preload(frozen) if self.executor.trusted_preload else Preload()
         task = {"warm_up": preload.warm_up, "argument": f"{layout.VERIFIER_DIR}/{preload.argument}" if preload.argument else None}
         if not self._exchange({"task": task}, TASK_START_TIMEOUT_S).get("ready"):
             raise WarmCrash("the warm sandbox's server did not start a task")
