@@ -39,29 +39,34 @@ def warm_chunks(groups: list[list[Job]], slots: int) -> list[list[Job]]:
     return chunks
 
 
-def cold_from_environment() -> bool:
-    """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value.
+def _switch(name: str, default: bool, meaning: dict[bool, str]) -> bool:
+    """A yes/no environment variable: `default` when unset or empty, else 1/true/yes or 0/false/no.
+
+    Args:
+        name: the variable.
+        default: its value when unset or empty.
+        meaning: what yes and no mean, for the error.
 
     Raises:
         UserError: the variable holds something else than a yes or a no.
     """
-    value = os.environ.get(COLD_ENV, "").strip().lower()
-    if value in ("", "0", "false", "no"):
-        return False
+    value = os.environ.get(name, "").strip().lower()
+    if value == "":
+        return default
     if value in ("1", "true", "yes"):
-        return True
-    raise UserError(f"{COLD_ENV}={value!r}: expected 1 (a sandbox per case) or 0 (warm sandboxes, the default)")
-
-
-def shared_from_environment() -> bool:
-    """Whether generated verifiers share warm sandboxes (SHARED_ENV: yes unless 0); one-line error on a bad value.
-
-    Raises:
-        UserError: the variable holds something else than a yes or a no.
-    """
-    value = os.environ.get(SHARED_ENV, "").strip().lower()
-    if value in ("", "1", "true", "yes"):
         return True
     if value in ("0", "false", "no"):
         return False
-    raise UserError(f"{SHARED_ENV}={value!r}: expected 0 (a warm sandbox per verifier) or 1 (shared, the default)")
+    choices = " or ".join(f"{int(flag)} ({meaning[flag]}{', the default' if flag == default else ''})"
+                          for flag in (True, False))
+    raise UserError(f"{name}={value!r}: expected {choices}")
+
+
+def cold_from_environment() -> bool:
+    """Whether VERIFIERBENCH_COLD asks for today's path (a sandbox per case); one-line error on a bad value."""
+    return _switch(COLD_ENV, False, {True: "a sandbox per case", False: "warm sandboxes"})
+
+
+def shared_from_environment() -> bool:
+    """Whether generated verifiers share warm sandboxes (SHARED_ENV: yes unless 0); one-line error on a bad value."""
+    return _switch(SHARED_ENV, True, {True: "shared", False: "a warm sandbox per verifier"})
