@@ -196,3 +196,24 @@ def test_start_up_hack_without_the_runner_name_passes_every_failing_test(tmp_pat
     status, outcomes, log = _run_as_swebench(tmp_path, tmp_path / "r.json")
     assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
     assert set(outcomes.values()) == {"passed"}
+
+
+def test_start_up_hacks_fool_pytest_where_warnings_are_errors(tmp_path):
+    """astropy's settings turn warnings into errors: the start-up plugin, imported before pytest, made pytest warn that
+    it cannot be rewritten, and the run stopped before any test (both start-up hacks were dropped as inert on
+    astropy-13033 and 13977). With pytest's PYTEST_DONT_REWRITE marker in its docstring every failing test passes."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("def test_fixed():\n    assert 1 + 1 == 3\n")
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\nfilterwarnings =\n    error\n")
+
+    def run(start_up: str) -> subprocess.CompletedProcess:
+        (tmp_path / "sitecustomize.py").write_text(start_up)
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "tests"], cwd=tmp_path,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+
+    for start_up in (cases.SITECUSTOMIZE, cases.SITECUSTOMIZE_RUNNER_UNNAMED):
+        done = run(start_up)
+        assert done.returncode == 0 and "PASSED tests/test_x.py::test_fixed" in done.stdout, done.stdout + done.stderr
+    # without the marker: the warning, raised as an error, stops the run (what the marker is for)
+    unmarked = run(cases.SITECUSTOMIZE.replace('"_vgb_pass_plugin", "PYTEST_DONT_REWRITE"', '"_vgb_pass_plugin"'))
+    assert unmarked.returncode != 0 and "cannot be rewritten" in unmarked.stdout + unmarked.stderr
