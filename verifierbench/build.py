@@ -18,7 +18,7 @@ from verifierbench.construction.selection import Selection
 from verifierbench.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.suite import Suite, save_suite
+from verifierbench.suite import MANIFEST, Suite, save_suite
 
 __all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]
 
@@ -114,12 +114,21 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
     if not tasks:
         reasons = [f"{k}: {v}" for k, v in unavailable.items()]
         # A source that ran but kept no task (every instance excluded) is named with its exclusion codes.
+        where = "see the lines above"
+        if excluded and not (out / MANIFEST).exists():  # the exclusions' evidence is kept, where no suite is overwritten
+            out.mkdir(parents=True, exist_ok=True)
+            _write_screening(out, excluded, dropped)
+            where = f"evidence in {out / SCREENING}"
         reasons += [f"{k}: every task was excluded ({', '.join(sorted({e['code'] for e in excluded if e['task'].startswith(k + '/')}))}; "
-                    f"see the lines above)" for k, r in records.items() if r["retained"] == 0]
+                    f"{where})" for k, r in records.items() if r["retained"] == 0]
         raise UserError("no source could be built: " + ("; ".join(reasons) or "no task was retained"))
     build_record = {"seed": seed, "builder": f"verifierbench {__version__}", "sources": records, "unavailable": unavailable,
                     "exclusion_codes": EXCLUSION_CODES, "excluded": [{k: e[k] for k in ("task", "task_id", "code")} for e in excluded]}
     suite = Suite.from_records(f"{__version__}+seed{seed}", tasks, cases, build_record)
     save_suite(suite, out)
-    (out / SCREENING).write_text(json.dumps({"excluded": excluded, "dropped": dropped}, indent=1) + "\n", encoding="utf-8")
+    _write_screening(out, excluded, dropped)
     return BuildResult(suite, unavailable, excluded, dropped)
+
+
+def _write_screening(out: Path, excluded: list[dict], dropped: list[dict]) -> None:
+    (out / SCREENING).write_text(json.dumps({"excluded": excluded, "dropped": dropped}, indent=1) + "\n", encoding="utf-8")

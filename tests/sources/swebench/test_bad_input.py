@@ -132,4 +132,10 @@ def test_a_build_whose_every_instance_is_excluded_says_so(bad_build, traversable
                            str(root / "data" / "instances.jsonl"), "--swebench-repos", str(root / "data" / "repos"),
                            "--swebench-ids", NO_BASE_ID], capture_output=True, text=True, timeout=600, env=env, cwd=root)
     assert done.returncode != 0
-    assert "no source could be built: swebench: every task was excluded (T; see the lines above)" in done.stderr, done.stderr[-2000:]
+    screening = root / "nothing" / "screening.json"
+    assert f"no source could be built: swebench: every task was excluded (T; evidence in {screening})" in done.stderr, \
+        done.stderr[-2000:]
+    # The exclusion's evidence is kept (it was lost before), and nothing that looks like a suite is written.
+    (excluded,) = json.loads(screening.read_text())["excluded"]
+    assert excluded["task"] == f"swebench/{NO_BASE_ID}" and excluded["code"] == "T"
+    assert sorted(p.name for p in (root / "nothing").iterdir()) == ["screening.json"]
