@@ -22,6 +22,11 @@ apt_install() {
 command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || \
   echo "bootstrap: no bubblewrap: untrusted code will be refused unless you opt into unsandboxed mode" >&2
 
+# debootstrap makes the Python 3.9 root file system for code tasks whose gold resolves only there
+# (sources/swebench/python39_rootfs.py): without it a SWE-bench build excludes them (V), so the 47 would not be the 47.
+command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap || \
+  echo "bootstrap: no debootstrap: code tasks that need Python 3.9 will be excluded with that reason" >&2
+
 # Headless chromium for the leaderboard page's browser check (tests only: scripts/test.sh asks for it).
 if [ "${VERIFIERBENCH_BROWSER:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   apt_install chromium || echo "bootstrap: no chromium: the browser check will skip" >&2
