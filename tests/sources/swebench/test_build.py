@@ -154,6 +154,27 @@ def test_an_interrupted_build_resumes_from_finished_instances(swebench_fixture, 
     assert [r.cases for r in rebuilt.retained] == [r.cases for r in first.retained]
 
 
+def test_an_exclusion_for_an_environment_not_made_is_not_remembered(swebench_fixture, traversable_tmp, monkeypatch):
+    """A V exclusion depends on this machine (debootstrap missing, say), which the memo's key does not see: once the
+    user installs what its reason names, the next build tries again instead of replaying the exclusion."""
+    instances, repos = swebench_fixture
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(traversable_tmp / "no-memo" / "envs"))
+    real, built = instance_build.construct, []
+
+    def missing_tool(inst, *args, **kwargs):
+        built.append(inst.instance_id)
+        replayed = real(inst, *args, **kwargs)
+        return instance_build._excluded(inst, replayed.task, "V", "debootstrap is not installed")
+
+    monkeypatch.setattr(instance_build, "construct", missing_tool)
+    first = selection.build(0, str(instances), str(repos), traversable_tmp / "no-memo" / "checkouts-1")
+    assert [e["code"] for e in first.excluded] == ["V"] * len(built) and built
+    assert not list((traversable_tmp / "no-memo" / "builds").glob("*.json"))
+    monkeypatch.setattr(instance_build, "construct", real)  # the tool installed
+    again = selection.build(0, str(instances), str(repos), traversable_tmp / "no-memo" / "checkouts-2")
+    assert len(again.retained) == len(built) and not again.excluded
+
+
 def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
     """Wraps the build's hidden test runs: (which diff, start, end) of each, in the order they end."""
     import threading

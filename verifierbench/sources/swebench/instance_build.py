@@ -78,7 +78,7 @@ def construct_or_exclude(inst: instances.Instance, clone: Path, seed: int, store
         return excluded("W", whole_suite)
     memo = build_memos.memo_path(inst, seed, with_environment)
     remembered = build_memos.recall(memo, inst, clone, store)
-    if remembered is not None:
+    if remembered is not None and _rememberable(remembered):
         say(f"build: swebench: {inst.instance_id}: reusing the finished build of an earlier run "
             f"(case budget {remembered.task.reference.get('case_timeout_s')} s)")
         return remembered
@@ -88,8 +88,16 @@ def construct_or_exclude(inst: instances.Instance, clone: Path, seed: int, store
         return excluded("T", str(e))
     except venv_store.EnvironmentError_ as e:
         return excluded("V", str(e))
-    build_memos.remember(memo, replayed)
+    if _rememberable(replayed):
+        build_memos.remember(memo, replayed)
     return replayed
+
+
+def _rememberable(replayed: Replayed) -> bool:
+    """Whether a finished build may be remembered and reused: not an exclusion for an environment this machine could
+    not make (V: a tool or package missing, e.g. debootstrap), which the memo's key does not see -- once the user
+    installs what the reason names, the next build must try again."""
+    return (replayed.exclusion or {}).get("code") != "V"
 
 
 def whole_suite_reason(inst: instances.Instance) -> str | None:
