@@ -139,3 +139,13 @@ def test_a_build_whose_every_instance_is_excluded_says_so(bad_build, traversable
     (excluded,) = json.loads(screening.read_text())["excluded"]
     assert excluded["task"] == f"swebench/{NO_BASE_ID}" and excluded["code"] == "T"
     assert sorted(p.name for p in (root / "nothing").iterdir()) == ["screening.json"]
+
+
+def test_an_instance_named_twice_is_a_one_line_error(traversable_tmp):
+    """`--swebench-ids A,A` built A twice, as two tasks of one id; it is refused before anything is built."""
+    out = traversable_tmp / "twice"
+    done = subprocess.run([str(BIN), "build", "--out", str(out), "--source", "swebench", "--swebench-ids",
+                           f"{INSTANCE_ID},{NO_BASE_ID}, {INSTANCE_ID}"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and not out.exists()
+    assert f"--swebench-ids: {INSTANCE_ID} is named 2 times; name each instance once" in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr

@@ -170,9 +170,17 @@ def repos_dir(path: str | None) -> Path | None:
 
 
 def selected_ids(value: str | None = None) -> list[str] | None:
-    """Instance ids to build instead of the seeded selection (--swebench-ids / $VERIFIERBENCH_SWEBENCH_IDS)."""
+    """Instance ids to build instead of the seeded selection (--swebench-ids / $VERIFIERBENCH_SWEBENCH_IDS).
+
+    Raises:
+        UserError: an id is named twice (the task would be built twice, as two tasks of one id).
+    """
     value = value or os.environ.get(IDS_ENV)
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+    ids = [v.strip() for v in value.split(",") if v.strip()] if value else None
+    twice = sorted({i for i in ids or () if ids.count(i) > 1})
+    if twice:
+        raise UserError(f"--swebench-ids: {twice[0]} is named {ids.count(twice[0])} times; name each instance once")
+    return ids
 
 
 def local_clone(repos: Path, repo: str) -> Path | None:
