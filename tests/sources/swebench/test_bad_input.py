@@ -142,7 +142,7 @@ def test_a_build_whose_every_instance_is_excluded_says_so(bad_build, traversable
 
 
 def test_an_instance_named_twice_is_a_one_line_error(traversable_tmp):
-    """`--swebench-ids A,A` built A twice, as two tasks of one id; it is refused before anything is built."""
+    """`--swebench-ids A,A` built A twice (the suite kept one); it is refused before anything is built."""
     out = traversable_tmp / "twice"
     done = subprocess.run([str(BIN), "build", "--out", str(out), "--source", "swebench", "--swebench-ids",
                            f"{INSTANCE_ID},{NO_BASE_ID}, {INSTANCE_ID}"], capture_output=True, text=True, timeout=120)

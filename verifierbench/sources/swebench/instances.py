@@ -173,7 +173,7 @@ def selected_ids(value: str | None = None) -> list[str] | None:
     """Instance ids to build instead of the seeded selection (--swebench-ids / $VERIFIERBENCH_SWEBENCH_IDS).
 
     Raises:
-        UserError: an id is named twice (the task would be built twice, as two tasks of one id).
+        UserError: an id is named twice (its task was built twice, for nothing: the suite keeps one).
     """
     value = value or os.environ.get(IDS_ENV)
     ids = [v.strip() for v in value.split(",") if v.strip()] if value else None
