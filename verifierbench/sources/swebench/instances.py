@@ -176,8 +176,10 @@ def selected_ids(value: str | None = None) -> list[str] | None:
         UserError: an id is named twice (its task was built twice, for nothing: the suite keeps one).
     """
     value = value or os.environ.get(IDS_ENV)
-    ids = [v.strip() for v in value.split(",") if v.strip()] if value else None
-    twice = sorted({i for i in ids or () if ids.count(i) > 1})
+    if not value:
+        return None
+    ids = [v.strip() for v in value.split(",") if v.strip()]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
         raise UserError(f"--swebench-ids: {twice[0]} is named {ids.count(twice[0])} times; name each instance once")
     return ids
