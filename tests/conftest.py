@@ -35,6 +35,21 @@ def ci_sample(items: list) -> list:
 
 REQUIRE_VAR = "VERIFIERBENCH_REQUIRE"
 
+# Tiers (docs/testing.md): `-m "not (docker or ray or e2e or slow or real_data)"` is the quick unit tier; the
+# default run is everything CI proves. docker and ray come from the fixtures a test uses, e2e from the command
+# lines it runs (tests.harness.inspect_cli, tests.cli.test_cli), slow and real_data from the modules' pytestmark.
+MARKERS = {
+    "sandbox": "needs working bubblewrap isolation (skipped with the reason when the machine has none)",
+    "docker": "needs the Docker engine (scripts/docker-engine.sh); all run on one xdist worker",
+    "ray": "starts a local Ray cluster; all run on one xdist worker",
+    "e2e": "runs `inspect` or `verifierbench` as a user does (subprocesses)",
+    "slow": "takes more than about 30 s on an idle 2-core machine",
+    "real_data": "reads the SWE-bench copy beside the project (../shared) or builds a real upstream environment",
+}
+DOCKER_FIXTURES = {"docker_engine"}
+RAY_FIXTURES = {"ray_env"}
+E2E_HELPERS = {"tests.harness.inspect_cli", "tests.cli.test_cli"}
+
 
 # The stores a build or an audit keeps between runs (test environments and, beside them, the run cache; code
 # checkouts; the witness pool) are this session's own: a warm machine must not pass on what an earlier run cached,
@@ -44,16 +59,31 @@ STORE_VARS = {"VERIFIERBENCH_ENVS": "envs", "VERIFIERBENCH_CHECKOUTS": "checkout
 PERSISTENT_ENVS = "/var/tmp/verifierbench/envs"  # verifierbench.sources.swebench.venv_store.DEFAULT_ROOT
 
 
+# Artefacts built once per test run and shared by every xdist worker (suites, the fixture instances): a 0755
+# directory the controller makes before the workers start (they inherit the variable) and removes at the end.
+SHARED_BUILDS_VAR = "VERIFIERBENCH_TEST_BUILDS"
+
+
+def _is_xdist_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config) -> None:
     import tempfile
 
-    if os.environ.get("VERIFIERBENCH_TEST_STORES") == "persistent" or hasattr(config, "_session_stores"):
+    for marker, meaning in MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}: {meaning}")
+    # Workers inherit the controller's stores and shared build directory through the environment.
+    if _is_xdist_worker(config) or hasattr(config, "_session_stores"):
         return
     root = Path(tempfile.mkdtemp(prefix="vgb-test-stores-"))
     root.chmod(0o755)  # the sandbox uids read environments and checkouts
     config._session_stores = root
-    for variable, name in STORE_VARS.items():
-        os.environ.setdefault(variable, str(root / name))
+    (root / "builds").mkdir(mode=0o755)
+    os.environ[SHARED_BUILDS_VAR] = str(root / "builds")
+    if os.environ.get("VERIFIERBENCH_TEST_STORES") != "persistent":
+        for variable, name in STORE_VARS.items():
+            os.environ.setdefault(variable, str(root / name))
 
 
 def pytest_unconfigure(config) -> None:
@@ -62,6 +92,36 @@ def pytest_unconfigure(config) -> None:
     root = getattr(config, "_session_stores", None)
     if root is not None:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def built_once(name: str, make):
+    """`make(directory)`'s result, made once per test run: the first caller (of any xdist worker) makes it under a
+    lock in the run's shared build directory, later callers read the paths it returned. A failed make leaves nothing,
+    so the next caller tries again (and reports its own failure).
+
+    Args:
+        name: the artefact's directory name, unique per kind of artefact.
+        make: called with a fresh 0755 directory; returns a path or a tuple of paths inside it.
+    Returns:
+        What `make` returned (paths as Path).
+    """
+    import fcntl
+    import json
+
+    root = Path(os.environ[SHARED_BUILDS_VAR])
+    directory, record = root / name, root / f"{name}.json"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not record.exists():
+            import shutil
+
+            shutil.rmtree(directory, ignore_errors=True)  # a failed attempt's leftovers
+            directory.mkdir(mode=0o755)
+            made = make(directory)
+            paths = [str(p) for p in made] if isinstance(made, tuple) else str(made)
+            record.write_text(json.dumps(paths))
+    paths = json.loads(record.read_text())
+    return tuple(Path(p) for p in paths) if isinstance(paths, list) else Path(paths)
 
 
 @pytest.fixture(scope="module")
@@ -143,22 +203,22 @@ def _build(out: Path, *args: str, timeout: int = 1800) -> Path:
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory) -> Path:
-    """The full tool-call suite (BFCL and ACEBench, from the data shipped in the package), built once per session
+def built() -> Path:
+    """The full tool-call suite (BFCL and ACEBench, from the data shipped in the package), built once per test run
     the way users build it."""
-    return _build(tmp_path_factory.mktemp("suite") / "suite", "--source", "bfcl", "--source", "acebench")
+    return built_once("tool-call-suite", lambda d: _build(d / "suite", "--source", "bfcl", "--source", "acebench"))
 
 
 @pytest.fixture(scope="session")
-def bfcl_suite(tmp_path_factory) -> Path:
+def bfcl_suite() -> Path:
     """A BFCL-only suite: needs nothing beyond the installed packages."""
-    return _build(tmp_path_factory.mktemp("bfcl-suite") / "suite", "--source", "bfcl")
+    return built_once("bfcl-suite", lambda d: _build(d / "suite", "--source", "bfcl"))
 
 
 @pytest.fixture(scope="session")
-def state_suite(tmp_path_factory) -> Path:
+def state_suite() -> Path:
     """The state tasks from the installed packages: tau2 (retail, banking_knowledge) and AgentDojo."""
-    return _build(tmp_path_factory.mktemp("state-suite") / "suite", "--source", "tau2", "--source", "agentdojo")
+    return built_once("state-suite", lambda d: _build(d / "suite", "--source", "tau2", "--source", "agentdojo"))
 
 
 @pytest.fixture(scope="session")
@@ -174,19 +234,19 @@ def traversable_tmp():
 
 
 @pytest.fixture(scope="session")
-def swebench_fixture(traversable_tmp) -> tuple[Path, Path]:
+def swebench_fixture() -> tuple[Path, Path]:
     """The offline SWE-bench-format instance: (instances.jsonl, directory of local git clones)."""
     from tests.sources.swebench.fixture import make_fixture
 
-    return make_fixture(traversable_tmp / "swebench-data")
+    return built_once("swebench-data", lambda d: make_fixture(d / "swebench-data"))
 
 
 @pytest.fixture(scope="session")
-def code_suite(swebench_fixture, traversable_tmp) -> Path:
+def code_suite(swebench_fixture) -> Path:
     """The code suite built from the offline fixture, the way users build it (checkouts inside the suite)."""
     instances, repos = swebench_fixture
-    return _build(traversable_tmp / "code-suite", "--source", "swebench", "--swebench-instances", str(instances),
-                  "--swebench-repos", str(repos))
+    return built_once("code-suite", lambda d: _build(d / "suite", "--source", "swebench", "--swebench-instances",
+                                                     str(instances), "--swebench-repos", str(repos)))
 
 
 # --shuffle[=SEED] (scripts/test.sh --random): the test files in a random order and the tests of each file too, as
@@ -199,6 +259,8 @@ def pytest_addoption(parser) -> None:
 def _shuffle_seed(config) -> int | None:
     import random
 
+    if _is_xdist_worker(config):
+        return config.workerinput.get("shuffle_seed")
     value = config.getoption("--shuffle")
     if value is None:
         return None
@@ -207,14 +269,65 @@ def _shuffle_seed(config) -> int | None:
     return config._shuffle_seed
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist: every worker shuffles with the controller's seed (their collections must be the same)."""
+    seed = _shuffle_seed(node.config)
+    if seed is None:
+        return
+    node.workerinput["shuffle_seed"] = seed
+    reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and not getattr(node.config, "_shuffle_said", False):
+        node.config._shuffle_said = True
+        reporter.write_line(f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})")
+
+
+def _mark_tiers(items) -> None:
+    """docker, ray and e2e markers from what each test uses; an xdist group per test: Docker tests share one worker,
+    Ray tests another, and the tests of a module stay together (its module fixtures are set up once)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & DOCKER_FIXTURES:
+            item.add_marker("docker")
+        if fixtures & RAY_FIXTURES or "tests/cluster/" in item.nodeid:
+            item.add_marker("ray")
+        module = getattr(item, "module", None)
+        if module is not None and any(getattr(v, "__module__", None) in E2E_HELPERS for v in vars(module).values()):
+            item.add_marker("e2e")
+        if item.get_closest_marker("docker"):
+            group = "docker"
+        elif item.get_closest_marker("ray"):
+            group = "ray"
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _heavy_first(items) -> None:
+    """Docker's group, then Ray's, then the rest in their order: with two workers the longest groups start first,
+    so neither worker is left alone at the end with one of them (scripts/test.sh passes --no-loadscope-reorder)."""
+    def rank(item) -> int:
+        group = item.get_closest_marker("xdist_group").args[0]
+        return {"docker": 0, "ray": 1}.get(group, 2 if item.get_closest_marker("slow") else 3)
+
+    items.sort(key=rank)  # stable: within a rank, the order collected (or shuffled)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items) -> None:
+    _shuffle(config, items)
+    _mark_tiers(items)
+    _heavy_first(items)
+
+
+def _shuffle(config, items) -> None:
     import random
 
     seed = _shuffle_seed(config)
     if seed is None:
         return
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:  # printed under -q too, unlike the header
+    if reporter is not None and not _is_xdist_worker(config):  # printed under -q too, unlike the header
         reporter.write_line(f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})")
     rng = random.Random(seed)
     by_file: dict[str, list] = {}
