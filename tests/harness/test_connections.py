@@ -13,9 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import REPO_ROOT
-from tests.harness.test_docker import docker_engine  # noqa: F401 - the engine fixture, shared
-from tests.harness.test_harnesses import OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session, harness_image  # noqa: F401
+from tests.harness.test_harnesses import OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session
 from verifierbench.harness.connection_trace import (
     BRIDGE_PORTS_KEY,
     TRACE_ENV,
@@ -85,15 +83,6 @@ def test_a_name_lookup_an_outside_address_and_another_loopback_port_are_flagged(
 def test_a_long_trace_is_cut_but_keeps_every_destination():
     kept = bounded([BRIDGE] * (MAX_TRACE_LINES + 10) + [DNS, BRIDGE])
     assert len(kept) == MAX_TRACE_LINES + 1 and kept[-1] == DNS
-
-
-@pytest.fixture(scope="module")
-def trace_image(harness_image):  # noqa: F811 - the imported fixture
-    """The harness image plus strace (scripts/harness-trace-image.sh)."""
-    build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-trace-image.sh")], capture_output=True,
-                           text=True, timeout=600)
-    assert build.returncode == 0, build.stderr[-2000:]
-    return build.stdout.strip()
 
 
 @pytest.mark.usefixtures("docker_engine")

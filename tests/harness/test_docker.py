@@ -8,8 +8,6 @@ every test here skips with one reason; `VERIFIERBENCH_REQUIRE=docker` turns that
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import os
 import subprocess
 import warnings
@@ -17,58 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
 from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.task import SANDBOX_IMAGE_LABEL
 
-ENGINE_SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 COMPOSE = sandbox_spec("docker")[1]
 TOOL_CALL_TASKS = ("-T", "source=bfcl", "--limit", "3")  # the suite's first three BFCL tasks
 TASK_NAME = f"vgbtest-{os.getpid()}"  # Inspect's compose projects are named after it: one per test run
-
-
-def _engine_environment() -> dict[str, str]:
-    """The current environment, plus the engine of scripts/docker-engine.sh when DOCKER_HOST is not set."""
-    if "DOCKER_HOST" in os.environ:
-        return {}
-    exports = subprocess.run(["bash", str(ENGINE_SCRIPT), "env"], capture_output=True, text=True).stdout
-    environment = dict(item.split("=", 1) for item in exports.removeprefix("export ").split())
-    if not os.path.exists(environment["DOCKER_HOST"].removeprefix("unix://")):
-        return {}
-    environment["PATH"] = environment["PATH"].replace("$PATH", os.environ.get("PATH", ""))
-    return environment
-
-
-@pytest.fixture(scope="module")
-def docker_engine():
-    """Points this process (and so Inspect and its children) at a reachable engine, or skips."""
-    extra = _engine_environment()
-    saved = {k: os.environ.get(k) for k in extra}
-    os.environ.update(extra)
-    try:
-        probe = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True, timeout=30)
-        reachable = probe.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        reachable = False
-    if not reachable:
-        _restore(saved)
-        skip_unless_required("docker", "no Docker engine reachable (start one with scripts/docker-engine.sh)")
-    base = os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
-    if subprocess.run(["docker", "image", "inspect", base], capture_output=True).returncode != 0:
-        _restore(saved)
-        pytest.fail(f"the engine answers but has no base image {base}: run scripts/docker-engine.sh", pytrace=False)
-    yield
-    _restore(saved)
-
-
-def _restore(saved: dict) -> None:
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
 
 
 @pytest.fixture(scope="module")
@@ -243,46 +197,6 @@ def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
     assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
     assert _decisions(docker) == _decisions(vgb)
-
-
-@pytest.fixture
-def fixture_instance_image(docker_engine, swebench_fixture, tmp_path):
-    """The offline fixture instance's environment image, under the name SWE-bench's would have (no registry here):
-    the base image with the repository at the base commit at /testbed, as in SWE-bench's images."""
-    import shutil
-
-    from tests.sources.swebench.fixture import INSTANCE_ID, REPO
-    from verifierbench.sources.swebench.docker_compose import image_for
-
-    _, repos = swebench_fixture
-    context = tmp_path / "instance-image"
-    shutil.copytree(repos / REPO.replace("/", "__"), context / "testbed", symlinks=True)
-    (context / "Dockerfile").write_text(f"FROM {os.environ.get('VERIFIERBENCH_BASE_IMAGE', 'verifierbench-base:bookworm')}\n"
-                                        "COPY testbed /testbed\n")
-    image = image_for(INSTANCE_ID)  # the name the sandbox asks for: shared by test runs at once on one machine
-    with _image_lock(image) as lock:
-        fcntl.flock(lock, fcntl.LOCK_SH)  # held while this run may use the image
-        subprocess.run(["docker", "build", "--quiet", "--force-rm", "--network", "none", "-t", image, str(context)],
-                       check=True, capture_output=True, timeout=600)
-        yield image
-        try:  # removed by the last run using it; another one still holding it keeps it (and removes it itself)
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return
-        subprocess.run(["docker", "rmi", "--force", image], capture_output=True, timeout=120)
-
-
-@contextlib.contextmanager
-def _image_lock(image: str):
-    """A lock file per image name beside the engine's own state (root's, as the engine is), not in a /tmp another
-    user could have planted a file in; opened without following links."""
-    directory = Path("/run/verifierbench-tests")
-    directory.mkdir(mode=0o700, exist_ok=True)
-    fd = os.open(directory / (image.replace("/", "_").replace(":", "_") + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
 
 
 @pytest.mark.timeout(1800)  # two evals of the code task (hidden cases judged in rounds) and the code suite's build

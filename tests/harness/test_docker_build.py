@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
+from tests.harness.test_docker import COMPOSE
 
 BASE = os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
 
@@ -23,7 +23,7 @@ def _docker(*arguments: str, check: bool = True) -> str:
 
 
 @pytest.fixture
-def failing_base(docker_engine):  # noqa: F811 - the imported fixture
+def failing_base(docker_engine):
     """A base image on which the sandbox Dockerfile fails after its first steps: uid 1000 is taken, so its
     `useradd --uid 1000` step fails. Made with run and commit (no build, so nothing of its own is left over)."""
     name = f"vgb-test-failing-base-{uuid.uuid4().hex[:8]}"

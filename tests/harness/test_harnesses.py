@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import eval_log, inspect
-from tests.harness.test_docker import COMPOSE, docker_engine  # noqa: F401 - the engine fixture, shared
+from tests.harness.test_docker import COMPOSE
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.task import verifierbench
@@ -56,17 +54,6 @@ def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image(bfcl_
     assert spec is not None and (spec.type, spec.config) == (DOCKER_SANDBOX, COMPOSE)
 
 
-@pytest.fixture(scope="module")
-def harness_image(docker_engine):  # noqa: F811 - the imported fixture
-    """Builds (or finds up to date) the image with the CLIs; the first build fetches them with npm."""
-    # INSPECT_PYTHON: the inspect-swe of this interpreter says where it looks for the CLIs.
-    # Under the first test's limit (900 s, which counts this module fixture), so a slow build says so, not a bare timeout.
-    build = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "harness-clis.sh"), "build"], capture_output=True,
-                           text=True, timeout=840, env={**os.environ, "INSPECT_PYTHON": sys.executable})
-    if build.returncode != 0:
-        pytest.fail(f"scripts/harness-clis.sh build failed: {build.stderr.strip().splitlines()[-1:]}", pytrace=False)
-
-
 def _eval(tmp_path, harness: str, suite, selection: tuple[str, ...], env: dict | None = None):
     result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
                      *selection, "-T", f"harness={harness}", "-T", "sandbox=docker", "--log-dir", str(tmp_path), env=env)
@@ -91,13 +78,8 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
     return score.metadata
 
 
-@pytest.mark.timeout(900)
-@pytest.mark.usefixtures("harness_image", "bwrap_available")
-@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
-def test_the_harness_delivers_a_verifier_on_a_tool_call_task(harness, tmp_path, bfcl_suite):
-    _run_in_this_session(harness)
-    result, log = _eval(tmp_path, harness, bfcl_suite, ("--limit", "1"))
-    _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+# Delivery on a tool-call task is proven by tests/harness/test_connections.py, which runs each CLI on one under
+# strace and asserts the same delivery (_assert_delivered) before reading the trace.
 
 
 @pytest.mark.timeout(1200)

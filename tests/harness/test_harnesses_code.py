@@ -11,9 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import SHARED, _build, skip_unless_required
-from tests.harness.test_docker import docker_engine, fixture_instance_image  # noqa: F401 - fixtures, shared
-from tests.harness.test_harnesses import (  # noqa: F401 - the image fixture, shared
-    ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session, harness_image)
+from tests.harness.test_harnesses import ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session
 from verifierbench.errors import UserError
 from verifierbench.sandboxes import cli_overlay
 
@@ -41,7 +39,7 @@ def test_the_derived_compose_file_keeps_the_instances_service_but_builds_its_ima
     assert cli_overlay.with_clis(compose) == derived  # the same tag again: built once, reused
 
 
-def test_a_missing_image_stops_with_one_line_naming_the_command_that_builds_it(docker_engine, tmp_path, monkeypatch):  # noqa: F811
+def test_a_missing_image_stops_with_one_line_naming_the_command_that_builds_it(docker_engine, tmp_path, monkeypatch):
     compose = tmp_path / "x.compose.yaml"
     compose.write_text(yaml.safe_dump({"services": {"default": {"image": "verifierbench-base:bookworm"}}}))
     monkeypatch.setenv(cli_overlay.HARNESS_IMAGE_VARIABLE, "verifierbench-harness:no-such-tag")
@@ -75,7 +73,7 @@ def real_code_suite(traversable_tmp, persistent_envs):
 
 
 @pytest.fixture(scope="module")
-def real_instance_image(docker_engine, real_code_suite, tmp_path_factory):  # noqa: F811
+def real_instance_image(docker_engine, real_code_suite, tmp_path_factory):
     """SWE-bench's image of the instance when the engine has it (a user who loaded it); else a stand-in under its name,
     made here as the fixture's is (tests/harness/test_docker.py): the base image with the repository at the instance's
     base commit at /testbed, and removed afterwards. The stand-in lacks SWE-bench's conda environment; the hidden
