@@ -131,36 +131,7 @@ def test_task_analysis_witnesses_reach_every_configuration_through_the_cli(logs,
     assert json.loads(again.stdout)["task_analysis"] == summary["task_analysis"]
 
 
-STATE_TASKS = "tau2/retail/38,agentdojo/banking/user_task_7"
-
-
-@pytest.fixture(scope="module")
-def state_logs(tmp_path_factory, state_suite):
-    root = tmp_path_factory.mktemp("state-audit-logs")
-    for model in ("verifierbench/always_reject", "verifierbench/heuristic"):
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={state_suite}",
-                         "-T", f"task_ids={STATE_TASKS}", "--log-dir", str(root))
-        assert result.returncode == 0, result.stderr[-3000:]
-    return root
-
-
-@pytest.mark.timeout(1200)  # the state suite's build, two evals of two state tasks, and the audit (about a minute)
-def test_state_tasks_are_audited_with_refuted_shares_per_configuration(state_logs, state_suite, tmp_path):
-    result = subprocess.run([str(BIN), "audit", str(state_logs), "--suite", str(state_suite), "--pool", str(tmp_path / "pool"),
-                             "--out", str(tmp_path / "out"), "--rounds", "2"], capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "refuted %" in result.stdout and "verifierbench/always_reject" in result.stdout  # the printed table
-    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    sources = {f"{t.source.value}/{t.source_id}": t.id for t in load_suite(state_suite).tasks.values()}
-    assert {t["task_id"] for t in summary["tasks"]} == {sources[name] for name in STATE_TASKS.split(",")}
-    for task in summary["tasks"]:  # tau2 and AgentDojo are audited, not reported as "not auditable"
-        assert set(task["trials"].values()) <= {"refuted", "audited-clean"}, task
-    rows = {r["configuration"]: r for r in summary["configurations"]}
-    assert set(rows) == {"verifierbench/always_reject", "verifierbench/heuristic"}
-    assert all(r["tasks"] == 2 and 0 <= r["refuted_rate"] <= 100 for r in rows.values())
-    reject = rows["verifierbench/always_reject"]
-    assert reject["refuted"] == 2 and reject["refuted_rate"] == 100.0  # a certified valid record refutes it on each task
-    assert (reject["audited_TPR"], reject["audited_TNR"]) == (0.0, 100.0)
+# The audit of state (and code) tasks, refuted shares per configuration: tests/harness/test_mixed_suite.py.
 
 
 def test_audit_reads_the_suite_from_the_logs_in_another_directory(logs, bfcl_suite, tmp_path):

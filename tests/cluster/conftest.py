@@ -50,8 +50,16 @@ def local_cluster(workers: int = 2) -> Iterator[Any]:
         cluster.shutdown()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ray_cluster(ray_env):
-    """(cluster, the environment a driver needs: token and loopback pin)."""
+    """(cluster, the environment a driver needs: token and loopback pin): one cluster for the run's Ray tests, which
+    all run on one xdist worker (tests/conftest.py). A test that harms its nodes takes `fresh_ray_cluster`."""
+    with local_cluster() as cluster:
+        yield cluster, ray_env
+
+
+@pytest.fixture(scope="module")
+def fresh_ray_cluster(ray_env):
+    """A cluster of the module's own, as `ray_cluster`, for tests that kill or change its nodes."""
     with local_cluster() as cluster:
         yield cluster, ray_env

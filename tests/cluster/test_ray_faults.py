@@ -27,8 +27,8 @@ json.dump({"decision": decision}, open(os.environ["VGB_RESULT"], "w"))
 
 
 @pytest.mark.timeout(600)
-def test_a_node_killed_mid_run_loses_and_repeats_nothing(ray_cluster, bfcl_suite, tmp_path):
-    cluster, env = ray_cluster
+def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl_suite, tmp_path):
+    cluster, env = fresh_ray_cluster
     tasks = sorted(load_suite(bfcl_suite).tasks)[:5]
     verifier = write_verifier(tmp_path / "slow", SLOW_HASH)
     verifiers = tmp_path / "verifiers"

@@ -1,6 +1,6 @@
-"""One `inspect eval` over a mixed suite (a tool-call, a state and a code task, the code one from the offline
-fixture), then `verifierbench audit`, `leaderboard` and `paper` on its logs: the state and code paths of the
-reports, not only BFCL's."""
+"""One `inspect eval` over a mixed suite (a tool-call task, a tau2 and an AgentDojo state task, and the code task of the
+offline fixture), then `verifierbench audit`, `leaderboard` and `paper` on its logs: the state and code paths of the
+reports, not only BFCL's (the audit's state path is proven here, with refuted shares per configuration)."""
 
 from __future__ import annotations
 
@@ -16,26 +16,33 @@ from verifierbench.suite import load_suite
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1200)]
 MODELS = ("verifierbench/heuristic", "verifierbench/always_reject")
+STATE_TASKS = ("tau2/retail/38", "agentdojo/banking/user_task_7")
 
 
 @pytest.fixture(scope="module")
 def mixed_suite(swebench_fixture, traversable_tmp):
     instances, repos = swebench_fixture
-    return _build(traversable_tmp / "mixed-suite", "--source", "bfcl", "--source", "agentdojo", "--source", "swebench",
-                  "--swebench-instances", str(instances), "--swebench-repos", str(repos))
+    return _build(traversable_tmp / "mixed-suite", "--source", "bfcl", "--source", "tau2", "--source", "agentdojo",
+                  "--source", "swebench", "--swebench-instances", str(instances), "--swebench-repos", str(repos))
 
 
 @pytest.fixture(scope="module")
-def logs(mixed_suite, tmp_path_factory):
-    tasks = load_suite(mixed_suite).tasks.values()
+def chosen(mixed_suite) -> list[str]:
+    """The first tool-call and code task, and the two state tasks (one per state source)."""
     first = {}
-    for task in tasks:  # the first task of each type
-        first.setdefault(task.type.value, f"{task.source.value}/{task.source_id}")
-    assert len(first) == 3, first
+    for task in load_suite(mixed_suite).tasks.values():
+        if task.type.value != "state":
+            first.setdefault(task.type.value, f"{task.source.value}/{task.source_id}")
+    assert len(first) == 2, first
+    return [*first.values(), *STATE_TASKS]
+
+
+@pytest.fixture(scope="module")
+def logs(mixed_suite, chosen, tmp_path_factory):
     root = tmp_path_factory.mktemp("mixed-logs")
     for model in MODELS:
         result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={mixed_suite}",
-                         "-T", f"task_ids={','.join(first.values())}", "-T", "rounds=1", "--log-dir", str(root))
+                         "-T", f"task_ids={','.join(chosen)}", "-T", "rounds=1", "--log-dir", str(root))
         assert result.returncode == 0, result.stderr[-3000:]
     return root
 
@@ -53,16 +60,24 @@ def test_one_eval_judges_a_tool_call_a_state_and_a_code_task(logs):
         assert {"BA_norm_tool-call", "BA_norm_state", "BA_norm_code"} <= set(metrics), sorted(metrics)
 
 
-def test_audit_leaderboard_and_paper_on_state_and_code_logs(logs, mixed_suite, tmp_path):
+def test_audit_leaderboard_and_paper_on_state_and_code_logs(logs, mixed_suite, chosen, tmp_path):
     audit = cli("audit", str(logs), "--suite", str(mixed_suite), "--pool", str(tmp_path / "pool"), "--out", str(tmp_path / "audit"),
-                "--rounds", "1", "--json", timeout=900)
+                "--rounds", "2", timeout=900)
     assert audit.returncode == 0, audit.stderr[-3000:]
-    summary = json.loads(audit.stdout)
-    assert {row["configuration"] for row in summary["configurations"]} == set(MODELS)
-    audited = {task["task_id"].split("-")[2] if task["task_id"].startswith("vgb-") else task["task_id"] for task in summary["tasks"]}
-    assert len(summary["tasks"]) == 3, audited
-    reject = next(r for r in summary["configurations"] if r["configuration"] == "verifierbench/always_reject")
-    assert reject["audited_TPR"] == 0.0, reject  # a valid candidate refutes a verifier that rejects everything
+    assert "refuted %" in audit.stdout and "verifierbench/always_reject" in audit.stdout  # the printed table
+    summary = json.loads((tmp_path / "audit" / "summary.json").read_text())
+    ids = {f"{t.source.value}/{t.source_id}": t.id for t in load_suite(mixed_suite).tasks.values()}
+    assert {t["task_id"] for t in summary["tasks"]} == {ids[name] for name in chosen}
+    for task in summary["tasks"]:
+        if task["task_id"] in {ids[name] for name in STATE_TASKS}:  # tau2 and AgentDojo are audited, not "not auditable"
+            assert set(task["trials"].values()) <= {"refuted", "audited-clean"}, task
+    rows = {r["configuration"]: r for r in summary["configurations"]}
+    assert set(rows) == set(MODELS)
+    assert all(r["tasks"] == len(chosen) and 0 <= r["refuted_rate"] <= 100 for r in rows.values())
+    reject = rows["verifierbench/always_reject"]
+    # A certified valid candidate refutes a verifier that rejects everything, on every task of every type.
+    assert reject["refuted"] == len(chosen) and reject["refuted_rate"] == 100.0, reject
+    assert (reject["audited_TPR"], reject["audited_TNR"]) == (0.0, 100.0)
 
     board = cli("leaderboard", str(logs), "--audit", str(tmp_path / "audit" / "summary.json"), "--out", str(tmp_path / "board"),
                 "--figures", str(tmp_path / "figures"), timeout=600)
