@@ -36,8 +36,9 @@ def ci_sample(items: list) -> list:
 REQUIRE_VAR = "VERIFIERBENCH_REQUIRE"
 
 # Tiers (docs/testing.md): `-m "not (docker or ray or e2e or slow or real_data)"` is the quick unit tier; the
-# default run is everything CI proves. docker and ray come from the fixtures a test uses, e2e from the command
-# lines it runs (tests.harness.inspect_cli, tests.cli.test_cli), slow and real_data from the modules' pytestmark.
+# default run is everything CI proves. docker, ray and real_data come from the fixtures a test uses, e2e from the
+# command lines it runs (tests.harness.inspect_cli, tests.cli.test_cli), slow (and real_data where no fixture says
+# it) from the modules' own marks.
 MARKERS = {
     "sandbox": "needs working bubblewrap isolation (skipped with the reason when the machine has none)",
     "docker": "needs the Docker engine (scripts/docker-engine.sh); all run on one xdist worker",
@@ -48,6 +49,7 @@ MARKERS = {
 }
 DOCKER_FIXTURES = {"docker_engine"}
 RAY_FIXTURES = {"ray_env"}
+REAL_DATA_FIXTURES = {"persistent_envs"}
 E2E_HELPERS = {"tests.harness.inspect_cli", "tests.cli.test_cli"}
 
 
@@ -221,6 +223,52 @@ def state_suite() -> Path:
     return built_once("state-suite", lambda d: _build(d / "suite", "--source", "tau2", "--source", "agentdojo"))
 
 
+# Model-free policies' eval logs, made once per test run for every test that only reads them (or works on a copy):
+# one `inspect eval` per set, a log per model.
+BFCL_POLICIES = ("verifierbench/always_accept", "verifierbench/always_reject", "verifierbench/heuristic", "verifierbench/random")
+AUDIT_TASKS = "bfcl/parallel_114,bfcl/simple_python_10,bfcl/multiple_54"
+AUDIT_POLICIES = ("verifierbench/always_reject", "verifierbench/heuristic")
+
+
+def _policy_logs(directory: Path, suite: Path, models: tuple[str, ...], *selection: str) -> Path:
+    from tests.harness.inspect_cli import inspect
+
+    logs = directory / "logs"
+    result = inspect("eval", "verifierbench/verifierbench", "--model", ",".join(models), "-T", f"suite={suite}", *selection,
+                     "--log-dir", str(logs))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return logs
+
+
+@pytest.fixture(scope="session")
+def bfcl_policy_logs(bfcl_suite) -> Path:
+    """A log per model-free policy (BFCL_POLICIES) on the BFCL suite's first six tasks, default options."""
+    return built_once("bfcl-policy-logs", lambda d: _policy_logs(d, bfcl_suite, BFCL_POLICIES, "-T", "source=bfcl", "--limit", "6"))
+
+
+@pytest.fixture(scope="session")
+def audit_logs(bfcl_suite) -> Path:
+    """always_reject's and the heuristic's logs on three BFCL tasks the audit refutes and certifies on (AUDIT_TASKS)."""
+    return built_once("audit-logs", lambda d: _policy_logs(d, bfcl_suite, AUDIT_POLICIES, "-T", f"task_ids={AUDIT_TASKS}"))
+
+
+def logs_of(logs: Path, models: tuple[str, ...] | list[str], directory: Path) -> Path:
+    """`directory` holding copies of the logs in `logs` made by `models` (one each), for a test that reads them as a
+    log directory of its own or writes into them."""
+    import shutil
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    directory.mkdir(parents=True, exist_ok=True)
+    found = {}
+    for info in list_eval_logs(str(logs)):
+        model = read_eval_log(info, header_only=True).eval.model
+        if model in models:
+            found[model] = shutil.copy(info.name.removeprefix("file://"), directory)
+    assert sorted(found) == sorted(models), (sorted(found), models)
+    return directory
+
+
 @pytest.fixture(scope="session")
 def traversable_tmp():
     """A temporary directory the sandbox uids can reach (pytest's own are 0700 under /tmp/pytest-of-<user>)."""
@@ -291,6 +339,8 @@ def _mark_tiers(items) -> None:
             item.add_marker("docker")
         if fixtures & RAY_FIXTURES or "tests/cluster/" in item.nodeid:
             item.add_marker("ray")
+        if fixtures & REAL_DATA_FIXTURES:
+            item.add_marker("real_data")
         module = getattr(item, "module", None)
         if module is not None and any(getattr(v, "__module__", None) in E2E_HELPERS for v in vars(module).values()):
             item.add_marker("e2e")

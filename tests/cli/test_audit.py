@@ -13,24 +13,19 @@ import pytest
 from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
 from tests.audit.scripted_model import REGISTER
 from tests.cli.test_cli import BIN, cli
-from tests.harness.inspect_cli import inspect
+from tests.conftest import AUDIT_TASKS
 from verifierbench.sources.toolcall.candidate import candidate, render_python
 from verifierbench.sources.toolcall.spec import spec_for_reference
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
-TASKS = "bfcl/parallel_114,bfcl/simple_python_10,bfcl/multiple_54"
+TASKS = AUDIT_TASKS
 STATUSES = {"refuted", "audited-clean", "unaudited", "not auditable", "no verifier"}
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory, bfcl_suite):
-    root = tmp_path_factory.mktemp("audit-logs")
-    for model in ("verifierbench/always_reject", "verifierbench/heuristic"):
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
-                         "-T", f"task_ids={TASKS}", "--log-dir", str(root))
-        assert result.returncode == 0, result.stderr[-3000:]
-    return root
+def logs(audit_logs):
+    return audit_logs  # read only: every command here writes its output elsewhere
 
 
 def audit(logs, suite, pool, out, *args):

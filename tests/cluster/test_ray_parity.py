@@ -115,17 +115,11 @@ def node_actors(cluster, class_name: str = "NodeJudge") -> dict[str, str]:
 
 
 @pytest.mark.timeout(900)
-def test_the_audit_on_the_cluster_finds_the_same_witnesses_and_decisions(ray_cluster, bfcl_suite, tmp_path):
+def test_the_audit_on_the_cluster_finds_the_same_witnesses_and_decisions(ray_cluster, bfcl_suite, audit_logs, tmp_path):
     """`verifierbench audit --backend ray`: the candidates the audit proposes run on the nodes, with the same outcome
     (witnesses, refutations, decisions on every witness, executions) as on this machine."""
-    from tests.harness.inspect_cli import inspect
-
     cluster, env = ray_cluster
-    logs = tmp_path / "logs"
-    for model in ("verifierbench/always_reject", "verifierbench/heuristic"):
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
-                         "-T", "task_ids=bfcl/parallel_114,bfcl/simple_python_10,bfcl/multiple_54", "--log-dir", str(logs))
-        assert result.returncode == 0, result.stderr[-3000:]
+    logs = audit_logs  # always_reject's and the heuristic's on three tasks; the audits write elsewhere
 
     def audit(name: str, *extra: str, env: dict | None = None) -> dict:
         args = [str(BIN / "verifierbench"), "audit", str(logs), "--suite", str(bfcl_suite), "--rounds", "2", "--json",

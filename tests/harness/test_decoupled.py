@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from inspect_ai.log import read_eval_log
 
-from tests.conftest import BIN
+from tests.conftest import BIN, logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench import verifier_files
 
@@ -22,10 +22,9 @@ def scores_of(log) -> tuple[dict, list]:
 
 
 @pytest.mark.parametrize("model", ["verifierbench/heuristic", "verifierbench/random"])
-def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, model):
+def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, bfcl_policy_logs, model):
     common = ["--model", model, "-T", f"suite={bfcl_suite}", "-T", "source=bfcl", "--limit", "6"]
-    coupled = inspect("eval", "verifierbench/verifierbench", *common, "--log-dir", str(tmp_path / "coupled"))
-    assert coupled.returncode == 0, coupled.stderr[-3000:]
+    logs_of(bfcl_policy_logs, [model], tmp_path / "coupled")  # the coupled run, with these options
     deferred = inspect("eval", "verifierbench/verifierbench", *common, "--no-score", "--log-dir", str(tmp_path / "deferred"))
     assert deferred.returncode == 0, deferred.stderr[-3000:]
     unscored = eval_log(tmp_path / "deferred")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect, metrics
 from verifierbench.suite import load_suite
 
@@ -19,16 +20,22 @@ def run(tmp_path, suite, model, *args):
     return log
 
 
-def test_always_reject_scores_tnr_100_and_ba_norm_0(tmp_path, bfcl_suite):
-    log = run(tmp_path, bfcl_suite, "verifierbench/always_reject", "-T", "source=bfcl", "--limit", "5")
+def policy_log(bfcl_policy_logs, model: str, directory):
+    log = eval_log(logs_of(bfcl_policy_logs, [model], directory))
+    assert log.status == "success", log.error
+    return log
+
+
+def test_always_reject_scores_tnr_100_and_ba_norm_0(tmp_path, bfcl_policy_logs):
+    log = policy_log(bfcl_policy_logs, "verifierbench/always_reject", tmp_path)
     got = metrics(log)
     assert (got["BA_norm"], got["TPR"], got["TNR"]) == (0.0, 0.0, 100.0)
     assert got["submission_rate"] == 100.0 and got["valid_output_rate"] == 100.0
-    assert len(log.samples) == 5
+    assert len(log.samples) == 6
 
 
-def test_always_accept_scores_tpr_100_and_accepts_every_attack(tmp_path, bfcl_suite):
-    got = metrics(run(tmp_path, bfcl_suite, "verifierbench/always_accept", "-T", "source=bfcl", "--limit", "5"))
+def test_always_accept_scores_tpr_100_and_accepts_every_attack(tmp_path, bfcl_policy_logs):
+    got = metrics(policy_log(bfcl_policy_logs, "verifierbench/always_accept", tmp_path))
     assert (got["BA_norm"], got["TPR"], got["TNR"], got["FPR_h"]) == (0.0, 100.0, 0.0, 100.0)
 
 

@@ -13,15 +13,14 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import private_copy, skip_unless_required
+from tests.conftest import logs_of, private_copy, skip_unless_required
 from tests.harness.inspect_cli import inspect
 from verifierbench.leaderboard.tables import AUDIT_COLUMNS, CI_COLUMN, TABLE2_COLUMNS
 from verifierbench.metrics import display
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
+SHARED_RUNS = ["verifierbench/always_accept", "verifierbench/always_reject"]  # bfcl_policy_logs' (the same options)
 RUNS = [
-    ("verifierbench/always_accept",),
-    ("verifierbench/always_reject",),
     ("verifierbench/heuristic", "-T", "audit=true"),  # hidden_cases, then the TestJack audit: the audited columns
     ("verifierbench/heuristic", "-T", "harness=single_reply"),
     ("verifierbench/heuristic", "--reasoning-effort", "high"),
@@ -33,8 +32,8 @@ FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory, bfcl_suite):
-    root = tmp_path_factory.mktemp("five") / "logs"
+def logs(tmp_path_factory, bfcl_suite, bfcl_policy_logs):
+    root = logs_of(bfcl_policy_logs, SHARED_RUNS, tmp_path_factory.mktemp("five") / "logs")
     for model, *extra in RUNS:
         result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}", "-T", "source=bfcl",
                          "--limit", "6", "--log-dir", str(root), *extra)

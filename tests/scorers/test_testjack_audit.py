@@ -9,6 +9,7 @@ import shutil
 import pytest
 from inspect_ai.log import read_eval_log
 
+from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench.audit import engine
 from verifierbench.protocol import Decision
@@ -21,12 +22,8 @@ pytestmark = pytest.mark.usefixtures("bwrap_available")
 
 
 @pytest.fixture(scope="module")
-def heuristic_log(tmp_path_factory, bfcl_suite):
-    logs = tmp_path_factory.mktemp("heuristic-logs")
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={bfcl_suite}",
-                     "-T", "source=bfcl", "--limit", "4", "--log-dir", str(logs))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return logs
+def heuristic_log(tmp_path_factory, bfcl_policy_logs):
+    return logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path_factory.mktemp("heuristic-logs"))
 
 
 def score(log_path, pool, *args):
