@@ -34,6 +34,18 @@ def main(argv: list[str] | None = None) -> int:
         seconds[group] += float(case.get("time", 0))
         counts[group] += 1
     total = sum(seconds.values())
+    # Tiers (tests/conftest.py writes each test's markers as the `tiers` property; a test may be in several).
+    tier_seconds: dict[str, float] = defaultdict(float)
+    tier_counts: dict[str, int] = defaultdict(int)
+    for case in cases:
+        tiers = next((p.get("value", "") for p in case.iter("property") if p.get("name") == "tiers"), "unit")
+        for tier in tiers.split(","):
+            tier_seconds[tier] += float(case.get("time", 0))
+            tier_counts[tier] += 1
+    if tier_seconds:
+        print("test time by tier (a test counts in each of its tiers; `unit` has none)")
+        for tier, spent in sorted(tier_seconds.items(), key=lambda item: -item[1]):
+            print(f"  {spent / 60:7.1f} min  {tier_counts[tier]:4d} tests  {tier}")
     print(f"test time by group ({len(cases)} tests, {total / 60:.1f} min in tests; set-up of shared fixtures counts "
           "in the first test that uses them)")
     for group, spent in sorted(seconds.items(), key=lambda item: -item[1]):

@@ -47,6 +47,7 @@ MARKERS = {
     "slow": "takes more than about 30 s on an idle 2-core machine",
     "real_data": "reads the SWE-bench copy beside the project (../shared) or builds a real upstream environment",
 }
+TIERS = ("docker", "ray", "e2e", "slow", "real_data")
 DOCKER_FIXTURES = {"docker_engine"}
 RAY_FIXTURES = {"ray_env"}
 REAL_DATA_FIXTURES = {"persistent_envs"}
@@ -94,6 +95,50 @@ def pytest_unconfigure(config) -> None:
     root = getattr(config, "_session_stores", None)
     if root is not None:
         shutil.rmtree(root, ignore_errors=True)
+
+
+# Kept between test runs, keyed by the content that decides them (a venv of pinned packages): as root
+# /var/cache/verifierbench-tests, where no other user can plant a file (the sandbox uids may read it); otherwise under
+# $XDG_CACHE_HOME. VERIFIERBENCH_TEST_CACHE=off makes each run build its own (a cold machine's CI).
+TEST_CACHE_VAR = "VERIFIERBENCH_TEST_CACHE"
+
+
+def cached(name: str, key: str, make) -> Path:
+    """A directory `make(directory)` filled once for this `key`, reused by later runs and by other workers.
+
+    Args:
+        name: the kind of artefact (a directory name).
+        key: everything its content depends on (hashed into the directory's name).
+        make: fills the fresh directory it is given; a failure leaves nothing to reuse.
+    Returns:
+        The filled directory.
+    """
+    import fcntl
+    import hashlib
+    import shutil
+    import tempfile
+
+    if os.environ.get(TEST_CACHE_VAR) == "off":
+        directory = Path(tempfile.mkdtemp(prefix=f"vgb-{name}-", dir=os.environ.get(SHARED_BUILDS_VAR)))
+        directory.chmod(0o755)
+        make(directory)
+        return directory
+    if os.geteuid() == 0:
+        root = Path("/var/cache/verifierbench-tests")
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "verifierbench-tests"
+    root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if root.stat().st_uid != os.geteuid() or root.stat().st_mode & 0o022:
+        pytest.fail(f"{root} is not this user's own (or others may write to it): not used as a cache", pytrace=False)
+    directory = root / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+    with open(root / f"{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (directory / ".made").exists():
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(mode=0o755)
+            make(directory)
+            (directory / ".made").write_text(key)
+    return directory
 
 
 def built_once(name: str, make):
@@ -344,6 +389,9 @@ def _mark_tiers(items) -> None:
         module = getattr(item, "module", None)
         if module is not None and any(getattr(v, "__module__", None) in E2E_HELPERS for v in vars(module).values()):
             item.add_marker("e2e")
+        # In the JUnit XML, for scripts/test_times.py's time by tier.
+        tiers = [name for name in TIERS if item.get_closest_marker(name)]
+        item.user_properties.append(("tiers", ",".join(tiers) or "unit"))
         if item.get_closest_marker("docker"):
             group = "docker"
         elif item.get_closest_marker("ray"):

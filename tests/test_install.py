@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, cached
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1800)]
 
@@ -50,15 +50,35 @@ def installed(traversable_tmp) -> Path:
     pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q", "-c", REPO_ROOT / "constraints.txt"]
     bfcl = re.search(r"bfcl-eval==[0-9.]+", (REPO_ROOT / "pyproject.toml").read_text()).group(0)
     if os.environ.get("VERIFIERBENCH_WHEEL_DEPS", "install" if os.environ.get("CI") else "reuse") == "install":
-        run(*pip, wheel, cwd=traversable_tmp, timeout=1500)
-        run(*pip, "--no-deps", bfcl, cwd=traversable_tmp)  # the documented install of the bfcl extra
+        deps = [_installed_dependencies(wheel, bfcl, traversable_tmp)]
     else:
-        run(*pip, "--no-deps", wheel, cwd=traversable_tmp)
-        # After the venv's own site-packages: the wheel's copy wins, the dependencies come from here.
-        (purelib,) = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-                              cwd=traversable_tmp).stdout.strip()),
-        (purelib / "_borrowed_deps.pth").write_text("".join(p + "\n" for p in site.getsitepackages()))
+        deps = site.getsitepackages()  # this environment's (every extra)
+    run(*pip, "--no-deps", wheel, cwd=traversable_tmp)
+    # After the venv's own site-packages: the wheel's copy wins, the dependencies come from `deps`.
+    (purelib,) = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                          cwd=traversable_tmp).stdout.strip()),
+    (purelib / "_borrowed_deps.pth").write_text("".join(p + "\n" for p in deps))
     return python
+
+
+def _installed_dependencies(wheel: Path, bfcl: str, scratch: Path) -> str:
+    """The site-packages of a venv where pip installed the wheel with its dependencies at constraints.txt's releases
+    and BFCL's documented --no-deps install, then removed the wheel itself: what a user's `pip install` resolves.
+    Made once per pyproject.toml, constraints.txt and Python (tests.conftest.cached), minutes on a cold machine."""
+    key = "\n".join([sys.version, (REPO_ROOT / "pyproject.toml").read_text(), (REPO_ROOT / "constraints.txt").read_text()])
+
+    def make(directory: Path) -> None:
+        run(sys.executable, "-m", "venv", "--without-pip", directory / "venv", cwd=scratch)
+        pip = [sys.executable, "-m", "pip", "--python", directory / "venv" / "bin" / "python", "install", "-q", "-c",
+               REPO_ROOT / "constraints.txt"]
+        run(*pip, wheel, cwd=scratch, timeout=1500)
+        run(*pip, "--no-deps", bfcl, cwd=scratch)  # the documented install of the bfcl extra
+        run(sys.executable, "-m", "pip", "--python", directory / "venv" / "bin" / "python", "uninstall", "-q", "-y",
+            "verifierbench", cwd=scratch)
+
+    venv = cached("wheel-dependencies", key, make) / "venv"
+    return run(venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+               cwd=scratch).stdout.strip()
 
 
 def test_the_wheel_finds_every_file_it_reads_through_the_installed_package(installed, traversable_tmp):

@@ -9,20 +9,32 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import cli
+from tests.conftest import cached, skip_unless_required
 from verifierbench.sources.appworld import runtime
 
 PIN = "appworld==0.1.3.post1"
 
 
 @pytest.fixture(scope="module")
-def appworld_python(traversable_tmp):
-    venv = traversable_tmp / "appworld-venv"
-    made = subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
-    installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", PIN], capture_output=True, text=True, timeout=600)
-    if installed.returncode:
-        pytest.skip(f"cannot install {PIN} here: {installed.stderr.strip().splitlines()[-1:]}")
-    return venv / "bin/python"
+def appworld_python():
+    """A venv of the system Python with the pinned package, made once per machine (tests.conftest.cached)."""
+    failed: list[str] = []
+
+    def make(directory):
+        venv = directory / "venv"
+        made = subprocess.run(["/usr/bin/python3", "-m", "venv", str(venv)], capture_output=True, text=True)
+        assert made.returncode == 0, made.stderr
+        installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", PIN], capture_output=True,
+                                   text=True, timeout=600)
+        if installed.returncode:
+            failed.append(installed.stderr.strip().splitlines()[-1:][0] if installed.stderr.strip() else "pip failed")
+            raise RuntimeError(failed[-1])
+
+    try:
+        directory = cached("appworld-venv", f"{PIN}\n{subprocess.check_output(['/usr/bin/python3', '-V'], text=True)}", make)
+    except RuntimeError:
+        skip_unless_required("packages", f"cannot install {PIN} here: {failed[-1]}")
+    return directory / "venv" / "bin/python"
 
 
 def test_build_names_missing_data_and_goes_on(appworld_python, traversable_tmp, monkeypatch, bwrap_available):
