@@ -30,6 +30,7 @@ def copy_of_ci(tmp_path: Path) -> Path:
     (root / "scripts" / "docker-engine.sh").write_text(ENGINE)
     (root / "scripts" / "test.sh").write_text(TESTS)
     (root / "scripts" / "check_eval_logs.py").write_text("")
+    (root / "scripts" / "bootstrap.sh").write_text("")
     (root / ".venv" / "bin").mkdir(parents=True)
     (root / ".venv" / "bin" / "python").symlink_to("/usr/bin/python3")
     return root

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import logs_of
+from tests.conftest import ci_sample, logs_of
 from tests.harness.inspect_cli import eval_log, inspect, metrics
 from verifierbench.suite import load_suite
 
@@ -40,10 +40,13 @@ def test_always_accept_scores_tpr_100_and_accepts_every_attack(tmp_path, bfcl_po
 
 
 def test_heuristic_policy_is_strictly_between_constant_and_perfect(tmp_path, built):
-    log = run(tmp_path, built, "verifierbench/heuristic")
+    # Every tool-call task under VERIFIERBENCH_EXHAUSTIVE=1; CI a fixed third of each source (ci_sample).
+    tasks = [t for source in ("bfcl", "acebench") for t in ci_sample(
+        [f"{t.source.value}/{t.source_id}" for t in load_suite(built).tasks.values() if t.source.value == source])]
+    log = run(tmp_path, built, "verifierbench/heuristic", "-T", f"task_ids={','.join(tasks)}")
     got = metrics(log)
     assert 0.0 < got["BA_norm"] < 100.0
-    assert len(log.samples) == len(load_suite(built).tasks)
+    assert len(log.samples) == len(tasks)
     for source in ("bfcl", "acebench"):
         assert 0.0 < got[f"BA_norm_{source}"] < 100.0, source
     assert got["BA_norm_tool-call"] == pytest.approx(got["BA_norm"])
