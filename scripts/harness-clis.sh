@@ -134,6 +134,11 @@ build_image() {
 
 build() {
   use_engine
+  # One build at a time (two CI runs at once): builds share $CACHE/context and the image tags; the second finds the
+  # image up to date once the first is done.
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/.build.lock"
+  flock 9
   if up_to_date; then
     say "$IMAGE is up to date ($PINS)"; return
   fi
