@@ -297,6 +297,26 @@ def audit_logs(bfcl_suite) -> Path:
     return built_once("audit-logs", lambda d: _policy_logs(d, bfcl_suite, AUDIT_POLICIES, "-T", f"task_ids={AUDIT_TASKS}"))
 
 
+def one_task_per_source(suite: Path) -> str:
+    """task_ids naming one task of each source in the suite (the last of each, in suite order)."""
+    from verifierbench.suite import load_suite
+
+    return ",".join(sorted({t.source.value: f"{t.source.value}/{t.source_id}" for t in load_suite(suite).tasks.values()}.values()))
+
+
+@pytest.fixture(scope="session")
+def state_eval_logs(state_suite) -> Path:
+    """The heuristic's log on one task of each state source (tau2, AgentDojo), default options (vgb sandbox)."""
+    return built_once("state-eval-logs", lambda d: _policy_logs(d, state_suite, ("verifierbench/heuristic",), "-T",
+                                                                f"task_ids={one_task_per_source(state_suite)}"))
+
+
+@pytest.fixture(scope="session")
+def code_eval_logs(code_suite) -> Path:
+    """The heuristic's log on the offline fixture's code task, default options (vgb sandbox, three rounds)."""
+    return built_once("code-eval-logs", lambda d: _policy_logs(d, code_suite, ("verifierbench/heuristic",)))
+
+
 def logs_of(logs: Path, models: tuple[str, ...] | list[str], directory: Path) -> Path:
     """`directory` holding copies of the logs in `logs` made by `models` (one each), for a test that reads them as a
     log directory of its own or writes into them."""

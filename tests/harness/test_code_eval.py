@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness.inspect_cli import eval_log, inspect
+from tests.harness.inspect_cli import eval_log
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
 
-def test_code_task_runs_end_to_end(tmp_path, code_suite):
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={code_suite}",
-                     "--log-dir", str(tmp_path))
-    assert result.returncode == 0, result.stderr[-3000:]
-    log = eval_log(tmp_path)
+def test_code_task_runs_end_to_end(code_eval_logs):
+    log = eval_log(code_eval_logs)  # `inspect eval` with the heuristic, default options (tests/conftest.py)
     assert log.status == "success", log.error
     (sample,) = log.samples
     score = sample.scores["hidden_cases"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
 from verifierbench.sandboxes.spec import sandbox_spec
@@ -82,9 +83,12 @@ def test_an_agent_searching_the_container_finds_no_hidden_case_or_reference(cont
     assert_nothing_hidden_is_readable(container, bfcl_suite, sh)
 
 
+def _decisions_of(sample) -> dict[str, list[str]]:
+    return {c["case_id"]: c["decisions"] for c in sample.scores["hidden_cases"].metadata["cases"]}
+
+
 def _decisions(log) -> dict[str, dict[str, list[str]]]:
-    return {str(sample.id): {c["case_id"]: c["decisions"] for c in sample.scores["hidden_cases"].metadata["cases"]}
-            for sample in log.samples}
+    return {str(sample.id): _decisions_of(sample) for sample in log.samples}
 
 
 def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
@@ -99,9 +103,11 @@ def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
 
 @pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
 @pytest.mark.usefixtures("bwrap_available")
-def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite):
-    vgb = _decisions(_eval(tmp_path, bfcl_suite, "vgb", TOOL_CALL_TASKS))
+def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite, bfcl_policy_logs):
     docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+    # vgb: the heuristic's log of the shared policy logs (the same tasks first, default options: the vgb sandbox)
+    vgb = _decisions(eval_log(logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path / "vgb")))
+    vgb = {sample: cases for sample, cases in vgb.items() if sample in docker}
     assert len(vgb) == 3 and all(vgb.values())
     assert docker == vgb
     # Repeated evals leave no untagged image behind, but for one a container still uses (Docker keeps those: this
@@ -191,18 +197,22 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
 
 @pytest.mark.timeout(1800)  # two evals of a state task (hidden cases replayed) and the state suite's build
 @pytest.mark.usefixtures("bwrap_available")
-def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, state_suite):
-    selection = ("-T", "source=agentdojo", "--limit", "1")
-    vgb, docker = _eval(tmp_path, state_suite, "vgb", selection), _eval(tmp_path, state_suite, "docker", selection)
-    counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
+def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, state_suite,
+                                                                               state_eval_logs):
+    # vgb: the heuristic's log on one task per state source (shared with test_state_eval.py); its AgentDojo task here.
+    (vgb,) = [s for s in eval_log(state_eval_logs).samples if s.metadata["source"] == "agentdojo"]
+    docker = _eval(tmp_path, state_suite, "docker", ("-T", f"task_ids=agentdojo/{vgb.metadata['source_id']}"))
+    (docker_sample,) = docker.samples
+    counters = [sample.scores["hidden_cases"].metadata["run_public"] for sample in (vgb, docker_sample)]
     assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
-    assert _decisions(docker) == _decisions(vgb)
+    assert _decisions(docker) == {str(vgb.id): _decisions_of(vgb)}
 
 
 @pytest.mark.timeout(1800)  # two evals of the code task (hidden cases judged in rounds) and the code suite's build
 @pytest.mark.usefixtures("bwrap_available", "fixture_instance_image")
-def test_the_code_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, code_suite):
-    vgb, docker = _eval(tmp_path, code_suite, "vgb", ()), _eval(tmp_path, code_suite, "docker", ())
+def test_the_code_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, code_suite,
+                                                                                 code_eval_logs):
+    vgb, docker = eval_log(code_eval_logs), _eval(tmp_path, code_suite, "docker", ())  # vgb: test_code_eval.py's log
     decisions = _decisions(vgb)
     assert decisions and all(decisions.values()) and _decisions(docker) == decisions
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]

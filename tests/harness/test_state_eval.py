@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import one_task_per_source
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench.suite import load_suite
 
@@ -12,17 +13,17 @@ pytestmark = pytest.mark.usefixtures("bwrap_available")
 
 
 def run(tmp_path, suite, *args):
-    ids = ",".join(sorted({t.source.value: f"{t.source.value}/{t.source_id}" for t in load_suite(suite).tasks.values()}.values()))
     result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
-                     "-T", f"task_ids={ids}", "--log-dir", str(tmp_path), *args)
+                     "-T", f"task_ids={one_task_per_source(suite)}", "--log-dir", str(tmp_path), *args)
     assert result.returncode == 0, result.stderr[-3000:]
     log = eval_log(tmp_path)
     assert log.status == "success", log.error
     return log
 
 
-def test_state_tasks_run_end_to_end_with_run_public(tmp_path, state_suite):
-    log = run(tmp_path, state_suite)
+def test_state_tasks_run_end_to_end_with_run_public(state_eval_logs, state_suite):
+    log = eval_log(state_eval_logs)  # this selection, default options (tests/conftest.py, shared with test_docker.py)
+    assert log.status == "success", log.error
     assert {s.metadata["source"] for s in log.samples} == {t.source.value for t in load_suite(state_suite).tasks.values()}
     for sample in log.samples:
         score = sample.scores["hidden_cases"]
