@@ -20,11 +20,12 @@ from verifierbench.metrics import display
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 SHARED_RUNS = ["verifierbench/always_accept", "verifierbench/always_reject"]  # bfcl_policy_logs' (the same options)
-RUNS = [
+OWN_RUNS = [  # made here
     ("verifierbench/heuristic", "-T", "audit=true"),  # hidden_cases, then the TestJack audit: the audited columns
     ("verifierbench/heuristic", "-T", "harness=single_reply"),
     ("verifierbench/heuristic", "--reasoning-effort", "high"),
 ]
+CONFIGURATIONS = len(SHARED_RUNS) + len(OWN_RUNS)  # one log and one leaderboard row each
 TABLES = ["table_02_main", "table_16_tool_call", "table_11_harness", "table_13_effort", "table_15_budget", "table_19_groups",
           "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance", "table_24_audited_sources"]
 LEADERBOARD_TABLES = [*TABLES, "tasks"]  # the leaderboard adds its per-task view
@@ -34,7 +35,7 @@ FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory, bfcl_suite, bfcl_policy_logs):
     root = logs_of(bfcl_policy_logs, SHARED_RUNS, tmp_path_factory.mktemp("five") / "logs")
-    for model, *extra in RUNS:
+    for model, *extra in OWN_RUNS:
         result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}", "-T", "source=bfcl",
                          "--limit", "6", "--log-dir", str(root), *extra)
         assert result.returncode == 0, result.stderr[-3000:]
@@ -61,13 +62,13 @@ def test_every_table_in_three_formats_and_every_figure(written):
             assert (written / "tables" / f"{table}{suffix}").stat().st_size > 0, table + suffix
     for figure in FIGURES:
         assert (written / "figures" / f"{figure}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(rows(written / "tables" / "table_02_main.csv")) == len(RUNS) + 1  # plus the constant/random baseline row
+    assert len(rows(written / "tables" / "table_02_main.csv")) == CONFIGURATIONS + 1  # plus the constant/random baseline row
     assert "\\begin{tabular}" in (written / "tables" / "table_02_main.tex").read_text()
 
 
 def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
     result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
-    assert len(result) == len(RUNS)
+    assert len(result) == CONFIGURATIONS
     for name, r in result.items():
         assert r["BA_norm"] == pytest.approx(r["TPR"] + r["TNR"] - 100), name
         assert r["by_type"]["tool-call"]["BA_norm"] == pytest.approx(r["BA_norm"])  # one type: the same verifiers and round
@@ -96,7 +97,7 @@ def test_a_truncated_log_among_good_ones_is_skipped_with_a_warning(logs, tmp_pat
     (mixed / "EXPECTED_ERROR").touch()  # the truncation is the point: scripts/check_eval_logs.py skips it
     result = cli("leaderboard", str(mixed), "--no-write", "--json")
     assert result.returncode == 0, result.stderr
-    assert len(json.loads(result.stdout)) == len(RUNS)
+    assert len(json.loads(result.stdout)) == CONFIGURATIONS
     (warning,) = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert truncated.name in warning and "not a readable Inspect log" in warning
 
