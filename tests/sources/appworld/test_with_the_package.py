@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from tests.cli.test_cli import cli
+from tests.conftest import skip_unless_required
 from verifierbench.sources.appworld import runtime
 
 PIN = "appworld==0.1.3.post1"
@@ -21,7 +22,7 @@ def appworld_python(traversable_tmp):
     assert made.returncode == 0, made.stderr
     installed = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", PIN], capture_output=True, text=True, timeout=600)
     if installed.returncode:
-        pytest.skip(f"cannot install {PIN} here: {installed.stderr.strip().splitlines()[-1:]}")
+        skip_unless_required("packages", f"cannot install {PIN} here: {installed.stderr.strip().splitlines()[-1:]}")
     return venv / "bin/python"
 
 
