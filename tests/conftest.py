@@ -68,14 +68,10 @@ def pytest_unconfigure(config) -> None:
 @pytest.fixture(scope="module")
 def persistent_envs():
     """The machine's environment store (and run cache) for a module about real upstream instances, whose compiled
-    environments take many minutes to make: cached there by design, as users' are."""
-    saved = os.environ.get("VERIFIERBENCH_ENVS")
-    os.environ["VERIFIERBENCH_ENVS"] = PERSISTENT_ENVS
-    yield
-    if saved is None:
-        os.environ.pop("VERIFIERBENCH_ENVS", None)
-    else:
-        os.environ["VERIFIERBENCH_ENVS"] = saved
+    environments take many minutes to make: cached there by design, as users' are. Restored when the module ends."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VERIFIERBENCH_ENVS", PERSISTENT_ENVS)
+        yield
 
 
 def skip_unless_required(kind: str, reason: str) -> None:
