@@ -137,21 +137,24 @@ def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
 
 @pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
 @pytest.mark.usefixtures("bwrap_available")
-def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite, displaced_image):
+def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite):
     vgb = _decisions(_eval(tmp_path, bfcl_suite, "vgb", TOOL_CALL_TASKS))
-    assert _image_exists(displaced_image)
-    docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+    tag, displaced = _displaced_sandbox_image()
+    try:
+        docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+        left = _image_exists(displaced)
+    finally:
+        subprocess.run(["docker", "rmi", "--force", tag, displaced], capture_output=True, timeout=120)
     assert len(vgb) == 3 and all(vgb.values())
     assert docker == vgb
-    # The docker eval's clean-up prunes untagged sandbox images no container uses: this run's own one is gone.
-    assert not _image_exists(displaced_image)
+    # The docker eval's clean-up prunes untagged sandbox images no container uses, such as this run's own one. (On an
+    # engine other runs share, their evals' clean-up prunes it as well.)
+    assert not left, f"the docker eval left the untagged sandbox image {displaced}"
 
 
-@pytest.fixture
-def displaced_image(docker_engine):
-    """An untagged image with the sandbox's label that only this test run made and no container uses (what a rebuild
-    of the sandbox image leaves): two builds under a tag of this run's own, the first of which loses the tag. Images
-    other runs on the engine leave are theirs: they are not counted."""
+def _displaced_sandbox_image() -> tuple[str, str]:
+    """(a tag of this run's own, an untagged image with the sandbox's label that only this run made and no container
+    uses): what a rebuild of the sandbox image leaves. Two builds under the tag: the first loses it."""
     tag = f"{TASK_NAME}-displaced"
 
     def build(number: int) -> str:
@@ -159,23 +162,13 @@ def displaced_image(docker_engine):
                                "--label", f"org.verifierbench.test-build={number}", "-t", tag, "-"],
                               input=f"FROM {_base_image()}\n", capture_output=True, text=True, check=True, timeout=300).stdout.strip()
 
-    first = build(1)
-    second = build(2)
-    assert first != second and first in _untagged_sandbox_images()
-    yield first
-    subprocess.run(["docker", "rmi", "--force", tag, first], capture_output=True, timeout=120)
+    first, second = build(1), build(2)
+    assert first != second  # a new image each time, so the first is untagged now
+    return tag, first
 
 
 def _image_exists(image: str) -> bool:
     return subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60).returncode == 0
-
-
-def _docker_lines(*arguments: str) -> set[str]:
-    return set(subprocess.run(["docker", *arguments], capture_output=True, text=True, check=True).stdout.split())
-
-
-def _untagged_sandbox_images() -> set[str]:
-    return _docker_lines("images", "-q", "--no-trunc", "--filter", "dangling=true", "--filter", f"label={SANDBOX_IMAGE_LABEL}")
 
 
 def test_the_compose_file_mounts_nothing_of_the_host_and_has_no_network():
