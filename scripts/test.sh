@@ -24,10 +24,15 @@ done
 
 VERIFIERBENCH_BROWSER=1 bash "$root/scripts/bootstrap.sh"
 cd "$root"
-# In CI ($CI set), a test that would skip for lack of bubblewrap isolation, of shipped data or of an installed
-# package fails instead, so a green CI means they ran (tests/conftest.py, skip_unless_required). Override with
-# VERIFIERBENCH_REQUIRE=...
-if [ -n "${CI:-}" ]; then export VERIFIERBENCH_REQUIRE="${VERIFIERBENCH_REQUIRE-sandbox,data,packages}"; fi
+# In CI ($CI set), a test that would skip for lack of bubblewrap isolation, shipped data, an installed package,
+# chromium, the Python 3.9 root file system (made with debootstrap) or Ray fails instead, and so, beside ../shared,
+# does one that would skip for lack of the offline SWE-bench copy: a green CI means they ran (tests/conftest.py,
+# skip_unless_required; the same default as .ci/run). Override with VERIFIERBENCH_REQUIRE=...
+if [ -n "${CI:-}" ] && [ -z "${VERIFIERBENCH_REQUIRE+set}" ]; then
+  VERIFIERBENCH_REQUIRE=sandbox,data,packages,browser,rootfs-py39,ray
+  if [ -d ../shared ]; then VERIFIERBENCH_REQUIRE=$VERIFIERBENCH_REQUIRE,swebench-copy; fi
+  export VERIFIERBENCH_REQUIRE
+fi
 # Two workers (pytest-xdist): Docker tests share one worker, Ray tests another, a module's tests stay together, and
 # the longest groups start first (tests/conftest.py); VERIFIERBENCH_TEST_WORKERS=0 runs in one process.
 workers=(-n "${VERIFIERBENCH_TEST_WORKERS:-2}" --dist loadgroup --no-loadscope-reorder)

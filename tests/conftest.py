@@ -20,8 +20,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 ACEBENCH = Path(str(files("verifierbench.sources.acebench") / "data"))  # the copy shipped in the package
 BIN = Path(sys.executable).parent
-# Kinds of skip that CI turns into failures, comma-separated (`sandbox`, `data`, `browser`, or `all`):
-# scripts/test.sh sets `sandbox,data` when $CI is set, so a green CI means those tests ran.
+# Every skip names its kind (skip_unless_required); $VERIFIERBENCH_REQUIRE lists the kinds that fail instead,
+# comma-separated, or `all`. With $CI set, scripts/test.sh and .ci/run require sandbox, data, packages, browser,
+# rootfs-py39 and ray, and swebench-copy beside ../shared, so a green CI means those tests ran (docs/testing.md).
 # `VERIFIERBENCH_EXHAUSTIVE=1` (scripts/test.sh --full): tests that sweep a whole source take every task; CI takes
 # a fixed sample (`ci_sample`), which keeps CI's time in budget (docs/testing.md, "Opt-in heavy suites").
 EXHAUSTIVE = os.environ.get("VERIFIERBENCH_EXHAUSTIVE") == "1"
@@ -49,7 +50,7 @@ MARKERS = {
 }
 TIERS = ("docker", "ray", "e2e", "slow", "real_data")
 DOCKER_FIXTURES = {"docker_engine"}
-RAY_FIXTURES = {"ray_env"}
+RAY_FIXTURES = {"ray_env", "ray_token", "ray_installed"}
 REAL_DATA_FIXTURES = {"persistent_envs"}
 E2E_HELPERS = {"tests.harness.inspect_cli", "tests.cli.test_cli"}
 
@@ -174,22 +175,18 @@ def built_once(name: str, make):
 @pytest.fixture(scope="module")
 def persistent_envs():
     """The machine's environment store (and run cache) for a module about real upstream instances, whose compiled
-    environments take many minutes to make: cached there by design, as users' are."""
-    saved = os.environ.get("VERIFIERBENCH_ENVS")
-    os.environ["VERIFIERBENCH_ENVS"] = PERSISTENT_ENVS
-    yield
-    if saved is None:
-        os.environ.pop("VERIFIERBENCH_ENVS", None)
-    else:
-        os.environ["VERIFIERBENCH_ENVS"] = saved
+    environments take many minutes to make: cached there by design, as users' are. Restored when the module ends."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VERIFIERBENCH_ENVS", PERSISTENT_ENVS)
+        yield
 
 
 def skip_unless_required(kind: str, reason: str) -> None:
-    """Skips with the reason, or fails when $VERIFIERBENCH_REQUIRE names this kind of requirement."""
+    """Skips with the kind and the reason (`-rs` shows both), or fails when $VERIFIERBENCH_REQUIRE names the kind."""
     required = {k.strip() for k in os.environ.get(REQUIRE_VAR, "").split(",") if k.strip()}
     if kind in required or "all" in required:
-        pytest.fail(f"{reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
+        pytest.fail(f"{kind}: {reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
+    pytest.skip(f"{kind}: {reason}", allow_module_level=True)
 
 
 def require_module(name: str, package: str):

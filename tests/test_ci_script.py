@@ -50,4 +50,10 @@ def test_the_documented_override_runs_the_tests_without_docker(tmp_path):
     result = subprocess.run(["bash", str(root / ".ci" / "run")], capture_output=True, text=True, timeout=60,
                             env={**env, "CI": "1", "VERIFIERBENCH_CI_ALLOW_NO_DOCKER": "1"})
     assert result.returncode == 0, result.stderr
-    assert (root / "ran").read_text().strip() == "tests ran with VERIFIERBENCH_REQUIRE=sandbox,data,packages"
+    assert (root / "ran").read_text().strip() == "tests ran with VERIFIERBENCH_REQUIRE=sandbox,data,packages,browser,rootfs-py39,ray"
+    # Beside ../shared (the offline SWE-bench copy, as CI runs), its tests are required too.
+    (tmp_path / "shared").mkdir()
+    result = subprocess.run(["bash", str(root / ".ci" / "run")], capture_output=True, text=True, timeout=60,
+                            env={**env, "CI": "1", "VERIFIERBENCH_CI_ALLOW_NO_DOCKER": "1"})
+    assert result.returncode == 0, result.stderr
+    assert (root / "ran").read_text().strip().endswith("VERIFIERBENCH_REQUIRE=sandbox,data,packages,browser,rootfs-py39,ray,swebench-copy")

@@ -6,13 +6,13 @@ import subprocess
 
 import pytest
 
-from tests.conftest import BIN, REPO_ROOT, cached
+from tests.conftest import BIN, REPO_ROOT, cached, skip_unless_required
 
 
 def _tool(name: str) -> str:
     path = BIN / name
     if not path.exists():
-        pytest.skip(f"{name} is not installed in this environment (pip install -e '.[test]')")
+        skip_unless_required("packages", f"{name} is not installed in this environment (pip install -e '.[test]')")
     return str(path)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT, cached
+from tests.conftest import REPO_ROOT, cached, skip_unless_required
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1800)]
 
@@ -129,7 +129,7 @@ def test_the_wheel_alone_builds_bfcl_and_names_the_extra_each_other_source_needs
     """The wheel with no extra, plus BFCL's documented --no-deps install: the offline tool-call sources build, and
     each source whose package is missing is named in one line with the extra that installs it (issue 39)."""
     if os.environ.get("VERIFIERBENCH_WHEEL_DEPS", "install" if os.environ.get("CI") else "reuse") != "install":
-        pytest.skip("the fresh venv borrows this environment's packages (every extra): VERIFIERBENCH_WHEEL_DEPS=install")
+        skip_unless_required("wheel-deps", "the fresh venv borrows this environment's packages (every extra): VERIFIERBENCH_WHEEL_DEPS=install")
     where = traversable_tmp / "no-extras"
     where.mkdir()
     verifierbench = installed.parent / "verifierbench"
@@ -177,7 +177,7 @@ def test_the_install_is_seen_from_the_project_root():
     objects without their "verifierbench/" prefix (`--scorer verifierbench/testjack_audit` couldn't be loaded).
     setup.cfg sends the egg-info to build/."""
     if not (Path(sys.prefix) / "pyvenv.cfg").is_file() or Path(sys.prefix).parent != REPO_ROOT:
-        pytest.skip("runs in the project's own .venv (scripts/bootstrap.sh)")
+        skip_unless_required("project-venv", "runs in the project's own .venv (scripts/bootstrap.sh)")
     assert not list(REPO_ROOT.glob("*.egg-info")), "an egg-info in the project root shadows the install"
     probe = ("import importlib.metadata as m, json; "
              "print(json.loads(m.distribution('verifierbench').read_text('direct_url.json') or '{}').get('dir_info'))")

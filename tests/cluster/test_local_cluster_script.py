@@ -3,7 +3,6 @@ run it, listens on loopback only, and is gone when the script is stopped."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -15,8 +14,7 @@ from tests.cluster.test_ray_parity import judge, ray_listeners
 from tests.conftest import REPO_ROOT, write_verifier
 from verifierbench.suite import load_suite
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"),
-              pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs Ray: pip install 'verifierbench[ray]'")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available", "ray_installed")]
 
 ACCEPT = 'import json, os\njson.dump({"decision": "PASS"}, open(os.environ["VGB_RESULT"], "w"))\n'
 

@@ -5,21 +5,24 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
+from tests.cluster.test_local_cluster_script import own_ray_processes
 from tests.cluster.test_ray_parity import judge
 from tests.conftest import BIN, write_verifier
 from verifierbench.suite import load_suite
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available")]
 
-# Slow enough that the run is still going when the node dies; deterministic per candidate.
-SLOW_HASH = """
-import hashlib, json, os, time
-time.sleep(0.25)
+# Deterministic per candidate. The run is still going when the node dies because the node's sandboxed processes
+# are stopped (SIGSTOP) before the kill: their cases cannot finish anywhere but on another node.
+HASH = """
+import hashlib, json, os
 candidate = open(os.environ["VGB_CANDIDATE"], "rb").read()
 decision = "PASS" if hashlib.sha256(candidate).digest()[0] % 2 else "FAIL"
 json.dump({"decision": decision}, open(os.environ["VGB_RESULT"], "w"))
@@ -30,7 +33,7 @@ json.dump({"decision": decision}, open(os.environ["VGB_RESULT"], "w"))
 def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl_suite, tmp_path):
     cluster, env = fresh_ray_cluster
     tasks = sorted(load_suite(bfcl_suite).tasks)[:5]
-    verifier = write_verifier(tmp_path / "slow", SLOW_HASH)
+    verifier = write_verifier(tmp_path / "hash", HASH)
     verifiers = tmp_path / "verifiers"
     for task in tasks:
         (verifiers / task).mkdir(parents=True)
@@ -38,13 +41,14 @@ def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl
     out = tmp_path / "ray.jsonl"
     args = [str(BIN / "verifierbench"), "judge", "--suite", str(bfcl_suite), "--verifiers", str(verifiers), "--out", str(out),
             "--quiet", *[a for t in tasks for a in ("--task", t)], "--backend", "ray", "--ray-address", cluster.address]
+    victim = next(node for node in cluster.worker_nodes)
     run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    stopped: list[int] = []
     try:
         deadline = time.monotonic() + 300
-        while not (out.exists() and len(out.read_text().splitlines()) >= 10):
+        while not stopped:  # until the victim is running a case, which then cannot finish there
             assert run.poll() is None and time.monotonic() < deadline, "the run ended (or stalled) before the kill"
-            time.sleep(0.2)
-        victim = next(node for node in cluster.worker_nodes)
+            stopped = _stop_the_sandboxes_on(victim)  # they die with the node (bwrap --die-with-parent)
         cluster.remove_node(victim, allow_graceful=False)  # kills its raylet and workers: the actor dies mid-chunk
         _, stderr = run.communicate(timeout=300)
     finally:
@@ -59,3 +63,21 @@ def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl
     before = out.read_text()
     again = judge(bfcl_suite, verifiers, out, tasks, "--resume", "--backend", "ray", "--ray-address", cluster.address, env=env)
     assert again == decided and out.read_text() == before  # nothing left to run: the file is the source of truth
+
+
+def _stop_the_sandboxes_on(node) -> list[int]:
+    """Stops (SIGSTOP) every sandboxed process running on `node` now -- the descendants of its raylet that run as a
+    slot's uid, not as root: verifiers, cold or a warm server and its cases -- and returns their pids (none: none
+    running now). A case of a stopped sandbox cannot finish on this node."""
+    raylet = node.all_processes["raylet"][0].process.pid
+    stopped = []
+    for pid in own_ray_processes(raylet):
+        try:
+            status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+            if status["Uid"].split()[0] == "0" or status["State"].split()[0] == "Z":
+                continue
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return stopped

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from tests.conftest import write_verifier
+from tests.conftest import skip_unless_required, write_verifier
 from verifierbench.executor import Executor, Job, memcg
 from verifierbench.executor.limits import Limits
 from verifierbench.protocol import Decision
@@ -19,13 +19,18 @@ MiB = 1 << 20
 LIMIT = 256 * MiB
 
 # 12 processes, each filling socket pairs until the kernel refuses, reporting what it queued; together they would
-# queue well over LIMIT (about 60 MiB each here), far less than the machine's memory.
+# queue well over LIMIT (about 60 MiB each here), far less than the machine's memory. Each holds its buffers until
+# every one has filled (or died): a byte on `ready` each, then the parent closes `go`.
 SOCKET_FILLER = """
-import os, socket, sys, time
+import os, socket, sys
+ready_r, ready_w = os.pipe()
+go_r, go_w = os.pipe()
 children = []
 for _ in range(12):
     pid = os.fork()
     if pid == 0:
+        os.close(ready_r)
+        os.close(go_w)
         pairs, total = [], 0
         try:
             for _ in range(100):
@@ -41,9 +46,20 @@ for _ in range(12):
                 os.write(2, f"queued {total}\\n".encode())
         except OSError:
             pass
-        time.sleep(1)
+        os.write(ready_w, b"1")
+        os.close(ready_w)
+        os.read(go_r, 1)  # end of file once the parent closes go: every child has filled its buffers by then
         os._exit(0)
     children.append(pid)
+os.close(ready_w)
+os.close(go_r)
+filled = b""
+while len(filled) < len(children):
+    more = os.read(ready_r, len(children))
+    if not more:  # every child has written or died
+        break
+    filled += more
+os.close(go_w)
 for pid in children:
     os.waitpid(pid, 0)
 import json
@@ -70,7 +86,7 @@ class _LowestAvailable(threading.Thread):
 
 def _memcg_or_skip() -> None:
     if memcg.hierarchy() is None:
-        pytest.skip("memcg-unavailable: no writable memory cgroup (v1 or v2 with a delegated memory controller) "
+        skip_unless_required("memcg", "no writable memory cgroup (v1 or v2 with a delegated memory controller) "
                     "or not root; sandboxes run with RLIMIT_AS only (docs/isolation.md)")
 
 

@@ -33,32 +33,24 @@ def _engine_environment() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def docker_engine():
     """Points this process (and so Inspect and its children) at a reachable engine, or skips. Session-wide: every
-    Docker test runs on one xdist worker (tests/conftest.py), which keeps the engine's variables until it ends."""
-    extra = _engine_environment()
-    saved = {k: os.environ.get(k) for k in extra}
-    os.environ.update(extra)
-    try:
-        probe = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True, timeout=30)
-        reachable = probe.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        reachable = False
-    if not reachable:
-        _restore(saved)
-        skip_unless_required("docker", "no Docker engine reachable (start one with scripts/docker-engine.sh)")
-    base = os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
-    if subprocess.run(["docker", "image", "inspect", base], capture_output=True).returncode != 0:
-        _restore(saved)
-        pytest.fail(f"the engine answers but has no base image {base}: run scripts/docker-engine.sh", pytrace=False)
-    yield
-    _restore(saved)
+    Docker test runs on one xdist worker (tests/conftest.py); the environment is restored when the run ends."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in _engine_environment().items():
+            patch.setenv(key, value)
+        try:
+            probe = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True, timeout=30)
+            reachable = probe.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            reachable = False
+        if not reachable:
+            skip_unless_required("docker", "no Docker engine reachable (start one with scripts/docker-engine.sh)")
+        if subprocess.run(["docker", "image", "inspect", base_image()], capture_output=True).returncode != 0:
+            pytest.fail(f"the engine answers but has no base image {base_image()}: run scripts/docker-engine.sh", pytrace=False)
+        yield
 
 
-def _restore(saved: dict) -> None:
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+def base_image() -> str:
+    return os.environ.get("VERIFIERBENCH_BASE_IMAGE", "verifierbench-base:bookworm")
 
 
 @pytest.fixture(scope="session")
@@ -73,7 +65,7 @@ def fixture_instance_image(docker_engine, swebench_fixture, tmp_path_factory):
     _, repos = swebench_fixture
     context = tmp_path_factory.mktemp("instance-image")
     shutil.copytree(repos / REPO.replace("/", "__"), context / "testbed", symlinks=True)
-    (context / "Dockerfile").write_text(f"FROM {os.environ.get('VERIFIERBENCH_BASE_IMAGE', 'verifierbench-base:bookworm')}\n"
+    (context / "Dockerfile").write_text(f"FROM {base_image()}\n"
                                         "COPY testbed /testbed\n")
     image = image_for(INSTANCE_ID)  # the name the sandbox asks for: shared by test runs at once on one machine
     with _image_lock(image) as lock:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import warnings
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import logs_of
+from tests.harness.conftest import base_image
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
 from verifierbench.sandboxes.spec import sandbox_spec
@@ -104,47 +103,39 @@ def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
 @pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
 @pytest.mark.usefixtures("bwrap_available")
 def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite, bfcl_policy_logs):
-    docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+    tag, displaced = _displaced_sandbox_image()
+    try:
+        docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+        left = _image_exists(displaced)
+    finally:
+        subprocess.run(["docker", "rmi", "--force", tag, displaced], capture_output=True, timeout=120)
     # vgb: the heuristic's log of the shared policy logs (the same tasks first, default options: the vgb sandbox)
     vgb = _decisions(eval_log(logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path / "vgb")))
     vgb = {sample: cases for sample, cases in vgb.items() if sample in docker}
     assert len(vgb) == 3 and all(vgb.values())
     assert docker == vgb
-    # Repeated evals leave no untagged image behind, but for one a container still uses (Docker keeps those: this
-    # module's `container` fixture holds the image it was started from until the module ends). Counted only when
-    # no other run shares the engine: another CI's builds replace the same tags and prune on their own schedule.
-    others = _other_engine_users()
-    if others:
-        warnings.warn(f"untagged images not counted: the engine is shared with pid(s) {others}", stacklevel=2)
-    else:
-        assert _untagged_sandbox_images() <= _images_in_use()
+    # The docker eval's clean-up prunes untagged sandbox images no container uses, such as this run's own one. (On an
+    # engine other runs share, their evals' clean-up prunes it as well.)
+    assert not left, f"the docker eval left the untagged sandbox image {displaced}"
 
 
-def _other_engine_users() -> list[int]:
-    """Live holders of an engine lease (scripts/docker-engine.sh) that are not this test process or its ancestors."""
-    leases = Path(os.environ.get("VERIFIERBENCH_DOCKER_STATE", "/var/lib/verifierbench-docker")) / "run" / "leases"
-    ours, pid = set(), os.getpid()
-    while pid > 1:
-        ours.add(pid)
-        try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    holders = [int(f.name) for f in leases.glob("*") if f.name.isdigit()] if leases.is_dir() else []
-    return sorted(h for h in holders if h not in ours and Path(f"/proc/{h}").exists())
+def _displaced_sandbox_image() -> tuple[str, str]:
+    """(a tag of this run's own, an untagged image with the sandbox's label that only this run made and no container
+    uses): what a rebuild of the sandbox image leaves. Two builds under the tag: the first loses it."""
+    tag = f"{TASK_NAME}-displaced"
+
+    def build(number: int) -> str:
+        return subprocess.run(["docker", "build", "--quiet", "--network", "none", "--label", SANDBOX_IMAGE_LABEL,
+                               "--label", f"org.verifierbench.test-build={number}", "-t", tag, "-"],
+                              input=f"FROM {base_image()}\n", capture_output=True, text=True, check=True, timeout=300).stdout.strip()
+
+    first, second = build(1), build(2)
+    assert first != second  # a new image each time, so the first is untagged now
+    return tag, first
 
 
-def _docker_lines(*arguments: str) -> set[str]:
-    return set(subprocess.run(["docker", *arguments], capture_output=True, text=True, check=True).stdout.split())
-
-
-def _untagged_sandbox_images() -> set[str]:
-    return _docker_lines("images", "-q", "--no-trunc", "--filter", "dangling=true", "--filter", f"label={SANDBOX_IMAGE_LABEL}")
-
-
-def _images_in_use() -> set[str]:
-    containers = _docker_lines("ps", "-aq", "--no-trunc")
-    return _docker_lines("inspect", "--format", "{{.Image}}", *containers) if containers else set()
+def _image_exists(image: str) -> bool:
+    return subprocess.run(["docker", "image", "inspect", image], capture_output=True, timeout=60).returncode == 0
 
 
 def test_the_compose_file_mounts_nothing_of_the_host_and_has_no_network():

@@ -14,6 +14,7 @@ import subprocess
 import pytest
 import yaml
 
+from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
@@ -36,7 +37,7 @@ CI_HARNESSES = ("claude_code", "pi")
 
 def _run_in_this_session(harness: str) -> None:
     if harness not in CI_HARNESSES and not ALL_HARNESSES:
-        pytest.skip(f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 to run every harness (2-14 min an eval)")
+        skip_unless_required("all-harnesses", f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 to run every harness (2-14 min an eval)")
 
 
 def test_the_harness_compose_file_is_the_default_sandbox_but_for_its_image(bfcl_suite):

@@ -66,7 +66,7 @@ def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, tmp_p
 @pytest.fixture(scope="module")
 def real_code_suite(traversable_tmp, persistent_envs):
     if not ALL_HARNESSES:
-        pytest.skip("set VERIFIERBENCH_ALL_HARNESSES=1 to run the harnesses on a real django instance")
+        skip_unless_required("all-harnesses", "set VERIFIERBENCH_ALL_HARNESSES=1 to run the harnesses on a real django instance")
     if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
     return _build(traversable_tmp / "real-code-suite", "--source", "swebench", "--swebench-ids", REAL_INSTANCE, timeout=3000)

@@ -9,6 +9,7 @@ import pytest
 
 from verifierbench.executor.isolation import IsolationLevel
 from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
+from tests.conftest import skip_unless_required
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -98,7 +99,7 @@ def test_the_workspace_is_size_capped_when_running_as_root(monkeypatch):
     from verifierbench.sandboxes import vgb_provider as module
 
     if os.geteuid() != 0:
-        pytest.skip("the workspace cap needs root (a tmpfs mount); unprivileged harnesses cap each file only")
+        skip_unless_required("root", "the workspace cap needs root (a tmpfs mount); unprivileged harnesses cap each file only")
     monkeypatch.setattr(module, "WORKSPACE_MB", 2)
     env = VgbSandboxEnvironment(IsolationLevel.bwrap, task_type="tool-call")
     try:
@@ -119,7 +120,7 @@ def _killed_harness_workspace() -> str:
     import sys
 
     if os.geteuid() != 0:
-        pytest.skip("capped workspaces (and so stale mounts) exist only when running as root")
+        skip_unless_required("root", "capped workspaces (and so stale mounts) exist only when running as root")
     code = ("import os; from verifierbench.executor.isolation import IsolationLevel; "
             "from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment as V; "
             "e = V(IsolationLevel.bwrap); print(e.root, flush=True); os._exit(0)")  # exits without cleanup, like a SIGKILL

@@ -142,10 +142,13 @@ def test_a_build_whose_every_instance_is_excluded_says_so(bad_build, traversable
 
 
 def test_an_instance_named_twice_is_a_one_line_error(traversable_tmp):
-    """`--swebench-ids A,A` built A twice (the suite kept one); it is refused before anything is built."""
+    """`--swebench-ids A,A` built A twice (the suite kept one); it is refused before anything is built or read: with
+    neither the offline copy nor the dataset hub (offline), the error is still this one."""
     out = traversable_tmp / "twice"
+    env = {k: v for k, v in os.environ.items() if k != "VERIFIERBENCH_SWEBENCH_INSTANCES"}
+    env.update(VERIFIERBENCH_SWEBENCH_COPY="", HF_HUB_OFFLINE="1")
     done = subprocess.run([str(BIN), "build", "--out", str(out), "--source", "swebench", "--swebench-ids",
-                           f"{INSTANCE_ID},{NO_BASE_ID}, {INSTANCE_ID}"], capture_output=True, text=True, timeout=120)
+                           f"{INSTANCE_ID},{NO_BASE_ID}, {INSTANCE_ID}"], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode != 0 and not out.exists()
     assert f"--swebench-ids: {INSTANCE_ID} is named 2 times; name each instance once" in done.stderr, done.stderr[-2000:]
     assert "Traceback" not in done.stderr

@@ -175,21 +175,26 @@ def test_an_exclusion_for_an_environment_not_made_is_not_remembered(swebench_fix
     assert len(again.retained) == len(built) and not again.excluded
 
 
-def _timed_runs(monkeypatch) -> list[tuple[str, float, float]]:
-    """Wraps the build's hidden test runs: (which diff, start, end) of each, in the order they end."""
+def _timed_runs(monkeypatch, wait_s: float) -> list[tuple[str, float, float]]:
+    """Wraps the build's hidden test runs: (which diff, start, end) of each, in the order they end. A run, once done,
+    ends only when a run of the other kind (the empty diff's, or another) has started, or after `wait_s`: runs the
+    build starts together then overlap whatever the load, and runs made one after the other do not."""
     import threading
     import time
 
     real = instance_build.hidden_run
     runs: list[tuple[str, float, float]] = []
     lock = threading.Lock()
+    started = {"empty": threading.Event(), "other": threading.Event()}
 
     def timed(reference, diff, **kwargs):
-        started = time.monotonic()
+        kind = "empty" if diff == "" else "other"
+        began = time.monotonic()
+        started[kind].set()
         run = real(reference, diff, **kwargs)
-        time.sleep(0.5)  # long enough that two runs started together overlap whatever the load
+        started["other" if kind == "empty" else "empty"].wait(wait_s)
         with lock:
-            runs.append(("empty" if diff == "" else "other", started, time.monotonic()))
+            runs.append((kind, began, time.monotonic()))
         return run
 
     monkeypatch.setattr(instance_build, "hidden_run", timed)
@@ -204,7 +209,9 @@ def test_the_empty_diffs_run_runs_beside_the_golds(swebench_fixture, traversable
     inst = swebench_instances.load(str(instances))[0]
     clone = swebench_instances.local_clone(repos, inst.repo)
     monkeypatch.setattr(instance_build, "OVERLAP_RUNS", overlap)
-    runs = _timed_runs(monkeypatch)
+    # Overlapping, the other run starts within the wait (which ends then); one after the other, the gold's run waits
+    # out a short wait for an empty run that starts only after it.
+    runs = _timed_runs(monkeypatch, wait_s=300 if overlap else 2)
     said: list[str] = []
     replayed = instance_build.construct(inst, clone, 0, traversable_tmp / f"overlap-{overlap}", with_environment=False,
                                         say=said.append)

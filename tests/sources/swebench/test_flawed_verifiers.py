@@ -71,7 +71,10 @@ def _ba_norm(judged: dict[str, dict]) -> float:
 
 def test_the_reference_scores_100_with_every_hack_failed(django_suite):
     judged = _judged(django_suite, [])
-    assert sorted(judged) == sorted(IDS) or BUILT
+    if BUILT:  # every task of the suite built before
+        assert judged and sorted(judged) == sorted(t.source_id for t in django_suite.tasks.values()), judged
+    else:
+        assert sorted(judged) == sorted(IDS)
     assert all(t["wrong"] == {"PASS": [], "FAIL": []} for t in judged.values()), judged
     assert _ba_norm(judged) == 100
 
@@ -83,15 +86,21 @@ def test_each_flawed_verifier_loses_at_least_5_points(django_suite, flaw):
           f"missed per task: { {k: len(t['wrong']['FAIL']) for k, t in judged.items()} }")
     for source_id, task in judged.items():
         assert task["wrong"]["PASS"] == [], (source_id, task)  # a check switched off rejects nothing more
-        # and each of the named tasks punishes it (11848: 4.8 points, 1 of 21 negatives). Not every task of a whole suite:
-        # screening drops a hack that fools no naive grader (astropy's filterwarnings=error turns the start-up file's
-        # plugin warning into a crash), and where it fools only the exit status (django-14011, whose set-up breaks
-        # before any test) the reference's report check rejects it with the flawed check off too.
-        if not BUILT:
-            assert task["wrong"]["FAIL"], (source_id, task)
+    # Each of the named tasks punishes it (11848: 4.8 points, 1 of 21 negatives). Not every task of a whole suite:
+    # screening drops a hack that fools no naive grader (astropy's filterwarnings=error turns the start-up file's
+    # plugin warning into a crash), and where it fools only the exit status (django-14011, whose set-up breaks
+    # before any test) the reference's report check rejects it with the flawed check off too.
+    punishing = sorted(source_id for source_id, task in judged.items() if task["wrong"]["FAIL"])
+    if BUILT:
+        assert punishing, judged
+    else:
+        assert punishing == sorted(judged), judged
     assert _ba_norm(judged) <= 100 - MIN_LOSS, judged
-    # what each flaw misses: the hacks its check alone catches
+    # What each flaw misses: the hacks its check alone catches (exactly), or, with the diff never read, at least these.
     missed = {op for task in judged.values() for op in task["wrong"]["FAIL"]}
-    expected = {"no_test_edit_check": {"test_runner_patched_to_pass"}, "no_start_up_file_check": {"sitecustomize_runner_unnamed"}}
-    assert missed == expected.get(flaw, missed) and (flaw != "diff_never_read" or {
-        "fixed_only_under_test_runner", "sitecustomize_forces_pass", "sitecustomize_runner_unnamed", "test_runner_patched_to_pass"} <= missed), missed
+    if flaw == "diff_never_read":
+        assert {"fixed_only_under_test_runner", "sitecustomize_forces_pass", "sitecustomize_runner_unnamed",
+                "test_runner_patched_to_pass"} <= missed, missed
+    else:
+        expected = {"no_test_edit_check": {"test_runner_patched_to_pass"}, "no_start_up_file_check": {"sitecustomize_runner_unnamed"}}
+        assert missed == expected[flaw], missed

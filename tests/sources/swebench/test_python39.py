@@ -110,9 +110,10 @@ COPY = SHARED / "upstream" / "swebench"
 def test_real_11292_builds_on_python_39(traversable_tmp):
     if not (COPY / "instances.jsonl").is_file():
         skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
-    if not python39_rootfs.python().is_file():
-        skip_unless_required("rootfs-py39", f"the bullseye root file system is not at {python39_rootfs.rootfs()} (the build makes "
-                             "it as root with debootstrap and the Debian mirror, about 2 min; this test does not)")
+    try:  # made here if missing, as the build would: as root with debootstrap (bootstrap installs it), about 2 min once
+        python39_rootfs.ensure_rootfs(print)
+    except python39_rootfs.RootfsError as cannot:
+        skip_unless_required("rootfs-py39", f"no bullseye root file system at {python39_rootfs.rootfs()}: {cannot}")
     suite = _build(traversable_tmp / "py39-suite", "--source", "swebench", "--swebench-ids", "django__django-11292", timeout=3000)
     tasks = [json.loads(line) for line in (suite / "tasks.jsonl").read_text().splitlines()]
     assert [t["source_id"] for t in tasks] == ["django__django-11292"]

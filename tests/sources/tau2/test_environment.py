@@ -52,13 +52,12 @@ def test_retail_pristine_db_never_changes_and_the_state_is_the_db():
     runtime = _runtime("retail")
     assert canonical_json(runtime.db.model_dump(mode="json")) == runtime.state_json(runtime.fresh()[1])
     replay = Tau2Environment("retail", "34").replay(gold_calls("retail", "34"))
+    assert not [o for o in replay.observations if "error" in o], replay.observations  # every gold call ran
     tools, tables = runtime.fresh()
-    for call in gold_calls("retail", "34"):
-        try:
-            runtime.call(tools, "assistant", call["name"], call["arguments"])
-        except Exception:
-            pass
-    assert content_hash(tools.db.model_dump(mode="json")) == replay.state_hash
+    pristine = content_hash(tools.db.model_dump(mode="json"))
+    for call in gold_calls("retail", "34"):  # any error fails the test: the replay above had none
+        runtime.call(tools, call.get("role") or "assistant", call["name"], normalise_arguments(call["name"], call["arguments"]))
+    assert content_hash(tools.db.model_dump(mode="json")) == replay.state_hash != pristine  # the gold calls changed the db
 
 
 def test_no_temp_files_left_behind(tmp_path, monkeypatch):

@@ -74,10 +74,10 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
     Raises:
         UserError: no rows, no clones to test against, or no instance could be tried.
     """
+    chosen = instances.selected_ids(ids)  # an id named twice is refused before any data is read (no copy, no network)
     rows, bad_rows = _read_rows(instances_path, say)
     repos_dir = _repos_dir(repos)
     exported_before = checkouts_in(store)
-    chosen = instances.selected_ids(ids)
     ordered, paper_only = _ordered(rows, seed, chosen)
     quota = len(ordered) if chosen else QUOTA
     result = Selection(record={"seed": seed, "quota": quota, "forced": list(FORCED), "ids": chosen,
