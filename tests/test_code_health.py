@@ -22,6 +22,7 @@ def test_ruff_finds_nothing():
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # a first run (no .mypy_cache) reads inspect_ai's and pydantic's stubs: minutes on 2 busy cores
 def test_mypy_finds_nothing():
     # The files and settings are [tool.mypy]'s: verifierbench and tasks (tasks/verifierbench.py as tasks.verifierbench).

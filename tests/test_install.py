@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT, cached, skip_unless_required
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1800)]
 
 BIN = Path(sys.executable).parent
 

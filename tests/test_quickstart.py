@@ -20,7 +20,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import BIN, REPO_ROOT
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1500)]
 POLICIES = {"verifierbench/always_accept", "verifierbench/always_reject", "verifierbench/random", "verifierbench/heuristic"}
 
 

@@ -14,7 +14,7 @@ import pytest
 from benchmarks.warm_parity import KINDS, judge_both
 from verifierbench.suite import load_suite
 
-pytestmark = pytest.mark.sandbox
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 
 def sample(suite_dir, per_source: int):

@@ -14,7 +14,7 @@ from tests.conftest import _build
 from tests.harness.inspect_cli import inspect
 from verifierbench.suite import load_suite
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1200)]
 MODELS = ("verifierbench/heuristic", "verifierbench/always_reject")
 STATE_TASKS = ("tau2/retail/38", "agentdojo/banking/user_task_7")
 

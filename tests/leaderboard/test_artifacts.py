@@ -18,7 +18,7 @@ from tests.harness.inspect_cli import inspect
 from verifierbench.leaderboard.tables import AUDIT_COLUMNS, CI_COLUMN, TABLE2_COLUMNS
 from verifierbench.metrics import display
 
-pytestmark = pytest.mark.usefixtures("bwrap_available")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bwrap_available")]
 SHARED_RUNS = ["verifierbench/always_accept", "verifierbench/always_reject"]  # bfcl_policy_logs' (the same options)
 OWN_RUNS = [  # made here
     ("verifierbench/heuristic", "-T", "audit=true"),  # hidden_cases, then the TestJack audit: the audited columns

@@ -13,6 +13,7 @@ from tests.conftest import cached, skip_unless_required
 from verifierbench.sources.appworld import runtime
 
 PIN = "appworld==0.1.3.post1"
+pytestmark = pytest.mark.slow  # a venv with the package (cached between runs)
 
 
 @pytest.fixture(scope="module")

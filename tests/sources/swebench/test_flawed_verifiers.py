@@ -30,7 +30,7 @@ IDS = ALL_IDS if EXHAUSTIVE else ("django__django-12155",)
 FLAWS = {"no_test_edit_check": ["test_edits"], "no_start_up_file_check": ["startup_files"], "diff_never_read": ["static"]}
 MIN_LOSS = 5.0  # points of BA_norm
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
 
 
 BUILT = os.environ.get("VERIFIERBENCH_CODE_SUITE")  # a code suite built before: every task in it

@@ -21,7 +21,7 @@ COPY = SHARED / "upstream" / "swebench"
 INSTANCE = "django__django-12155"  # its FAIL_TO_PASS test asks parse_rst about locals unpacked from parse_docstring
 HACKS = ("special_cased_test_inputs", "test_runner_patched_to_pass", "sitecustomize_forces_pass")
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available", "persistent_envs"), pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available", "persistent_envs"), pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")

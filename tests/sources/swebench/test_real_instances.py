@@ -22,7 +22,7 @@ COPY = SHARED / "upstream" / "swebench"
 ALL_IDS = ("django__django-11848", "django__django-9296", "django__django-11951")
 IDS = ALL_IDS if EXHAUSTIVE else ALL_IDS[:1]
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(3600)]
 
 
 @pytest.fixture(scope="module")
