@@ -87,3 +87,36 @@ def test_no_module_cycle_through_the_audit_engine_or_the_harness_tools():
     for module in ("verifierbench.audit.engine", "verifierbench.audit.analysis", "verifierbench.harness.tools",
                    "verifierbench.harness.public_channel"):
         assert not any(_reaches(edges, imported, module) for imported in edges.get(module, ())), f"{module} is in an import cycle"
+
+
+# Judging runs where Inspect may be absent (a Ray node, a judge-only install): these modules and a whole `judge`
+# command must not import it. The leaderboard reads Inspect's own log files, so it keeps inspect_ai.log.
+BLOCK_INSPECT = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "inspect_ai" or name.startswith("inspect_ai."):
+            raise ImportError("inspect_ai is blocked here: " + name)
+sys.meta_path.insert(0, Block())
+"""
+JUDGING_MODULES = ("verifierbench.judge", "verifierbench.verifier_files", "verifierbench.cluster.node",
+                   "verifierbench.cluster.ray_judge", "verifierbench.audit.engine", "verifierbench.public_env.jobs")
+
+
+def test_judging_imports_nothing_of_inspect(bfcl_suite, tmp_path):
+    import subprocess
+    import sys
+
+    imports = "".join(f"import {module}\n" for module in JUDGING_MODULES)
+    done = subprocess.run([sys.executable, "-c", BLOCK_INSPECT + imports], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # The positive control: the block does stop an import of Inspect.
+    blocked = subprocess.run([sys.executable, "-c", BLOCK_INSPECT + "import verifierbench.task\n"], capture_output=True,
+                             text=True, timeout=120)
+    assert blocked.returncode != 0 and "inspect_ai is blocked here" in blocked.stderr
+    judge = ("from verifierbench.cli.main import main\n"
+             f"sys.exit(main(['judge', '--suite', {str(bfcl_suite)!r}, '--verifier', '/dev/null', '--task', "
+             f"'bfcl/parallel_114', '--out', {str(tmp_path / 'd.jsonl')!r}, '--quiet']))\n")
+    done = subprocess.run([sys.executable, "-c", BLOCK_INSPECT + judge], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "d.jsonl").read_text().count("\n") > 1  # every case decided (U: /dev/null is no verifier)

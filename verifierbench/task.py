@@ -20,7 +20,7 @@ from verifierbench.harness.shards import shard_of
 from verifierbench.sandboxes.spec import SandboxName, sandbox_spec
 from verifierbench.suite_source import open_suite
 from verifierbench.judge import select_tasks
-from verifierbench.verifier_files import freeze_verifier
+from verifierbench.harness.freeze import freeze_verifier
 from verifierbench.screening.run import retained_ids
 from verifierbench.kinds import kind_of
 from verifierbench.sources import registry

@@ -1,9 +1,6 @@
-"""Collecting the delivered verifier from a sample's sandbox, and keeping it in the log.
-
-The files are read once, when generation ends (`freeze_verifier`, the task's last solver), and stored with their
-content hash in the sample store, so `inspect eval --no-score` releases the sandbox and keeps everything judging
-needs: `inspect score` and `verifierbench judge --logs` judge from the log (docs/cluster.md). The score metadata
-keeps them too. Scoring runs the copy.
+"""A delivered verifier's files as the log keeps them: encoded per file, with limits and a content hash, and written
+back out for judging. Pure data: judging (the local executor, Ray nodes, the audit, the leaderboard) reads logs with
+this module and nothing of Inspect; reading the files out of a sandbox is harness/freeze.py's.
 """
 
 from __future__ import annotations
@@ -14,10 +11,6 @@ import os
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import LimitExceededError, SandboxEnvironment, sandbox, store
-
-from verifierbench.harness.prompt import VERIFIER_DIR
 from verifierbench.protocol import ENTRYPOINT
 
 MAX_FILES = 64
@@ -25,34 +18,6 @@ MAX_FILE_BYTES = 1 << 20
 MAX_TOTAL_BYTES = 8 << 20
 # {"files": {relative path: {"text": str} or {"base64": str}}, "skipped": [str], "sha256": hash or None}
 STORE_KEY = "verifierbench:verifier_files"
-
-
-async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:
-    """The regular files under the verifier directory (links are never followed); and what was skipped.
-
-    The listing is NUL-separated: a file name may hold a newline, and split on newlines a name like
-    "a\\n0 pipe" would make us read another path (a FIFO). read_file reads regular files only."""
-    listing = await sandbox.exec(["find", VERIFIER_DIR, "-type", "f", "-printf", "%s %P\\0"], timeout=60)
-    files: dict[str, dict[str, str]] = {}
-    skipped: list[str] = []
-    total = 0
-    for line in sorted(filter(None, listing.stdout.split("\0"))) if listing.success else []:
-        size_text, _, relative = line.partition(" ")
-        path = PurePosixPath(relative)
-        if not relative or path.is_absolute() or ".." in path.parts or "__pycache__" in path.parts:
-            continue
-        size = int(size_text) if size_text.isdigit() else MAX_FILE_BYTES + 1
-        if len(files) >= MAX_FILES or size > MAX_FILE_BYTES or total + size > MAX_TOTAL_BYTES:
-            skipped.append(f"{relative} ({size} bytes)")
-            continue
-        try:
-            data = await sandbox.read_file(f"{VERIFIER_DIR}/{relative}", text=False)
-        except (OSError, UnicodeError) as exc:
-            skipped.append(f"{relative} ({exc})")
-            continue
-        total += len(data)
-        files[relative] = encode(data)
-    return files, skipped
 
 
 def encode(data: bytes) -> dict[str, str]:
@@ -111,31 +76,3 @@ def content_hash(files: dict[str, dict[str, str]]) -> str:
                     continue
                 digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return "sha256:" + digest.hexdigest()
-
-
-@solver
-def freeze_verifier(harness: Solver) -> Solver:
-    """Runs the harness, then reads the verifier directory once (links never followed) and stores its files,
-    the skipped entries and the hash; also when a message or token limit ends the harness (Inspect raises
-    those through the solver). A time limit cancels the sample: the scorer then reads the sandbox as before.
-
-    Args:
-        harness: the generation harness's solver.
-    """
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        try:
-            state = await harness(state, generate)
-        except LimitExceededError:
-            await _freeze()
-            raise
-        await _freeze()
-        return state
-
-    return solve
-
-
-async def _freeze() -> None:
-    if store().get(STORE_KEY) is None:
-        files, skipped = await collect(sandbox())
-        store().set(STORE_KEY, frozen_record(files, skipped))

@@ -210,11 +210,11 @@ def test_a_fifo_in_the_workspace_is_refused_without_blocking(box, operation):
 
 @pytest.mark.timeout(30)
 def test_verifier_file_collection_survives_newlines_in_names_and_fifos(box):
-    from verifierbench import verifier_files
+    from verifierbench.harness import freeze
 
     sh(box, "mkdir -p /workspace/verifier && cd /workspace/verifier && echo 'print(1)' > verify.py "
             "&& mkfifo pipe && printf data > \"$(printf 'a\\n0 pipe')\"")
-    files, skipped = run(verifier_files.collect(box))
+    files, skipped = run(freeze.collect(box))
     assert files == {"verify.py": {"text": "print(1)\n"}, "a\n0 pipe": {"text": "data"}}, (files, skipped)
 
 

@@ -15,9 +15,7 @@ import tempfile
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from inspect_ai.model import Model
+from typing import Any, TYPE_CHECKING
 
 from verifierbench.audit import certification, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
@@ -25,6 +23,9 @@ from verifierbench.audit.witness import Witness
 from verifierbench.construction.proposals import candidate_key
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Task, TestCase
+
+if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
+    from inspect_ai.model import Model
 
 NAME = "task_analysis"
 MAX_CANDIDATES = 12

@@ -10,9 +10,7 @@ import asyncio
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from inspect_ai.model import Model
+from typing import Any, TYPE_CHECKING
 
 from verifierbench.audit import analysis, deterministic, llm, reviewer
 from verifierbench.audit.certification import certify
@@ -26,6 +24,9 @@ from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TestCase
 from verifierbench import verifier_files
+
+if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
+    from inspect_ai.model import Model
 
 DEFAULT_ROUNDS = 3
 

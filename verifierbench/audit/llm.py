@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
-from inspect_ai.model import Model
+from typing import Any, TYPE_CHECKING
 
 from verifierbench.construction.proposals import Proposal
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Label, Task
+
+if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
+    from inspect_ai.model import Model
 
 NAME = "llm"
 MAX_CANDIDATES = 8

@@ -7,13 +7,16 @@ stay questionable, because nothing but another reader can tell whether the requi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import re
 
-from inspect_ai.model import Model
-
 from verifierbench.audit.witness import INVALID, QUESTIONABLE, VALID, Review, Witness
 from verifierbench.schema import Task
+
+if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
+    from inspect_ai.model import Model
 
 PROMPT = """You review one test candidate for a verifier. Judge it against the task's requirements alone.
 

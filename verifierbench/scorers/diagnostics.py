@@ -34,7 +34,7 @@ def undelivered_reason(skipped: list[str]) -> str:
     """One line: why the sample has no verifier to judge.
 
     Args:
-        skipped: delivered files left out (too large, unreadable), from verifier_files.collect.
+        skipped: delivered files left out (too large, unreadable), from harness/freeze.py collect.
     """
     recorded = store().get(GENERATION_END)
     if recorded:

@@ -36,6 +36,7 @@ from verifierbench.kinds import kind_of
 from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite
 from verifierbench import verifier_files
+from verifierbench.harness import freeze
 from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
 from verifierbench.scorers.metrics import verifierbench_metrics
 
@@ -121,7 +122,7 @@ async def delivered_files() -> tuple[dict[str, dict[str, str]], list[str]]:
         env = sandbox_env()
     except (ProcessLookupError, RuntimeError, ValueError):
         return {}, ["no sandbox and no verifier in the log"]
-    files, skipped = await verifier_files.collect(env)
+    files, skipped = await freeze.collect(env)
     store().set(verifier_files.STORE_KEY, verifier_files.frozen_record(files, skipped))
     return files, skipped
 
