@@ -149,8 +149,11 @@ def test_writing_outside_scratch_fails(sandbox, tmp_path, target):
     assert not Path(target).exists() or target == "/input/candidate.json"
 
 
-@pytest.mark.parametrize("target", ["/etc/shadow", "/etc/passwd", "/root", "/home", "/run", "/var", f"/proc/{os.getpid()}/environ"])
+# The harness's own environment as `/proc/harness/environ`, made this process's at run time: the ids must be the same
+# in every xdist worker's collection.
+@pytest.mark.parametrize("target", ["/etc/shadow", "/etc/passwd", "/root", "/home", "/run", "/var", "/proc/harness/environ"])
 def test_reading_outside_allowed_inputs_fails(sandbox, tmp_path, target):
+    target = target.replace("/proc/harness/", f"/proc/{os.getpid()}/")
     outcome = run(sandbox, tmp_path, f"""
         import json, os, sys
         try:
