@@ -9,7 +9,8 @@ import stat
 from dataclasses import asdict
 from pathlib import Path
 
-from verifierbench.cluster.backend import BACKEND_ENV, BACKENDS, RAY_ADDRESS_ENV, Backend, ExecutorConfig, make_backend
+from verifierbench.cluster.backend import BACKEND_ENV, BACKENDS, RAY_ADDRESS_ENV, Backend, ExecutorConfig
+from verifierbench.cluster.factory import make_backend
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV

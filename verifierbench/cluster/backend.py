@@ -99,16 +99,3 @@ def resolve_backend(backend: str | None, ray_address: str | None) -> tuple[str, 
     if name == "ray" and not address:
         raise UserError(f"the ray backend needs a cluster address: --ray-address HOST:PORT (or {RAY_ADDRESS_ENV})")
     return name, address
-
-
-def make_backend(config: ExecutorConfig, backend: str | None = None, ray_address: str | None = None,
-                 suite_dir: str | None = None) -> Backend:
-    """A local executor, or the Ray backend (`ray` needs the suite's directory, which every node must see)."""
-    name, address = resolve_backend(backend, ray_address)
-    if name == "local":
-        return config.make()
-    if suite_dir is None:
-        raise UserError("the ray backend needs the suite directory")
-    from verifierbench.cluster.ray_judge import RayJudge
-
-    return RayJudge(config, address or "", suite_dir)

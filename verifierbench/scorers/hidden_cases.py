@@ -24,7 +24,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sandbox as sandbox_env
 from inspect_ai.util import store
 
-from verifierbench.cluster.backend import Backend, CaseRun, ExecutorConfig, make_backend, resolve_backend, run_cases
+from verifierbench.cluster.backend import Backend, CaseRun, ExecutorConfig, resolve_backend, run_cases
+from verifierbench.cluster.factory import make_backend
 from verifierbench.executor import Executor
 from verifierbench.metrics import CaseCounts
 from verifierbench.sandboxes import VGB_ENV
