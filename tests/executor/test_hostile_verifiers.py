@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -455,3 +456,33 @@ import json, sys
 json.dump({"decision": "PASS", "reason": " ".join(held) or "none"}, open(sys.argv[2], "w"))
 """)
     assert outcome.reason == "none", outcome
+
+
+KEYRING_CARRIER = """
+import ctypes, json, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+KEYCTL_SEARCH, KEYCTL_READ = 10, 11
+found = {}
+for name, ring in (("user", -4), ("session", -3)):  # KEY_SPEC_USER_KEYRING, KEY_SPEC_SESSION_KEYRING
+    key = libc.syscall(KEYCTL, KEYCTL_SEARCH, ring, b"user", b"vgb-candidate", 0)
+    if key != -1:
+        buffer = ctypes.create_string_buffer(256)
+        length = libc.syscall(KEYCTL, KEYCTL_READ, key, buffer, 256)
+        found[name] = buffer.raw[:max(length, 0)].decode()
+    data = open(sys.argv[1], "rb").read()
+    stored = libc.syscall(ADD_KEY, b"user", b"vgb-candidate", data, len(data), ring)
+    found[name + " add"] = "stored" if stored != -1 else ctypes.get_errno()
+json.dump({"decision": "PASS", "reason": json.dumps(found)}, open(sys.argv[2], "w"))
+"""
+
+
+def test_a_verifier_storing_its_candidate_in_the_kernel_keyring_is_refused_and_no_later_case_sees_it(sandbox, tmp_path):
+    # Issue 51: a warm sandbox's cases share its user namespace, so its user keyring; a verifier read the previous
+    # case's hidden candidate there.
+    verifier = write_verifier(tmp_path / "v", KEYRING_CARRIER)
+    outcomes = list(sandbox.run_many([Job(verifier, {"hidden": i}, key=str(i)) for i in range(4)]))
+    assert len(outcomes) == 4
+    for outcome in outcomes:
+        assert outcome.decision is Decision.P, outcome
+        assert json.loads(outcome.reason) == {"user add": 1, "session add": 1}, outcome  # EPERM, and nothing found

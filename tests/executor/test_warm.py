@@ -34,14 +34,16 @@ def run_warm(executor: Executor, verifier, candidates: list) -> list:
 
 # Each case reports what earlier cases left (CHECK), then leaves all of it for the next one (PLANT).
 SETUP = r"""
-import ctypes, json, os, socket, sys, time
+import ctypes, json, os, platform, socket, sys, time
 import json as preloaded
 libc = ctypes.CDLL(None, use_errno=True)
 rt = ctypes.CDLL("librt.so.1", use_errno=True)
 rt.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+KEY_SPEC_USER_KEYRING, KEYCTL_SEARCH, EPERM = -4, 10, 1
+seen = []
 """
 CHECK = r"""
-seen = []
 if os.listdir("/tmp"): seen.append("tmp")
 if os.listdir("/dev/shm"): seen.append("shm")
 if [n for n in os.listdir("/output") if n != os.path.basename(sys.argv[2])]: seen.append("output")
@@ -56,6 +58,7 @@ try:
     probe.connect("\0vgb-mark"); seen.append("abstract socket")
 except OSError:
     pass
+if libc.syscall(KEYCTL, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, b"user", b"vgb-mark", 0) != -1: seen.append("keyring")
 """
 PLANT = r"""
 open("/tmp/mark", "w").write("x"); open("/dev/shm/mark", "w").write("x"); open("/output/mark", "w").write("x")
@@ -64,6 +67,9 @@ preloaded.vgb_mark = 1
 sys.modules["vgb_planted"] = sys
 assert libc.semget(0x5647, 1, 0o1666) != -1
 assert rt.mq_open(b"/vgb-mark", os.O_CREAT | os.O_RDONLY, 0o666, None) != -1
+# The keyring is refused outright (issue 51: the user keyring is one per uid and user namespace, a warm sandbox's)
+if libc.syscall(ADD_KEY, b"user", b"vgb-mark", b"x", 1, KEY_SPEC_USER_KEYRING) != -1 or ctypes.get_errno() != EPERM:
+    seen.append("keyring stored")
 ready_r, ready_w = os.pipe()
 if os.fork() == 0:  # a daemon that would spoil the next case's result if it lived on
     os.setsid()

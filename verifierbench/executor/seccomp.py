@@ -1,7 +1,10 @@
 """A seccomp filter for sandboxed code: it refuses (EPERM) the calls that hold host memory outside
-every cap we set. RLIMIT_AS counts what a process maps, not memfd files it writes to, SysV shared
-memory it has detached or SysV message queues; tmpfs sizes cap the rest. Everything else is allowed,
-and code for another ABI (32-bit, x32) is refused outright.
+every cap we set, and the kernel's key store. RLIMIT_AS counts what a process maps, not memfd files
+it writes to, SysV shared memory it has detached or SysV message queues; tmpfs sizes cap the rest.
+Keys (add_key, request_key, keyctl, as Docker's default profile refuses them) live in keyrings that
+outlast the process: the user keyring is per uid and user namespace, so a warm sandbox's cases (one
+user namespace) would share it (issue 51), and the session keyring is inherited from whoever started
+bubblewrap. Everything else is allowed, and code for another ABI (32-bit, x32) is refused outright.
 
 The program is classic BPF, passed to bubblewrap through a descriptor (`--seccomp FD`).
 """
@@ -21,10 +24,13 @@ ALLOW = 0x7FFF0000  # SECCOMP_RET_ALLOW
 DENY = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
 NR_OFFSET, ARCH_OFFSET = 0, 4
 
-# machine: (AUDIT_ARCH_*, the refused calls' numbers, first x32 number or None)
+# machine: (AUDIT_ARCH_*, the refused calls' numbers, first x32 number or None); the numbers are
+# asm/unistd_64.h's (x86_64) and asm-generic/unistd.h's (aarch64)
 ARCHES = {
-    "x86_64": (0xC000003E, {"memfd_create": 319, "shmget": 29, "msgget": 68}, 0x40000000),
-    "aarch64": (0xC00000B7, {"memfd_create": 279, "shmget": 194, "msgget": 186}, None),
+    "x86_64": (0xC000003E, {"memfd_create": 319, "shmget": 29, "msgget": 68, "add_key": 248, "request_key": 249,
+                            "keyctl": 250}, 0x40000000),
+    "aarch64": (0xC00000B7, {"memfd_create": 279, "shmget": 194, "msgget": 186, "add_key": 217, "request_key": 218,
+                             "keyctl": 219}, None),
 }
 
 

@@ -62,8 +62,19 @@ PATH_INSIDE = f"{INSIDE}/node/bin:{PI_INSIDE}/node_modules/.bin:/usr/local/bin:/
 # about 10 GiB of address space per WebAssembly memory (its bounds-check guard), and undici's HTTP parser is one.
 NODE_OPTIONS = "--disable-wasm-trap-handler"
 RUN_TIMEOUT_S = 86_400  # the task's time limit ends the run first, as under Docker
-MAX_BODY = 50 << 20  # a request body, as Inspect's own proxy caps it
+# What the sandbox can make the harness hold (issue 51): every byte below is in the harness's own process, outside
+# the sandbox's memory cgroup. The largest real request is bounded by the model's context window: pi is told
+# 1,000,000 tokens (bridged_clis.openai_provider; it compacts before that), less max_tokens 32,768 for the answer; at
+# up to 5 characters a token and 1.11 bytes of JSON per character (measured: this repository's sources read and
+# written through pi-style tool calls), about 5.4 MB (an estimate: no tokenizer here). At most 16 connections parked
+# at the cap hold 128 MiB; 8 held 68 MiB of RSS (tests/harness/test_pi_vgb.py).
+MAX_BODY = 8 << 20
 MAX_HEAD = 64 << 10
+MAX_CONNECTIONS = 16  # pi's client keeps one or two open
+BODY_TIMEOUT_S = 60.0  # a real body crosses the local socket at once; a parked one frees its connection
+PARSE_OFF_LOOP = 256 << 10  # bodies above this are parsed in a worker thread, one at a time
+RECEIVE_BYTES = 1 << 20
+REFUSE_DRAIN_S = 0.5
 
 
 def cache_root() -> Path:
@@ -197,9 +208,10 @@ async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[
     if owner is not None:
         os.chown(path, owner, owner)
     os.chmod(path, 0o600)
+    connections = Connections(anyio.CapacityLimiter(MAX_CONNECTIONS), anyio.CapacityLimiter(1))
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(listener.serve, functools.partial(serve_connection, generate), group)
+            group.start_soon(listener.serve, functools.partial(serve_connection, generate, connections=connections), group)
             try:
                 yield directory
             finally:
@@ -209,32 +221,87 @@ async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[
         shutil.rmtree(directory, ignore_errors=True)
 
 
-async def serve_connection(generate: Generate, stream: ByteStream) -> None:
+@dataclass(frozen=True)
+class Connections:
+    """What a bridge socket's connections share: the cap on how many are served at once, and the one thread that
+    parses large bodies."""
+
+    open: anyio.CapacityLimiter
+    parse: anyio.CapacityLimiter
+
+
+async def serve_connection(generate: Generate, stream: ByteStream, *, connections: Connections) -> None:
     """One client connection: requests in turn (keep-alive) until it closes. What the sandbox sends cannot fail the
-    sample: a malformed request gets 400 and the connection closes, a client gone mid-answer is dropped. Only what
-    the bridge raises on purpose (a limit reached, a termination) goes up, and ends the sample as under Docker."""
-    buffer = b""
+    sample: a malformed request gets 400, one over the body cap 413, a connection over the cap 503 (each closes it), a
+    client gone mid-answer is dropped. Only what the bridge raises on purpose (a limit reached, a termination) goes up,
+    and ends the sample as under Docker."""
     async with stream:
         try:
-            while True:
-                while b"\r\n\r\n" not in buffer:
-                    if len(buffer) > MAX_HEAD:
-                        return
-                    buffer += await stream.receive()
-                head, buffer = buffer.split(b"\r\n\r\n", 1)
-                try:
-                    method, target, headers, length = parse_head(head)
-                except ValueError as bad:
-                    await stream.send(http_response(400, {"error": {"message": str(bad)}}, close=True))
-                    return
-                while len(buffer) < length:
-                    buffer += await stream.receive()
-                body, buffer = buffer[:length], buffer[length:]
-                await stream.send(await answer(generate, method, target, headers, body))
-                if headers.get("connection", "").lower() == "close":
-                    return
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            connections.open.acquire_nowait()
+        except anyio.WouldBlock:
+            await refuse(stream, 503, f"the bridge serves at most {MAX_CONNECTIONS} connections at once")
             return
+        try:
+            await serve_requests(generate, stream, connections.parse)
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, TimeoutError):
+            return
+        finally:
+            connections.open.release()
+
+
+async def serve_requests(generate: Generate, stream: ByteStream, parse: anyio.CapacityLimiter) -> None:
+    # Linear buffering: the head is searched only where new bytes arrived, the body is written into a buffer of its
+    # declared size (`buffer += chunk` copied everything received so far, for every chunk: quadratic).
+    pending = bytearray()
+    while True:
+        scanned = 0
+        while (end := pending.find(b"\r\n\r\n", max(scanned - 3, 0))) < 0:
+            if len(pending) > MAX_HEAD:
+                return
+            scanned = len(pending)
+            pending += await stream.receive(RECEIVE_BYTES)
+        head, pending = bytes(pending[:end]), pending[end + 4:]
+        try:
+            method, target, headers, length = parse_head(head)
+        except BodyTooLarge as large:
+            await refuse(stream, 413, str(large))
+            return
+        except ValueError as bad:
+            await refuse(stream, 400, str(bad))
+            return
+        body = bytearray(length)  # zero pages until written: memory follows what arrives
+        view = memoryview(body)
+        filled = min(len(pending), length)
+        view[:filled] = pending[:filled]
+        pending = pending[filled:]
+        with anyio.fail_after(BODY_TIMEOUT_S):
+            while filled < length:
+                chunk = await stream.receive(min(RECEIVE_BYTES, length - filled))
+                view[filled:filled + len(chunk)] = chunk
+                filled += len(chunk)
+        view.release()
+        await stream.send(await answer(generate, method, target, headers, body, parse))
+        del body
+        if headers.get("connection", "").lower() == "close":
+            return
+
+
+async def refuse(stream: ByteStream, status: int, message: str) -> None:
+    """Answers `status` and ends the connection. What the client sent is drained for a moment first: closing a unix
+    socket with unread bytes resets the connection, and the client would lose the answer."""
+    try:
+        await stream.send(http_response(status, {"error": {"message": message}}, close=True))
+        await stream.send_eof()
+        with anyio.move_on_after(REFUSE_DRAIN_S):
+            drained = 0
+            while drained < MAX_HEAD:
+                drained += len(await stream.receive(MAX_HEAD))
+    except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        pass
+
+
+class BodyTooLarge(ValueError):
+    pass
 
 
 def parse_head(head: bytes) -> tuple[str, str, dict[str, str], int]:
@@ -248,19 +315,25 @@ def parse_head(head: bytes) -> tuple[str, str, dict[str, str], int]:
     if "transfer-encoding" in headers:
         raise ValueError("chunked request bodies are not served")
     length = int(headers.get("content-length", "0") or 0)
-    if not 0 <= length <= MAX_BODY:
+    if length < 0:
         raise ValueError(f"a body of {length} bytes is refused")
+    if length > MAX_BODY:
+        raise BodyTooLarge(f"a body of {length} bytes is over the bridge's cap of {MAX_BODY} bytes")
     return parts[0], parts[1], headers, length
 
 
-async def answer(generate: Generate, method: str, target: str, headers: dict[str, str], body: bytes) -> bytes:
+async def answer(generate: Generate, method: str, target: str, headers: dict[str, str], body: bytes | bytearray,
+                 parse: anyio.CapacityLimiter | None = None) -> bytes:
     path = target.split("?", 1)[0].rstrip("/")
     if method == "GET" and path.endswith("/models"):
         return http_response(200, {"object": "list", "data": [{"id": "inspect", "object": "model", "owned_by": "inspect"}]})
     if method != "POST" or not path.endswith("/chat/completions"):
         return http_response(404, {"error": {"message": f"{method} {path}: only chat completions are served"}})
     try:
-        request = json.loads(body)
+        # A large body's parse off the event loop, which every sample shares (json's scanner still holds the GIL:
+        # the body cap bounds how long).
+        request = (json.loads(body) if len(body) <= PARSE_OFF_LOOP
+                   else await anyio.to_thread.run_sync(json.loads, body, limiter=parse))
     except ValueError:
         request = None
     if not isinstance(request, dict):
