@@ -30,7 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
-from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, missing_cli_message
+from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, in_vgb, missing_cli_message
 from verifierbench.harness.connection_trace import traced_connections
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
@@ -270,7 +270,12 @@ def bridged_cli_harness(name: str) -> Solver:
       name: A key of BRIDGED_CLIS.
     """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        agent = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        if name == "pi" and in_vgb(sandbox()):  # no Docker: harness/pi_vgb.py
+            from verifierbench.harness.pi_vgb import pi_vgb_agent
+
+            agent = pi_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        else:
+            agent = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         return await as_solver(agent)(state, generate)
 
     return solve

@@ -110,17 +110,13 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
     """One CLI in the sandbox, its model bridged to the eval's model.
 
     Args:
-      cli: Which CLI (PI, OPENCLAW).
+      cli: Which CLI (PI, OPENCLAW), in a container sandbox (pi in the vgb sandbox is harness/pi_vgb.py's).
       system_prompt: The harness's instructions.
       cwd: The directory the CLI works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
     async def execute(state: AgentState) -> AgentState:
         box = sandbox()
-        if cli is PI and in_vgb(box):  # no Docker: harness/pi_vgb.py
-            from verifierbench.harness.pi_vgb import run_pi_in_vgb
-
-            return await run_pi_in_vgb(cli, system_prompt, cwd, generation_end_key, state)
         if not (await box.exec(["sh", "-c", f"command -v {cli.executable}"])).success:
             raise CliMissing(missing_cli_message(cli.harness, f"no `{cli.executable}` on $PATH"))
         # A version check that fails is a CLI that fails (recorded below), not a missing one.

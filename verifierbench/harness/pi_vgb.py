@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable
 
 import anyio
 from anyio.abc import ByteStream
-from inspect_ai.agent import AgentState
+from inspect_ai.agent import Agent, AgentState, agent
 from inspect_ai.util import ExecResult, sandbox, store
 
 from verifierbench import safe_fs
@@ -388,6 +388,21 @@ def completion_chunks(completion: dict[str, Any], include_usage: bool) -> list[d
 
 
 # -- the agent ----------------------------------------------------------------------------------------------------------
+
+@agent(name="pi_vgb")
+def pi_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_key: str = "") -> Agent:
+    """Pi in the sample's vgb sandbox (no Docker), its model bridged to the eval's model.
+
+    Args:
+      system_prompt: The harness's instructions.
+      cwd: The directory pi works in.
+      generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
+    """
+    async def execute(state: AgentState) -> AgentState:
+        return await run_pi_in_vgb(PI, system_prompt, cwd, generation_end_key, state)
+
+    return execute
+
 
 async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generation_end_key: str, state: AgentState) -> AgentState:
     """Pi in the sample's vgb sandbox, its model calls answered by the bridge on the host (module docstring)."""
