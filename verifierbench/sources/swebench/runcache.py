@@ -66,6 +66,7 @@ from verifierbench.errors import UserError
 from verifierbench.sources.swebench import venv_store
 
 SWITCH = "VERIFIERBENCH_RUN_CACHE"  # "0": off
+DIRECTORY_ENV = "VERIFIERBENCH_RUNS"  # another directory for it (benchmarks/code_judging.py: a cold cache), same checks
 FORMAT = 1  # bump when the record or the key's layout changes: every old record stops matching
 RUNNER_DIR = Path(__file__).resolve().parent / "sandbox_runner"
 # Every file of the runner shapes the raw result: run_tests.py copies, applies and runs, and sets the process's
@@ -81,8 +82,9 @@ def enabled() -> bool:
 
 
 def directory() -> Path:
-    """Where the runs are kept: beside the test environments (`$VERIFIERBENCH_ENVS/../runs`)."""
-    return venv_store.root().parent / "runs"
+    """Where the runs are kept: `$VERIFIERBENCH_RUNS`, else beside the test environments (`$VERIFIERBENCH_ENVS/../runs`)."""
+    chosen = os.environ.get(DIRECTORY_ENV)
+    return Path(chosen) if chosen else venv_store.root().parent / "runs"
 
 
 @functools.lru_cache(maxsize=1)
