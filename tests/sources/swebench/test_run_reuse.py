@@ -266,3 +266,15 @@ def test_three_rounds_over_a_flaky_test(task, code_suite, store, runs, monkeypat
         assert counts["made"] == 2 and counts["reused"] == 4 and len(runs) == 2
     else:
         assert counts["made"] == 3 * len(cases) and counts["reused"] == 0 and len(runs) == 3 * len(cases)
+
+
+def test_nothing_is_reused_without_bubblewrap_or_for_traced_and_fail_fast_runs(environment, store):
+    """At level `none` a test run is this user's process on the host and could write the cache: no key, no reuse."""
+    job = {"diffs": [""], "tests": MONTHS, "test_patch": "", "reset": [], "runner": "pytest", "repo": "/repo"}
+    limits = testrun.LIMITS
+    assert run_reuse.key_for(job, environment.checkout, None, "bwrap", limits, ()) is not None
+    assert run_reuse.key_for(job, environment.checkout, None, "none", limits, ()) is None
+    assert run_reuse.key_for({**job, "failfast": True}, environment.checkout, None, "bwrap", limits, ()) is None
+    assert run_reuse.key_for({**job, "reach": {"fail_to_pass": []}}, environment.checkout, None, "bwrap", limits, ()) is None
+    assert run_reuse.key_for(job, environment.checkout, None, "bwrap", limits, ()) != runcache.run_key(
+        job, environment.checkout, None, "bwrap", limits, (), loopback=True)
