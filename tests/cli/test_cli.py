@@ -126,3 +126,26 @@ def test_run_verifier_reports_the_outcome(tmp_path, bwrap_available):
     outcome = json.loads(result.stdout)
     assert (outcome["decision"], outcome["reason"], outcome["isolation"], outcome["exit_status"]) == ("F", "nope", "bwrap", 0)
     assert cli("doctor").returncode == 0
+
+
+def test_doctor_says_in_one_line_each_what_code_tasks_builds_lack(tmp_path, monkeypatch):
+    from verifierbench.cli.doctor_cmd import code_task_lines
+    from verifierbench.sources.swebench import extensions, python39_rootfs
+
+    monkeypatch.delenv(python39_rootfs.SWITCH_ENV, raising=False)
+    monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(tmp_path / "rootfs"))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no debootstrap on it
+    py39, matplotlib = code_task_lines()
+    assert py39.startswith("code tasks, Python 3.9 root file system: missing") and "debootstrap is not installed" in py39
+    debootstrap = tmp_path / "debootstrap"
+    debootstrap.write_text("#!/bin/sh\n")
+    debootstrap.chmod(0o755)
+    assert "debootstrap is not installed" not in code_task_lines()[0]
+    (tmp_path / "rootfs" / "usr" / "bin").mkdir(parents=True)
+    (tmp_path / "rootfs" / python39_rootfs.PYTHON_IN_ROOTFS).write_text("")
+    assert code_task_lines()[0] == f"code tasks, Python 3.9 root file system: present at {tmp_path / 'rootfs'}"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    missing = extensions.missing_system_packages(extensions.MATPLOTLIB, "3.5")
+    line = code_task_lines()[1]
+    assert line.startswith("code tasks, matplotlib's build packages: ")
+    assert line.endswith("all present") if not missing else all(package in line for package in missing)

@@ -86,16 +86,31 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS, backend
         sync_counters()  # run_public calls made by sandboxed code count too
         cases = loaded.cases_by_task[task.id]
         judged = rounds_for(task, rounds)
+        test_runs: dict[str, int] = {}
         if verifier_files.has_entrypoint(files):
             runner = judging_backend(backend, ray_address, str(sample_suite(state, suite)[0]))
+            before = test_run_counts(task)
             verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task, runner)
+            after = test_run_counts(task)
+            test_runs = {what: after[what] - before.get(what, 0) for what in after}
         else:
             verifier_hash = None
             decisions = {case.id: [Judged(Decision.U, "missing verifier")] * judged for case in cases}
         undelivered = None if verifier_hash else undelivered_reason(skipped)
-        return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged, undelivered)
+        return build_score(task, cases, decisions, verifier_hash, files, skipped, rounds, judged, undelivered, test_runs)
 
     return score
+
+
+def test_run_counts(task: Task) -> dict[str, int]:
+    """This process's counts of the test runs a code task's verifiers triggered through run_public (made, reused from
+    an identical run, made and not kept, cache refused: sources/swebench/run_reuse.py); {} for other tasks. Runs on a
+    Ray node are counted there, not here."""
+    if not kind_of(task).runs_tests:
+        return {}
+    from verifierbench.sources.swebench import run_reuse  # only code tasks run tests
+
+    return run_reuse.tally(run_reuse.scope_of(task.reference))
 
 
 def sample_suite(state: TaskState, suite: str | None) -> tuple[Path, Suite]:
@@ -151,8 +166,9 @@ def judge_cases(files: dict[str, dict[str, str]], cases: list[TestCase], judged:
 
 def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[Judged]], verifier_hash: str | None,
                 files: dict[str, dict[str, str]], skipped: list[str], rounds: int, judged: int,
-                undelivered: str | None = None) -> Score:
-    """The sample's score; `undelivered` is why there is no verifier (None when one was delivered)."""
+                undelivered: str | None = None, test_runs: dict[str, int] | None = None) -> Score:
+    """The sample's score; `undelivered` is why there is no verifier (None when one was delivered); `test_runs`: the
+    judging rounds' test-run counts (`test_run_counts`, a code task's), recorded as `test_runs_<what>`."""
     submitted = verifier_hash is not None
     explained = failures([c.id for c in cases], {c.id: decisions[c.id][0] for c in cases}) if submitted else []
     value = round_values(cases, decisions, submitted, rounds, judged)
@@ -173,7 +189,8 @@ def build_score(task: Task, cases: list[TestCase], decisions: dict[str, list[Jud
             "rounds_judged": judged,
             **({"undelivered": undelivered or "no verifier delivered"} if not submitted else {"failures": explained}),
             "cases": [_case_record(case, decisions[case.id], verifier_hash) for case in cases],
-            "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks, RESETS: store().get(RESETS, 0)},
+            "run_public": {RUN_PUBLIC_USES: uses, BUDGET_BLOCKS: blocks, RESETS: store().get(RESETS, 0),
+                           **{f"test_runs_{what}": n for what, n in (test_runs or {}).items()}},
         },
     )
 

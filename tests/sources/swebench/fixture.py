@@ -134,6 +134,29 @@ PROBLEM = textwrap.dedent("""\
     """)
 
 
+# A flaky test for the fixture repository (docs/protocol.md, "Rounds and reused test runs"): it fails or passes on a
+# fresh random draw and prints the draw, so two runs of it can be told apart. Added by a diff, not committed to the
+# repository, so the fixture's instance and its suite stay as they are.
+FLAKY_TEST = """import os
+
+
+def test_coin():
+    draw = os.urandom(8).hex()
+    print("draw", draw)
+    assert int(draw, 16) % 2 == 0, draw
+"""
+
+
+def new_file_diff(path: str, text: str) -> str:
+    """A git diff adding `path` with `text` (what a verifier may send to run_public)."""
+    lines = text.splitlines()
+    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{len(lines)} @@\n"
+            + "".join(f"+{line}\n" for line in lines))
+
+
+FLAKY_TEST_DIFF = new_file_diff("tests/test_flaky.py", FLAKY_TEST)
+
+
 def _git(repo: Path, *args: str) -> str:
     env = {"GIT_AUTHOR_NAME": "fixture", "GIT_AUTHOR_EMAIL": "f@example.org", "GIT_COMMITTER_NAME": "fixture",
            "GIT_COMMITTER_EMAIL": "f@example.org", "GIT_AUTHOR_DATE": "2020-01-01T00:00:00Z",

@@ -6,6 +6,7 @@ the build's runs), damaged files are ignored and rewritten, an unsafe directory 
 from __future__ import annotations
 
 import gzip
+import json
 from collections import Counter
 import os
 import shutil
@@ -18,7 +19,7 @@ from verifierbench.screening import checks
 from verifierbench.screening import reference as screening_reference
 from verifierbench.screening.run import screen_task
 from verifierbench.sources.swebench import build_memos, selection
-from verifierbench.sources.swebench import grading, runcache, testrun
+from verifierbench.sources.swebench import grading, run_reuse, runcache, testrun
 from verifierbench.sources.swebench import reference as swebench_reference
 from verifierbench.sources.swebench.served_environment import environment_for
 from verifierbench.suite import load_suite
@@ -56,6 +57,8 @@ def cache_root(traversable_tmp, monkeypatch, request):
     shutil.rmtree(root, ignore_errors=True)
     monkeypatch.setenv("VERIFIERBENCH_ENVS", str(root / "envs"))
     monkeypatch.delenv(runcache.SWITCH, raising=False)
+    monkeypatch.delenv(run_reuse.SWITCH, raising=False)
+    run_reuse.forget()  # nothing reused from another test's runs in this process
     return root
 
 
@@ -176,15 +179,18 @@ def test_an_unsafe_cache_directory_is_refused(swebench_fixture, cache_root, sand
     assert sandboxed_runs == []  # repaired by the user: used again
 
 
-def test_run_public_and_timed_out_runs_are_never_kept(swebench_fixture, cache_root, sandboxed_runs):
+def test_run_public_runs_are_kept_apart_and_timed_out_runs_are_never_kept(swebench_fixture, cache_root, sandboxed_runs):
     task, gold = _task_and_gold(swebench_fixture, cache_root)
     kept = set((cache_root / "runs").iterdir())
     del sandboxed_runs[:]
     served = environment_for(task.reference)
     tests = task.reference["FAIL_TO_PASS"][:1]
     first, second = served.run_request({"diff": gold, "tests": tests}), served.run_request({"diff": gold, "tests": tests})
-    assert len(sandboxed_runs) == 2 and first["outcomes"] == second["outcomes"]
-    assert set((cache_root / "runs").iterdir()) == kept
+    # run_public's runs are reused (run_reuse.py), under keys of their own: the reference's records are untouched
+    assert len(sandboxed_runs) == 1 and first == second
+    (added,) = set((cache_root / "runs").iterdir()) - kept
+    assert json.loads(gzip.decompress(added.read_bytes()))["about"]["purpose"] == run_reuse.PURPOSE
+    kept.add(added)
     sleepy = gold + (
         "diff --git a/tests/test_zz_sleep.py b/tests/test_zz_sleep.py\nnew file mode 100644\n--- /dev/null\n"
         "+++ b/tests/test_zz_sleep.py\n@@ -0,0 +1,2 @@\n+import time\n+def test_sleep(): time.sleep(30)\n")

@@ -8,9 +8,10 @@ under `venv_store.root().parent / "runs"` (default /var/tmp/verifierbench/runs),
 staging file and renamed (`os.replace`): a crash leaves nothing half-written, a damaged file is ignored and rewritten.
 
 Who may use it (`testrun.run_tests(cache=True)`): the reference's own runs at build time (gold, empty diff, every
-case, C1's replay) and screening's C1 and C6. Never C2 (its reruns from a fresh start are the point), nor anything a
-generated verifier triggers (`run_public`, a verifier's hidden-case runs, `judge`, the audit), nor a run inside a
-sandbox (an exported reference). `VERIFIERBENCH_RUN_CACHE=0` turns it off.
+case, C1's replay) and screening's C1 and C6. Never C2 (its reruns from a fresh start are the point), nor a run inside
+a sandbox (an exported reference). `VERIFIERBENCH_RUN_CACHE=0` turns it off.
+Runs a generated verifier triggers through `run_public` are kept here too, under keys of their own (`purpose`), on
+stricter terms: `run_reuse.py` (docs/isolation.md, "Reused test runs"); the two kinds never serve each other.
 
 The key (`run_key`) holds everything the raw result depends on:
 - the job the runner gets: the diffs, the hidden test patch and the files it resets, the test labels or node ids,
@@ -65,6 +66,7 @@ from verifierbench.errors import UserError
 from verifierbench.sources.swebench import venv_store
 
 SWITCH = "VERIFIERBENCH_RUN_CACHE"  # "0": off
+DIRECTORY_ENV = "VERIFIERBENCH_RUNS"  # another directory for it (benchmarks/code_judging.py: a cold cache), same checks
 FORMAT = 1  # bump when the record or the key's layout changes: every old record stops matching
 RUNNER_DIR = Path(__file__).resolve().parent / "sandbox_runner"
 # Every file of the runner shapes the raw result: run_tests.py copies, applies and runs, and sets the process's
@@ -80,8 +82,9 @@ def enabled() -> bool:
 
 
 def directory() -> Path:
-    """Where the runs are kept: beside the test environments (`$VERIFIERBENCH_ENVS/../runs`)."""
-    return venv_store.root().parent / "runs"
+    """Where the runs are kept: `$VERIFIERBENCH_RUNS`, else beside the test environments (`$VERIFIERBENCH_ENVS/../runs`)."""
+    chosen = os.environ.get(DIRECTORY_ENV)
+    return Path(chosen) if chosen else venv_store.root().parent / "runs"
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,7 +109,8 @@ def _harness_python() -> dict[str, Any]:
     return {"python": platform.python_version(), "implementation": platform.python_implementation(), "pytest": pytest_version}
 
 
-def run_key(job: dict[str, Any], checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple[tuple[str, str], ...], loopback: bool) -> str | None:
+def run_key(job: dict[str, Any], checkout: Path, environment: Path | None, level: str, limits: Any, mounts: tuple[tuple[str, str], ...], loopback: bool,
+            purpose: str = "") -> str | None:
     """The run's key (hex), or None when the run cannot be keyed (a checkout outside the content-addressed store).
 
     Args:
@@ -133,7 +137,7 @@ def run_key(job: dict[str, Any], checkout: Path, environment: Path | None, level
     limit_values = {k: v for k, v in asdict(limits).items() if k != "timeout_s"}
     parts = {"format": FORMAT, "job": {k: v for k, v in job.items() if k != "timeout_s"}, "checkout": name,
              "python": python, "sandbox": {"level": level, "limits": limit_values, "mounts": [m[1] for m in mounts], "loopback": loopback},
-             "runner": runner_digest()}
+             "runner": runner_digest(), **({"purpose": purpose} if purpose else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifierbench.sources.interaction.environment import ServedEnvironment
+from verifierbench.sources.swebench import run_reuse
 from verifierbench.sources.swebench.budget import run_timeout_s
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.venv_store import SANDBOX_ENV
@@ -22,6 +23,7 @@ class CodeEnvironment(ServedEnvironment):
         self.runner = reference.get("runner", "pytest")
         self.environment = environment_of(reference)
         self.timeout_s = run_timeout_s(reference)  # the task's budget: a run_public cannot outlast the run that asked
+        self.scope = run_reuse.scope_of(reference)
 
     def run_request(self, request: dict[str, Any]) -> dict[str, Any]:
         diff, tests = request.get("diff", ""), request.get("tests", [])
@@ -32,8 +34,10 @@ class CodeEnvironment(ServedEnvironment):
                              + " (no options)")
         if len(tests) > MAX_TESTS:
             raise ValueError(f"at most {MAX_TESTS} tests per run")
+        # The same run made before (same diff bytes, tests, checkout, environment, runner, limits) is reused:
+        # run_reuse.py says when, and docs/isolation.md why a verifier cannot shape what it gets.
         return run_tests(self.checkout, [diff], tests, environment=self.environment, runner=self.runner,
-                         timeout_s=self.timeout_s).to_json()
+                         timeout_s=self.timeout_s, reuse=self.scope).to_json()
 
     def reset_reply(self) -> dict[str, Any]:
         return {"checkout": "/repo", "note": "every run_public starts from a fresh copy of the checkout"}

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from verifierbench.executor import Executor, Job, Limits, Outcome
-from verifierbench.sources.swebench import runcache
+from verifierbench.sources.swebench import run_reuse, runcache
 from verifierbench.sources.swebench.budget import LEGACY_TEST_TIMEOUT_S, RUN_OVERHEAD_S
 from verifierbench.sources.swebench.venv_store import SANDBOX_ENV, SANDBOX_PYTHON
 
@@ -73,7 +73,8 @@ def in_sandbox() -> bool:
 
 def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_patch: str = "", reset: list[str] | None = None,
               environment: Path | None = None, runner: str = "pytest", timeout_s: float = LEGACY_TEST_TIMEOUT_S,
-              cache: bool = False, reach: dict[str, Any] | None = None, failfast: bool = False) -> TestRun:
+              cache: bool = False, reach: dict[str, Any] | None = None, failfast: bool = False,
+              reuse: str | None = None) -> TestRun:
     """Runs `tests` on the checkout with `diffs` applied, sandboxed.
 
     Args:
@@ -94,6 +95,8 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
             never a candidate's.
         failfast: stop at the first failing test (`reference.hidden_run`); never kept in the run cache, whose runs
             screening's mutants read in full.
+        reuse: a run a verifier triggered (`run_public`), counted under this scope (`run_reuse.scope_of`): served
+            from an identical kept run when there is one, and kept when it may serve others (`run_reuse`).
     """
     job = {"diffs": list(diffs), "tests": list(tests), "test_patch": test_patch, "reset": list(reset or []), "runner": runner,
            "timeout_s": timeout_s, **({"reach": reach} if reach else {}), **({"failfast": True} if failfast else {})}
@@ -116,6 +119,11 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     if cache and not failfast and runcache.enabled():
         key = runcache.run_key(job, checkout, environment, executor.level.value, executor.limits, extra_ro,
                                loopback=True)  # a loopback of its own (Job.loopback below); runs made before had none
+    reuse_key = run_reuse.key_for(job, checkout, environment, executor.level.value, executor.limits, extra_ro) if reuse is not None else None
+    if reuse is not None and reuse_key is not None:
+        kept = run_reuse.lookup(reuse, reuse_key, timeout_s)
+        if kept is not None:
+            return RawRun(kept[0], seconds=kept[1]).parsed()
     if key is not None:
         record = runcache.load(key, timeout_s)
         if record is not None:
@@ -128,6 +136,9 @@ def run_tests(checkout: Path | None, diffs: list[str], tests: list[str], test_pa
     if key is not None and raw.finished():
         runcache.store(key, raw.result or {}, raw.seconds, {"checkout": checkout.name, "environment": environment.name if environment else None,
                                                              "runner": runner, "tests": len(tests), "timeout_s": timeout_s})
+    if reuse is not None:
+        run_reuse.record(reuse, reuse_key, raw.result, raw.problem, raw.seconds, timeout_s, runner, len(tests),
+                         {"checkout": checkout.name, "environment": environment.name if environment else None, "tests": len(tests)})
     return replace(raw.parsed(), failfast=failfast)
 
 
