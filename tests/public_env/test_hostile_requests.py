@@ -71,7 +71,7 @@ def test_a_catastrophic_regex_is_cut_off_at_the_request_limit_and_the_harness_st
 PARKING_CLIENT = """
 import socket, sys, threading, time
 path = sys.argv[1]
-payload = b'{"op": "run_public", "calls": [' + b"{}, " * (4 << 20) + b'{}]}\\n'  # 16 MiB of [{}, {}, ...]
+payload = b'{"op": "run_public", "calls": [' + b"{}, " * ((16 << 20) // 4 - 16) + b'{}]}\\n'  # one line, just under 16 MiB
 def send(data):
     s = socket.socket(socket.AF_UNIX)
     s.connect(path)
@@ -83,7 +83,7 @@ def send(data):
 threading.Thread(target=send, args=(b'{"op": "run_public", "calls": []}\\n',), daemon=True).start()
 time.sleep(1)
 for _ in range(6):
-    threading.Thread(target=send, args=(payload[:16 << 20],), daemon=True).start()
+    threading.Thread(target=send, args=(payload,), daemon=True).start()
 time.sleep(600)
 """
 
