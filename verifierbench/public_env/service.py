@@ -88,7 +88,9 @@ class PublicService:
                 client.connect(str(self.socket_path))
                 client.sendall(line)
                 client.shutdown(socket.SHUT_WR)
-                reply = client.makefile("rb").readline(MAX_REPLY_BYTES + 1)
+                # To the end, not the first line: the end comes once this side has counted the request (the worker
+                # writes the reply before the count may be in), so the caller reads up-to-date counters.
+                reply = client.makefile("rb").read(MAX_REPLY_BYTES + 1)
         except OSError:  # stopped meanwhile, or reset by the service
             return {"error": SERVICE_ENDED}
         if not reply:
