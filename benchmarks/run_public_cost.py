@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verifierbench" / "
 import vgb_env  # noqa: E402
 
 from verifierbench.suite_source import open_suite  # noqa: E402
-from verifierbench.public_env.registry import environment_for, has_environment  # noqa: E402
+from verifierbench.public_env.registry import environment_for, has_environment, recipe_for  # noqa: E402
 from verifierbench.public_env.service import PublicService  # noqa: E402
 from verifierbench.schema import Category  # noqa: E402
 from verifierbench.sources.interaction import record  # noqa: E402
@@ -44,8 +44,9 @@ def main() -> int:
         gold = next(c.candidate for c in suite.cases_by_task[task.id] if c.category is Category.gold)
         environment = environment_for(task)
         environment.replay([])  # one-off loads are not per call
-        with PublicService(environment, budget=10 * args.repeats) as service:
+        with PublicService(recipe_for(task), budget=10 * args.repeats) as service:
             os.environ["VGB_PUBLIC_SOCKET"] = str(service.socket_path)
+            vgb_env.run_public(gold)  # the service's worker started and its environment built: not per call
             for _ in range(args.repeats):
                 started = time.perf_counter()
                 reply = vgb_env.run_public(gold)

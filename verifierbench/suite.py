@@ -94,7 +94,17 @@ def load_suite(directory: str | Path) -> Suite:
     if (directory / CHECKOUTS).is_dir():  # code tasks' repository checkouts, found by digest
         for declared in registry.SOURCES.values():
             declared.add_checkout_dir(directory / CHECKOUTS)
+        if directory / CHECKOUTS not in _checkout_dirs:
+            _checkout_dirs.append(directory / CHECKOUTS)
     return suite
+
+
+_checkout_dirs: list[Path] = []
+
+
+def checkout_dirs() -> tuple[Path, ...]:
+    """The checkouts folders of every suite loaded in this process (a run_public worker is told them: public_env.registry)."""
+    return tuple(_checkout_dirs)
 
 
 def _load_manifest(path: Path) -> SuiteManifest:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
+from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -88,16 +91,17 @@ HOLDING_LISTENER = ATTEMPT + """
 
 
 class Readiness:
-    """The run_public environment of a HOLDING_LISTENER: its request says the listener is up (`ready`); the reply
-    waits for `release`, which the host sets after its probe."""
+    """The run_public environment of a HOLDING_LISTENER, built in a run_public worker: its request says the listener is up
+    (the file `ready` in `directory`); the reply waits for the file `release`, which the host writes after its probe."""
 
-    def __init__(self) -> None:
-        self.ready = threading.Event()
-        self.release = threading.Event()
+    def __init__(self, directory: str) -> None:
+        self.directory = Path(directory)
 
     def run_request(self, request):
-        self.ready.set()
-        self.release.wait(300)
+        (self.directory / "ready").touch()
+        deadline = time.monotonic() + 300
+        while not (self.directory / "release").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         return {"ok": True}
 
     def reset_reply(self):
@@ -109,18 +113,22 @@ def while_listening(executor: Executor, tmp_path, port: int, probe_run, loopback
     the probe's result)."""
     import json
 
-    readiness = Readiness()
+    signals = tmp_path / "readiness"
+    signals.mkdir()
     verifier = write_verifier(tmp_path / "holding", HOLDING_LISTENER.replace("PORT", str(port)))
     outcome: list = []
-    with PublicService(readiness, budget=5) as service:
+    with PublicService(partial(Readiness, str(signals)), budget=5) as service:
         job = Job(verifier, {}, key="listener", loopback=loopback, public_socket_dir=str(service.directory))
         thread = threading.Thread(target=lambda: outcome.append(executor.run(job)))
         thread.start()
         try:
-            assert readiness.ready.wait(240), "the listener never said it listens"
+            deadline = time.monotonic() + 240
+            while not (signals / "ready").exists():
+                assert time.monotonic() < deadline, "the listener never said it listens"
+                time.sleep(0.01)
             result = probe_run()
         finally:
-            readiness.release.set()
+            (signals / "release").touch()
             thread.join()
     assert outcome[0].decision is Decision.P, outcome
     return json.loads(outcome[0].reason), result

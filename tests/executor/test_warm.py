@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import time
 from contextlib import contextmanager
+from functools import partial
 
 import pytest
 
@@ -327,8 +329,8 @@ def test_run_batch_is_warm_by_default_and_cold_when_asked(bwrap_available, tmp_p
 class CountingEnvironment:
     """A stand-in public environment: answers each run_public with how many it has answered."""
 
-    def __init__(self) -> None:
-        self.calls = 0
+    def __init__(self, service: int) -> None:
+        self.calls = 0  # each service's own environment (a recipe of its own), built in a run_public worker
 
     def reset_reply(self) -> dict:
         return {"reset": True}
@@ -340,10 +342,11 @@ class CountingEnvironment:
 
 def test_run_public_cases_go_warm_each_with_a_fresh_service_of_its_own(one_slot, tmp_path):
     services = []
+    ids = itertools.count()
 
     @contextmanager
     def service():
-        with PublicService(CountingEnvironment(), budget=2) as running:  # type: ignore[arg-type]
+        with PublicService(partial(CountingEnvironment, next(ids)), budget=2) as running:  # type: ignore[arg-type]
             services.append(running)
             yield str(running.directory)
 

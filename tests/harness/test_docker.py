@@ -169,7 +169,7 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
     from verifierbench.harness.public_channel import serving
     from verifierbench.public_env.service import PublicService
 
-    service = PublicService(_CountingEnvironment(), budget=1)
+    service = PublicService(_CountingEnvironment, budget=1).start()  # built in its worker, served through its socket
     script = ("import vgb_env\n"
               "print(vgb_env.reset()['state_hash'])\n"
               "print(vgb_env.run_public(calls=[{'name': 'f', 'arguments': {}}])['observations'])\n"
@@ -179,7 +179,10 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
         async with serving(service, container):
             return await container.exec(["python3", "-c", script], timeout=120)
 
-    result = asyncio.run(run())
+    try:
+        result = asyncio.run(run())
+    finally:
+        service.stop()
     assert result.stdout.splitlines() == ["h0", "['f']", "blocked BudgetExceeded: run_public"], result.stderr
     assert (service.uses, service.blocks) == (2, 1)
     # The task type reaches the container too (tool-call: this fixture's sample has no metadata).

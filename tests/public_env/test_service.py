@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -16,14 +18,14 @@ from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.scorers.hidden_cases import shared_executor  # generated verifiers' executor: vgb_env mounted
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
-from verifierbench.sources.interaction.environment import ServedEnvironment
+from tests.public_env.environments import Logged, lines
 
 REF = data.TaskRef("banking", "user_task_0")
 
 
 @pytest.fixture()
 def service():
-    with PublicService(AgentDojoEnvironment(REF), budget=2) as running:
+    with PublicService(partial(AgentDojoEnvironment, REF), budget=2) as running:
         yield running
 
 
@@ -38,7 +40,8 @@ def test_budget_counts_every_request_and_reset_is_free(service):
     assert "error" not in service.handle({"op": "run_public", "calls": []})
     assert service.handle({"op": "run_public", "calls": []}) == {"error": BUDGET_EXCEEDED}
     assert (service.uses, service.blocks) == (3, 1)
-    assert "bad request" in PublicService(AgentDojoEnvironment(REF), 5).handle({"op": "run_public", "record": {"x": 1}})["error"]
+    with PublicService(partial(AgentDojoEnvironment, REF), 5) as other:
+        assert "bad request" in other.handle({"op": "run_public", "record": {"x": 1}})["error"]
 
 
 VERIFIER = """
@@ -75,7 +78,7 @@ except vgb_env.RunPublicUnavailable:
 
 
 def test_generation_sandbox_code_and_tools_share_one_budget(bwrap_available):
-    service = PublicService(AgentDojoEnvironment(REF), budget=2).start()
+    service = PublicService(partial(AgentDojoEnvironment, REF), budget=2).start()
     box = VgbSandboxEnvironment(_level(), task_type="state", public=service)
     try:
         code = "import vgb_env, json; print(vgb_env.run_public(calls=[])['state_hash'])"
@@ -132,79 +135,71 @@ def test_malformed_requests_get_an_error_reply_and_no_traceback(service, capfd, 
     assert json.loads(_ask_raw(service, b'{"op": "reset"}\n'))["state_hash"]  # still serving
 
 
-class _HeldEnvironment:
-    """Each replay is logged and the first is held until the test releases it, like a long AgentDojo or test-run
-    replay."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.started: list[float] = []
-        self.first = threading.Event()
-        self.release = threading.Event()
-
-    def run_request(self, request):
-        import time
-
-        self.started.append(time.monotonic())
-        self.first.set()
-        assert self.release.wait(60)
-        return {"ok": True}
-
-    def reset_reply(self):
-        return {}
-
-
 def _wait_for(condition, what: str, timeout: float = 60) -> None:
-    import time
-
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
         time.sleep(0.01)
 
 
-def test_no_replay_runs_after_the_service_stops():
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _worker_pids() -> set[int]:
+    import os
+
+    me = str(os.getpid())
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().split(") ")[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me and "verifierbench.public_env.worker" in (stat.parent / "cmdline").read_bytes().decode(errors="replace"):
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_no_replay_runs_after_the_service_stops_and_stop_waits_on_none(tmp_path):
+    """A verifier fires 6 requests at once and its run ends while the first replays forever (a hostile replay): stop()
+    returns at once (it used to wait up to 120 s for the replay), the replay's worker is killed, none of the queued
+    requests runs."""
     import threading
 
-    environment = _HeldEnvironment()
-    service = PublicService(environment, budget=20).start()
-    handled = []  # requests that reached handle(): the first replays, the rest wait for its lock
-    original = service.handle
-    service.handle = lambda request: (handled.append(request), original(request))[1]  # type: ignore[method-assign]
-    # A verifier fires many requests and exits: they queue behind the first replay.
+    log = str(tmp_path / "log")
+    service = PublicService(partial(Logged, log, "spin"), budget=20).start()
     replies: list[bytes] = []
     clients = [threading.Thread(target=lambda: replies.append(_ask_raw(service, b'{"op": "run_public", "calls": []}\n')), daemon=True)
                for _ in range(6)]
     for client in clients:
         client.start()
-    assert environment.first.wait(60)
-    _wait_for(lambda: len(handled) == 6, "every request waiting behind the first replay")  # readiness, not a sleep
-    stopper = threading.Thread(target=service.stop)
-    stopper.start()
-    _wait_for(service._ended.is_set, "stop() marking the run over")
-    environment.release.set()  # the first replay ends after the run did: the queued ones must not start
-    stopper.join(60)
+    _wait_for(lambda: lines(log) == ["reset", "run"], "the first replay running", timeout=120)
+    _wait_for(_spinning_workers, "its worker burning CPU")
+    spinning = _spinning_workers()
+    started = time.monotonic()
+    service.stop()
+    assert time.monotonic() - started < 1.0
+    _wait_for(lambda: not any(_alive(pid) for pid in spinning), "the spinning worker killed", timeout=2)
     for client in clients:
-        client.join(60)
-    assert len(environment.started) == 1 and len(replies) == 6
+        client.join(10)
+    time.sleep(0.5)  # a queued request that were to start would have logged by now
+    assert lines(log) == ["reset", "run"] and len(replies) == 6 and service.uses == 1
 
 
-class _CostlyReset(ServedEnvironment):
-    """A reset that costs the harness 10 ms of CPU, like a replay of the initial state."""
-
-    def __init__(self) -> None:
-        self.computed = 0
-
-    def run_request(self, request):
-        return {"state_hash": "x"}
-
-    def reset_reply(self):
-        self.computed += 1
-        end = time.process_time() + 0.01
-        while time.process_time() < end:
+def _spinning_workers() -> set[int]:
+    """This process's run_public workers burning CPU right now (state R)."""
+    found = set()
+    for pid in _worker_pids():
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] == "R":
+                found.add(pid)
+        except (OSError, IndexError):
             pass
-        return {"state": {}, "state_hash": "initial"}
+    return found
 
 
 def test_resets_are_budgeted_and_counted(tmp_path):
@@ -212,13 +207,14 @@ def test_resets_are_budgeted_and_counted(tmp_path):
     resets past the allowance are refused, and every one is counted (the log's run_public counters)."""
     from verifierbench.public_env.service import RESET_ALLOWANCE, RESETS_EXCEEDED
 
-    environment = _CostlyReset()
-    service = PublicService(environment, 5)
-    started = time.process_time()
-    replies = [service.handle({"op": "reset"}) for _ in range(306)]
-    spent = time.process_time() - started
-    assert environment.computed == 1 and spent < 0.5
+    log = str(tmp_path / "log")
+    with PublicService(partial(Logged, log), 5) as service:
+        assert service.handle({"op": "reset"})["state_hash"] == "initial"  # the worker started, the environment built
+        started = time.process_time()
+        replies = [service.handle({"op": "reset"}) for _ in range(305)]
+        spent = time.process_time() - started
+    assert lines(log) == ["reset"] and spent < 0.5
     allowed = 5 + RESET_ALLOWANCE
-    assert [r.get("state_hash") for r in replies[:allowed]] == ["initial"] * allowed
-    assert all(r == {"error": RESETS_EXCEEDED} for r in replies[allowed:])
+    assert [r.get("state_hash") for r in replies[:allowed - 1]] == ["initial"] * (allowed - 1)
+    assert all(r == {"error": RESETS_EXCEEDED} for r in replies[allowed - 1:])
     assert (service.resets, service.reset_blocks, service.uses) == (306, 306 - allowed, 0)

@@ -39,6 +39,7 @@ def with_public_channel(inner: Solver) -> Solver:
         if service is None:
             return await inner(state, generate)
 
+        service.start()  # its worker serves the container's requests and the tools', through its socket
         token = container_service.set(service)
         try:
             async with serving(service, box):

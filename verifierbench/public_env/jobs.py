@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from verifierbench.executor import Job
-from verifierbench.public_env.registry import case_timeout, environment_for, has_environment, read_only_inputs
+from verifierbench.public_env.registry import case_timeout, has_environment, read_only_inputs, recipe_for, request_timeout
 from verifierbench.public_env.service import PublicService
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Task
@@ -31,7 +31,7 @@ def case_job(task: Task | None, verifier: Any, candidate: Any, key: str, budget:
 
     @contextmanager
     def service() -> Iterator[str]:
-        with PublicService(environment_for(task), budget) as running:
+        with PublicService(recipe_for(task), budget, request_timeout(task)) as running:
             yield str(running.directory)
 
     # A code task's verifier may run the repository's tests: its runs get the task's own budget (sources/swebench/budget.py).

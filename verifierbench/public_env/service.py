@@ -6,78 +6,99 @@ replays the calls on a fresh copy of the initial environment and answers `{"obse
 scratch copy of the checkout and runs the tests. `{"op": "reset"}` answers the initial state. Each `run_public`
 counts against the budget, blocked ones included; past it the answer is `{"error": "BudgetExceeded: run_public"}`.
 Resets are counted too (`resets`, in the log beside the run_public count): the initial state is computed once per
-service, and past the budget plus RESET_ALLOWANCE the answer is `{"error": "BudgetExceeded: reset"}`.
+environment, and past the budget plus RESET_ALLOWANCE the answer is `{"error": "BudgetExceeded: reset"}`.
 The socket's directory is bind-mounted read-only into sandboxes; the counters live only here.
-A malformed request gets an error reply; once the service is stopped (its run has ended), nothing more is replayed.
+
+Nothing of a request is read, parsed or run in this process (issue 51): a connection's descriptor is handed to a
+worker process (public_env.worker, public_env.pool), which reads the request (at most MAX_REQUEST_BYTES), runs it
+under RLIMIT_AS and a CPU limit, and writes the reply; it reports each request's op before running it, and the
+counters are kept here. Requests run one at a time per service; at most MAX_CONNECTIONS connections are held at once
+(those waiting hold only their socket: the bytes stay in the kernel's buffer). A request running longer than
+`request_timeout_s` gets its worker killed and `{"error": "run_public: request exceeded N s"}`. stop() waits on
+nothing: a request still running has its worker killed, and none starts after it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
-import socketserver
+import socket
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from verifierbench.executor.layout import PUBLIC_SOCKET as SOCKET_NAME  # the socket's one spelling
+from verifierbench.public_env import pool
+from verifierbench.public_env.worker import BUDGET_EXCEEDED, RESETS_EXCEEDED
 from verifierbench.sources.interaction.environment import ServedEnvironment
 
-BUDGET_EXCEEDED = "BudgetExceeded: run_public"
-MAX_REQUEST_BYTES = 16 << 20
-POLL_S = 0.02
-READ_TIMEOUT_S = 30.0  # a client that connects and never finishes its line does not hold a thread forever
+__all__ = ["BUDGET_EXCEEDED", "MAX_REQUEST_BYTES", "RESETS_EXCEEDED", "PublicService", "SOCKET_NAME"]
+
+MAX_REQUEST_BYTES = 16 << 20  # enforced by the worker as it reads
+MAX_CONNECTIONS = 8  # per service; more at once are refused (each waiting one is a thread here)
+MAX_REPLY_BYTES = 64 << 20  # what handle() reads back for an in-process caller
+DRAIN_CHUNKS = 64  # 4 MiB at most, discarded, before closing an unread connection
+POLL_S = 0.05  # how often a connection waiting for its turn checks that the run has not ended
+REQUEST_TIMEOUT_S = 30.0  # per request, wall clock and CPU (a replay takes milliseconds, a tau2 retail one up to 0.5 s)
 SERVICE_ENDED = "run_public: the run has ended"
-STOP_WAIT_S = 120.0  # longest stop() waits for a replay in progress
+TOO_MANY_CONNECTIONS = f"run_public: more than {MAX_CONNECTIONS} connections at once"
 RESET_ALLOWANCE = 20  # resets a run may ask for beyond its run_public budget (issue 35: 306 in 8 s cost 3 s of CPU)
-RESETS_EXCEEDED = "BudgetExceeded: reset"
+
+Recipe = Callable[[], ServedEnvironment]  # picklable; called in the worker (public_env.registry.recipe_for)
 
 
 class PublicService:
-    def __init__(self, environment: ServedEnvironment, budget: int) -> None:
-        self.environment = environment
+    def __init__(self, recipe: Recipe, budget: int, request_timeout_s: float = REQUEST_TIMEOUT_S) -> None:
+        """
+        Args:
+            recipe: builds the environment, in the worker process: a picklable callable (an environment class, a
+                functools.partial), never an environment built here.
+            budget: run_public calls allowed.
+            request_timeout_s: one request's limit, wall clock and CPU.
+        """
+        if isinstance(recipe, ServedEnvironment):
+            raise TypeError("PublicService takes a recipe for the environment (built in its worker process), not an environment")
+        self.recipe = pickle.dumps(recipe)
         self.budget = budget
+        self.request_timeout_s = request_timeout_s
         self.uses = 0
         self.blocks = 0
         self.resets = 0  # reset requests, refused ones included
         self.reset_blocks = 0
-        self._initial: dict[str, Any] | None = None  # the reset reply, computed at the first reset
-        self._lock = threading.Lock()
-        self._ended = threading.Event()  # set by stop(): no replay starts after the run is over
-        self._server: socketserver.UnixStreamServer | None = None
+        self._turn = threading.Lock()  # one request at a time: its worker runs it
+        self._state = threading.Lock()  # guards _busy against stop()
+        self._busy: pool.Worker | None = None
+        self._connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._ended = threading.Event()  # set by stop(): no request starts after the run is over
+        self._listener: socket.socket | None = None
         self.directory: Path | None = None
 
-    # -- the one entry point, for socket clients and in-process tools alike ---------------------
+    # -- in-process callers (the run_public and reset tools): through the socket, like any client ---------------
 
     def handle(self, request: Any) -> dict[str, Any]:
-        if not isinstance(request, dict) or request.get("op") not in ("run_public", "reset"):
-            return {"error": 'request must be {"op": "run_public", "record": ...} or {"op": "reset"}'}
-        with self._lock:  # one replay at a time: environments need not be thread-safe
-            # Requests queued behind a replay when the run ended must not replay on the harness's time.
-            if self._ended.is_set():
-                return {"error": SERVICE_ENDED}
-            if request["op"] == "run_public":
-                self.uses += 1
-                if self.uses > self.budget:
-                    self.blocks += 1
-                    return {"error": BUDGET_EXCEEDED}
-            if request["op"] == "reset":
-                self.resets += 1
-                if self.resets > self.budget + RESET_ALLOWANCE:
-                    self.reset_blocks += 1
-                    return {"error": RESETS_EXCEEDED}
-            try:
-                if request["op"] == "reset":
-                    if self._initial is None:
-                        self._initial = self.environment.reset_reply()
-                    return json.loads(json.dumps(self._initial))  # a copy: no caller can change the next reply
-                return self.environment.run_request(request)
-            except ValueError as e:
-                return {"error": f"bad request: {e}"}
-            except Exception as e:  # noqa: BLE001 - an environment failure is an answer, not a crash of the service
-                return {"error": f"replay failed: {type(e).__name__}: {e}"}
+        """The reply to `request`, served by the worker like a sandbox's; blocks (call it from a thread)."""
+        line = json.dumps(request).encode() + b"\n"
+        if self.directory is None or self._ended.is_set():
+            return {"error": SERVICE_ENDED}
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                client.connect(str(self.socket_path))
+                client.sendall(line)
+                client.shutdown(socket.SHUT_WR)
+                # To the end, not the first line: the end comes once this side has counted the request (the worker
+                # writes the reply before the count may be in), so the caller reads up-to-date counters.
+                reply = client.makefile("rb").read(MAX_REPLY_BYTES + 1)
+        except OSError:  # stopped meanwhile, or reset by the service
+            return {"error": SERVICE_ENDED}
+        if not reply:
+            return {"error": SERVICE_ENDED}
+        if len(reply) > MAX_REPLY_BYTES:
+            return {"error": f"run_public: reply larger than {MAX_REPLY_BYTES} bytes"}
+        answer: dict[str, Any] = json.loads(reply)
+        return answer
 
     # -- socket ---------------------------------------------------------------------------------
 
@@ -86,68 +107,95 @@ class PublicService:
         assert self.directory is not None, "service not started"
         return self.directory / SOCKET_NAME
 
-    def reply_to(self, line: bytes) -> bytes:
-        """The encoded reply to one raw request line; a malformed request gets an error reply, never an exception."""
-        if len(line) > MAX_REQUEST_BYTES:
-            reply: dict[str, Any] = {"error": f"request larger than {MAX_REQUEST_BYTES} bytes"}
-        else:
-            try:
-                request = json.loads(line)
-            except RecursionError:
-                reply = {"error": "request is nested too deeply"}
-            except ValueError:  # bad JSON, bad UTF-8, integers too long to convert
-                reply = {"error": "request is not one line of JSON"}
-            else:
-                reply = self.handle(request)
-        try:
-            return json.dumps(reply).encode() + b"\n"
-        except (TypeError, ValueError, RecursionError) as e:
-            return json.dumps({"error": f"replay failed: its reply cannot be encoded ({type(e).__name__})"}).encode() + b"\n"
-
     def start(self) -> "PublicService":
         self._ended.clear()
         self.directory = Path(tempfile.mkdtemp(prefix="verifierbench-public-"))
         os.chmod(self.directory, 0o755)
-        service = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            timeout = READ_TIMEOUT_S
-
-            def handle(self) -> None:
-                try:
-                    line = self.rfile.readline(MAX_REQUEST_BYTES + 1)
-                    if len(line) > MAX_REQUEST_BYTES:
-                        self._discard_rest(line)
-                    if not service._ended.is_set():
-                        self.wfile.write(service.reply_to(line))
-                except OSError:  # the client went away or never finished its request: nothing to answer
-                    pass
-
-            def _discard_rest(self, line: bytes) -> None:
-                # Unread input would reset the connection before the client reads the error reply.
-                while line and not line.endswith(b"\n") and not service._ended.is_set():
-                    line = self.rfile.readline(1 << 16)
-
-        self._server = socketserver.ThreadingUnixStreamServer(str(self.socket_path), Handler)
-        self._server.daemon_threads = True
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(self.socket_path))
         os.chmod(self.socket_path, 0o666)  # sandboxes run as other uids
-        # A short poll interval: stop() waits for the loop to notice, once per case at scoring time.
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": POLL_S}, name="verifierbench-public",
-                         daemon=True).start()
+        listener.listen(MAX_CONNECTIONS)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), name="verifierbench-public", daemon=True).start()
         return self
 
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # stop() shut the listener down
+                return
+            if not self._connections.acquire(blocking=False):
+                _answer(connection, {"error": TOO_MANY_CONNECTIONS})
+                _close(connection)
+                continue
+            threading.Thread(target=self._connection, args=(connection,), name="verifierbench-public-request", daemon=True).start()
+
+    def _connection(self, connection: socket.socket) -> None:
+        try:
+            while not self._turn.acquire(timeout=POLL_S):
+                if self._ended.is_set():
+                    return
+            try:
+                if not self._ended.is_set():  # requests queued when the run ended must not run on its time
+                    self._serve(connection)
+            finally:
+                self._turn.release()
+        finally:
+            _close(connection)
+            self._connections.release()
+
+    def _serve(self, connection: socket.socket) -> None:
+        try:
+            worker = pool.checkout(self.recipe)
+        except OSError as e:  # no process could be started (out of memory or pids)
+            _answer(connection, {"error": f"run_public: no worker process ({e})"})
+            return
+        with self._state:
+            if self._ended.is_set():
+                pool.give_back(worker)
+                return
+            self._busy = worker
+        counters = {"uses": self.uses, "resets": self.resets, "budget": self.budget, "reset_allowance": RESET_ALLOWANCE,
+                    "max_request_bytes": MAX_REQUEST_BYTES}
+        try:
+            worker.serve(connection, self.recipe, counters, self.request_timeout_s, self._count)
+        except pool.RequestTimeout:
+            worker.kill()
+            _answer(connection, {"error": f"run_public: request exceeded {self.request_timeout_s:g} s"})
+        except pool.WorkerEnded as e:
+            if not self._ended.is_set():
+                _answer(connection, {"error": f"run_public: request exceeded {self.request_timeout_s:g} s" if e.out_of_cpu
+                                     else f"run_public: the environment's worker ended ({e})"})
+        finally:
+            with self._state:
+                self._busy = None
+            pool.give_back(worker)
+
+    def _count(self, report: dict[str, Any]) -> None:
+        blocked = bool(report.get("blocked"))
+        if report.get("op") == "run_public":
+            self.uses += 1
+            self.blocks += blocked
+        elif report.get("op") == "reset":
+            self.resets += 1
+            self.reset_blocks += blocked
+
     def stop(self) -> None:
+        """Ends the service at once: a request still running has its worker killed; no other starts."""
         self._ended.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            try:
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the accept loop
+            except OSError:
+                pass
+            listener.close()
+        with self._state:
+            if self._busy is not None:
+                self._busy.kill()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
-        # A replay already running cannot be interrupted: wait for it (boundedly, should an environment hang),
-        # so it ends within the run's slot and none is left working for a run that is over.
-        if self._lock.acquire(timeout=STOP_WAIT_S):
-            self._lock.release()
 
     def __enter__(self) -> "PublicService":
         return self.start()
@@ -155,3 +203,25 @@ class PublicService:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+def _answer(connection: socket.socket, reply: dict[str, Any]) -> None:
+    """Best effort: the client may be gone, or not reading."""
+    try:
+        connection.settimeout(1.0)
+        connection.sendall(json.dumps(reply).encode() + b"\n")
+    except OSError:
+        pass
+
+
+def _close(connection: socket.socket) -> None:
+    """Closes a connection whose request may be unread (refused, or the run ended) without resetting it, so the client
+    reads the reply or the end: what is already buffered is discarded (at most the kernel's buffer, read 64 KiB at a
+    time, never kept)."""
+    try:
+        connection.setblocking(False)
+        for _ in range(DRAIN_CHUNKS):
+            if not connection.recv(1 << 16):
+                break
+    except OSError:  # nothing more buffered (or the client is gone)
+        pass
+    connection.close()

@@ -112,15 +112,21 @@ class VgbSandboxEnvironment(SandboxEnvironment):
     async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         level = resolve_isolation("auto")  # task_init probed bubblewrap already; the probe's answer is cached
-        public, read_only = _task_environment(metadata)
-        return {"default": cls(level, task_type=str(metadata.get("task_type", "")), public=public, read_only=read_only)}
+
+        def make() -> VgbSandboxEnvironment:
+            public, read_only = _task_environment(metadata)
+            return cls(level, task_type=str(metadata.get("task_type", "")), public=public, read_only=read_only)
+
+        # In a thread: the suite's loading and the workspace's mount are not the event loop's (every other sample's) time.
+        return {"default": await asyncio.to_thread(make)}
 
     @classmethod
     @override
     async def sample_cleanup(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                              environments: dict[str, SandboxEnvironment], interrupted: bool) -> None:
         for environment in environments.values():
-            environment.as_type(VgbSandboxEnvironment).remove()
+            # In a thread: the unmount and the workspace's removal must not stall every other sample (issue 51).
+            await asyncio.to_thread(environment.as_type(VgbSandboxEnvironment).remove)
 
     def __init__(self, level: IsolationLevel, task_type: str = "", limits: Limits = GENERATION_LIMITS,
                  public: PublicService | None = None, read_only: tuple[tuple[str, str], ...] = ()) -> None:
@@ -152,6 +158,8 @@ class VgbSandboxEnvironment(SandboxEnvironment):
         return True
 
     def remove(self) -> None:
+        """Stops the sample's service (at once: a request still running has its worker killed) and removes the
+        workspace. Blocking: sample_cleanup runs it in a thread."""
         if self.public is not None:
             self.public.stop()
         if self.capped:
@@ -274,13 +282,14 @@ def task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, tu
     if not sample_kind(metadata.get("task_type")).has_public_environment or not metadata.get("suite_dir"):
         return None, ()
     from verifierbench.suite_source import open_suite
-    from verifierbench.public_env.registry import environment_for, has_environment, read_only_inputs
+    from verifierbench.public_env.registry import has_environment, read_only_inputs, recipe_for, request_timeout
 
     _, suite = open_suite(str(metadata["suite_dir"]))
     task = suite.tasks.get(str(metadata.get("task_id")))
     if task is None or not has_environment(task):
         return None, ()
-    return PublicService(environment_for(task), int(metadata.get("run_public_budget", 20))), read_only_inputs(task)
+    return (PublicService(recipe_for(task), int(metadata.get("run_public_budget", 20)), request_timeout(task)),
+            read_only_inputs(task))
 
 
 def sweep_stale_workspaces() -> list[str]:

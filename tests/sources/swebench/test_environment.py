@@ -10,7 +10,7 @@ from verifierbench.executor import Executor, Limits
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
-from verifierbench.public_env.registry import environment_for
+from verifierbench.public_env.registry import recipe_for, request_timeout
 from verifierbench.sandboxes import VGB_ENV
 from verifierbench.suite import load_suite
 
@@ -27,20 +27,20 @@ def task_and_gold(code_suite):
 
 def test_service_applies_a_diff_and_runs_named_tests(task_and_gold):
     task, gold = task_and_gold
-    service = PublicService(environment_for(task), budget=4)  # every request counts, malformed ones too
-    tests = ["tests/test_parse.py::test_parse_rfc850_recent", "tests/test_months.py"]
-    reply = service.handle({"op": "run_public", "diff": gold, "tests": tests})
-    assert reply["applied"] and reply["exit_code"] == 0
-    assert reply["outcomes"]["tests/test_parse.py::test_parse_rfc850_recent"] == "passed"
-    assert "tests/test_months.py::test_weekday_name" in reply["outcomes"]
-    # the hidden tests are not there: run_public gives the checkout, not the test patch
-    hidden = service.handle({"op": "run_public", "diff": gold, "tests": ["tests/test_parse.py::test_parse_rfc850_past_century"]})
-    assert hidden["exit_code"] != 0 and not hidden["outcomes"].get("tests/test_parse.py::test_parse_rfc850_past_century")
-    bad = service.handle({"op": "run_public", "diff": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", "tests": []})
-    assert bad["applied"] is False and bad["apply_error"]
-    assert service.handle({"op": "run_public", "diff": gold, "tests": ["--collect-only"]})["error"].startswith("bad request")
-    assert service.handle({"op": "run_public", "diff": gold, "tests": []}) == {"error": BUDGET_EXCEEDED}
-    assert (service.uses, service.blocks) == (5, 1)
+    with PublicService(recipe_for(task), budget=4, request_timeout_s=request_timeout(task)) as service:  # every request counts, malformed ones too
+        tests = ["tests/test_parse.py::test_parse_rfc850_recent", "tests/test_months.py"]
+        reply = service.handle({"op": "run_public", "diff": gold, "tests": tests})
+        assert reply["applied"] and reply["exit_code"] == 0
+        assert reply["outcomes"]["tests/test_parse.py::test_parse_rfc850_recent"] == "passed"
+        assert "tests/test_months.py::test_weekday_name" in reply["outcomes"]
+        # the hidden tests are not there: run_public gives the checkout, not the test patch
+        hidden = service.handle({"op": "run_public", "diff": gold, "tests": ["tests/test_parse.py::test_parse_rfc850_past_century"]})
+        assert hidden["exit_code"] != 0 and not hidden["outcomes"].get("tests/test_parse.py::test_parse_rfc850_past_century")
+        bad = service.handle({"op": "run_public", "diff": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n", "tests": []})
+        assert bad["applied"] is False and bad["apply_error"]
+        assert service.handle({"op": "run_public", "diff": gold, "tests": ["--collect-only"]})["error"].startswith("bad request")
+        assert service.handle({"op": "run_public", "diff": gold, "tests": []}) == {"error": BUDGET_EXCEEDED}
+        assert (service.uses, service.blocks) == (5, 1)
 
 
 VERIFIER = """

@@ -1,0 +1,39 @@
+"""Stand-in public environments for the service's tests. Each is built in a run_public worker process (public_env.pool)
+from a recipe, so what a test observes of it goes through files, never through its objects. Light imports: a worker
+imports this module to build them."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+class Logged:
+    """Logs each run_public to `log` (one line each); `hold`: "spin" (a replay that never ends, burning CPU, like a
+    catastrophic regular expression), "sleep" (one that waits 60 s) or "" (answers at once)."""
+
+    def __init__(self, log: str, hold: str = "") -> None:
+        self.log, self.hold = Path(log), hold
+
+    def run_request(self, request: dict) -> dict:
+        with self.log.open("a") as f:
+            f.write("run\n")
+        if self.hold == "spin":
+            while True:
+                pass
+        if self.hold == "sleep":
+            time.sleep(60)
+        return {"ok": True, "calls": len(request.get("calls", []))}
+
+    def reset_reply(self) -> dict:
+        with self.log.open("a") as f:
+            f.write("reset\n")
+        end = time.process_time() + 0.01  # costs 10 ms of CPU, like a replay of the initial state
+        while time.process_time() < end:
+            pass
+        return {"state": {}, "state_hash": "initial"}
+
+
+def lines(log: str) -> list[str]:
+    path = Path(log)
+    return path.read_text().splitlines() if path.exists() else []
