@@ -52,6 +52,7 @@ class Worker:
         self.channel = channel
         self.recipes: set[bytes] = set()  # environments built in it
         self.killed = False
+        self.test_runs: dict[str, dict[str, int]] = {}  # its code tasks' test-run counts, as last reported
 
     def alive(self) -> bool:
         return not self.killed and self.process.poll() is None
@@ -82,7 +83,9 @@ class Worker:
             on_report: called with the worker's `{"op", "blocked"}` report, before the request runs.
         Raises RequestTimeout (the worker must then be killed) or WorkerEnded.
         """
-        order = {"recipe": recipe, "cpu_s": timeout_s, **counters}
+        # The harness's settings as they are now: a pooled worker may have started under others (a test's stores).
+        settings = {name: value for name, value in os.environ.items() if name.startswith("VERIFIERBENCH_")}
+        order = {"recipe": recipe, "cpu_s": timeout_s, "settings": settings, **counters}
         try:
             socket.send_fds(self.channel, [pickle.dumps(order)], [client.fileno()])
         except OSError as e:
@@ -92,6 +95,19 @@ class Worker:
         deadline = time.monotonic() + timeout_s
         while not (report := self._receive(deadline)).get("done"):
             on_report(report)
+        self._add_test_runs(report.get("test_runs") or {})
+
+    def _add_test_runs(self, reported: dict[str, dict[str, int]]) -> None:
+        """The test runs this request made or reused (the worker reports its running totals) added to this process's
+        counts, which the hidden-case scorer reads per sample (sources/swebench/run_reuse.py)."""
+        if not reported:
+            return
+        from verifierbench.sources.swebench import run_reuse  # only code tasks' workers report any
+
+        for scope, counts in reported.items():
+            seen = self.test_runs.get(scope, {})
+            run_reuse.add(scope, {what: count - seen.get(what, 0) for what, count in counts.items()})
+        self.test_runs = reported
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         remaining = deadline - time.monotonic()

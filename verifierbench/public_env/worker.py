@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 MAX_MESSAGE = 1 << 20  # a recipe (a task's reference record) and counters
 READ_TIMEOUT_S = 30.0  # a client that never finishes its line: the harness's request limit ends it first anyway
+SETTINGS_PREFIX = "VERIFIERBENCH_"  # the harness's variables a request is served under (stores, switches)
 ENVIRONMENTS_KEPT = 8  # built environments kept per worker (a domain's data is shared between them)
 PR_SET_PDEATHSIG = 1
 
@@ -60,7 +61,8 @@ def main(channel_fd: int) -> None:
         order = pickle.loads(message)
         with socket.socket(fileno=fds[0]) as client:
             try:
-                environment, initial = _environment(environments, order["recipe"])
+                _settings(order.get("settings", {}))
+                environment, initial = _environment(environments, order["recipe"], order.get("settings", {}))
             except Exception as e:  # noqa: BLE001 - the source's loaders failed: the client hears why, the worker goes on
                 _send(channel, {"ready": True})
                 _send(channel, {"op": None, "blocked": False})
@@ -69,19 +71,37 @@ def main(channel_fd: int) -> None:
                 _send(channel, {"ready": True})
                 _limit_cpu(order["cpu_s"])
                 serve(client, environment, initial, order, lambda report: _send(channel, report))
-        _send(channel, {"done": True})
+        _send(channel, {"done": True, "test_runs": _test_runs()})
 
 
-def _environment(environments: OrderedDict[bytes, tuple[Any, list[bytes]]], recipe: bytes) -> tuple[Any, list[bytes]]:
-    if recipe not in environments:
+def _test_runs() -> dict[str, dict[str, int]]:
+    """The code tasks' test-run counts so far in this worker (sources/swebench/run_reuse.py), for the harness to add
+    to its own; {} when no code environment was loaded here."""
+    run_reuse = sys.modules.get("verifierbench.sources.swebench.run_reuse")
+    return run_reuse.tallies() if run_reuse is not None else {}
+
+
+def _settings(settings: dict[str, str]) -> None:
+    """The harness's VERIFIERBENCH_* variables as they are now (stores, switches: a pooled worker outlives changes to
+    them), in place of the ones this worker started with."""
+    for name in [name for name in os.environ if name.startswith(SETTINGS_PREFIX) and name not in settings]:
+        del os.environ[name]
+    os.environ.update(settings)
+
+
+def _environment(environments: OrderedDict[bytes, tuple[Any, list[bytes]]], recipe: bytes,
+                 settings: dict[str, str]) -> tuple[Any, list[bytes]]:
+    """The environment of a recipe, built once under these settings and kept."""
+    key = recipe + json.dumps(settings, sort_keys=True).encode()
+    if key not in environments:
         environment = pickle.loads(recipe)()
         # The reset reply, computed once per environment (issue 35) and now, before any request's time starts: it loads
         # the environment's data (a tau2 domain's database), which a replay would otherwise pay within its limit.
-        environments[recipe] = (environment, [_encode(environment.reset_reply())])
+        environments[key] = (environment, [_encode(environment.reset_reply())])
         while len(environments) > ENVIRONMENTS_KEPT:
             environments.popitem(last=False)
-    environments.move_to_end(recipe)
-    return environments[recipe]
+    environments.move_to_end(key)
+    return environments[key]
 
 
 def _limit_cpu(seconds: float) -> None:

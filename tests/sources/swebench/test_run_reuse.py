@@ -261,11 +261,14 @@ def test_three_rounds_over_a_flaky_test(task, code_suite, store, runs, monkeypat
     _, decisions = judge_cases(files, cases, 3, task)
     counts = {what: n - before[what] for what, n in run_reuse.tally(scope).items()}
     assert all(len(d) == 3 and {j.decision.value for j in d} <= {"P", "F"} for d in decisions.values()), decisions
+    # The runs are made in run_public's worker processes (public_env/worker.py), out of `runs`' sight: their counts
+    # come back with each request (public_env/pool.py); the tests above count sandboxed runs in this process.
+    assert not runs
     if reuse == "on":
         assert all(len({j.decision for j in d}) == 1 for d in decisions.values()), decisions
-        assert counts["made"] == 2 and counts["reused"] == 4 and len(runs) == 2
+        assert counts["made"] == 2 and counts["reused"] == 4
     else:
-        assert counts["made"] == 3 * len(cases) and counts["reused"] == 0 and len(runs) == 3 * len(cases)
+        assert counts["made"] == 3 * len(cases) and counts["reused"] == 0
 
 
 def test_nothing_is_reused_without_bubblewrap_or_for_traced_and_fail_fast_runs(environment, store):

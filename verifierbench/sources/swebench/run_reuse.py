@@ -77,6 +77,20 @@ def tally(scope: str) -> dict[str, int]:
         return {what: counts[what] for what in COUNTS}
 
 
+def tallies() -> dict[str, dict[str, int]]:
+    """This process's counts for every scope (a copy): what a run_public worker reports back to the harness."""
+    with _lock:
+        return {scope: {what: counts[what] for what in COUNTS} for scope, counts in _tallies.items()}
+
+
+def add(scope: str, counts: dict[str, int]) -> None:
+    """Counts made in another process (a run_public worker, public_env/pool.py) added to this process's."""
+    with _lock:
+        tally_of = _tallies.setdefault(scope, Counter())
+        for what in COUNTS:
+            tally_of[what] += int(counts.get(what, 0))
+
+
 def _count(scope: str, what: str) -> None:
     with _lock:
         _tallies.setdefault(scope, Counter())[what] += 1
