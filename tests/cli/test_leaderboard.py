@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import pytest
 from inspect_ai.log import read_eval_log
 
 from tests.cli.test_cli import cli
-from tests.harness.inspect_cli import inspect
+from tests.harness.inspect_cli import INSPECT, inspect
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10")
@@ -83,3 +85,23 @@ def test_a_log_with_malformed_scorer_metadata_is_named(logs, tmp_path, bfcl_suit
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert f"{source.name} sample {sample.id}: malformed hidden_cases score metadata" in result.stderr
     assert not list(tmp_path.rglob("escape.py"))
+
+
+def test_inspect_score_with_no_options_rescores_a_no_score_log_as_the_coupled_run(logs, tmp_path, bfcl_suite):
+    """The log records the scorer as `hidden_cases`; Inspect finds it under that name (verifierbench/_registry.py)."""
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={bfcl_suite}",
+                     "-T", f"task_ids={','.join(TASKS)}", "--no-score", "--log-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    (path,) = tmp_path.glob("*.eval")
+    assert not read_eval_log(str(path), header_only=True).results.scores  # generated, not scored
+    # No options: Inspect asks whether to overwrite the log or write a new one; the answer is the only input.
+    scored = subprocess.run([*INSPECT, "score", str(path)], input="overwrite\n", capture_output=True, text=True, timeout=900,
+                            cwd=tmp_path, env={**os.environ, "INSPECT_DISPLAY": "none"})
+    assert scored.returncode == 0, scored.stdout[-2000:] + scored.stderr[-3000:]
+    coupled = next(read_eval_log(str(p)) for p in logs.glob("*.eval")
+                   if read_eval_log(str(p), header_only=True).eval.model == "verifierbench/heuristic")
+    rescored = read_eval_log(str(path))
+    assert {str(s.id): s.scores["hidden_cases"].metadata["cases"] for s in rescored.samples} == \
+           {str(s.id): s.scores["hidden_cases"].metadata["cases"] for s in coupled.samples}
+    metrics = {m.name: m.value for m in rescored.results.scores[0].metrics.values()}
+    assert metrics == {m.name: m.value for m in coupled.results.scores[0].metrics.values()} and "BA_norm" in metrics
