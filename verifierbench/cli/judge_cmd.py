@@ -102,7 +102,8 @@ def run_logs(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise UserError(f"{directory}: not a log directory")
     judged = judge_logs(directory, backend=args.backend, ray_address=args.ray_address, rescore=args.rescore,
-                        on_log=None if args.quiet else lambda path, summary: print(f"{path}: {summary}"))
+                        on_log=None if args.quiet else lambda path, summary: print(f"{path}: {summary}"),
+                        on_skip=lambda path, why: print(f"warning: skipping {path.removeprefix('file://')}: {why}", file=sys.stderr))
     print(f"judge: {len(judged)} log(s) judged in {directory}", file=sys.stderr)
     return 0
 
