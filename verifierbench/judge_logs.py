@@ -16,9 +16,10 @@ HIDDEN_CASES = "hidden_cases"
 
 
 def judge_logs(log_dir: Path, backend: str | None = None, ray_address: str | None = None, rescore: bool = False,
-               on_log: Callable[[str, str], None] | None = None) -> list[Path]:
+               on_log: Callable[[str, str], None] | None = None, on_skip: Callable[[str, str], None] | None = None) -> list[Path]:
     """Scores every verifierbench log under `log_dir` that has no hidden_cases score yet (all with `rescore`),
-    writing each back in place; returns the logs judged. `on_log(path, summary)` reports each one."""
+    writing each back in place; returns the logs judged. `on_log(path, summary)` reports each one, `on_skip(path,
+    why)` each log left as it was because it cannot be judged (another task's, or a run that did not finish)."""
     from inspect_ai import score
     from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
@@ -30,8 +31,16 @@ def judge_logs(log_dir: Path, backend: str | None = None, ray_address: str | Non
     judged = []
     for info in infos:
         log = read_eval_log(info)
-        if log.eval.task.split("/")[-1] != "verifierbench" or log.status != "success":
-            continue  # another task's log, or a run that did not finish generating: nothing this scorer can judge
+        if log.eval.task.split("/")[-1] != "verifierbench":
+            if on_skip:
+                on_skip(info.name, f"not a VerifierBench log (task {log.eval.task})")
+            continue
+        if log.status != "success":  # a run that did not finish generating: its verifiers may be missing or half-written
+            if on_skip:
+                error = (log.error.message or "").strip().splitlines()[0][:300] if log.error and (log.error.message or "").strip() else ""
+                on_skip(info.name, f"status {log.status}, not judged (run it to completion, e.g. `inspect eval-retry`)"
+                        + (f": {error}" if error else ""))
+            continue
         if not rescore and log.results and any(s.name == HIDDEN_CASES for s in log.results.scores):
             continue
         options = next((dict(s.options or {}) for s in log.eval.scorers or [] if s.name.split("/")[-1] == HIDDEN_CASES),

@@ -107,6 +107,16 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
                                  ("run_public_budget", run_public_budget, 0), ("audit_rounds", audit_rounds, 0)):
         if not isinstance(value, int) or isinstance(value, bool) or value < least:
             raise UserError(f"-T {option}={value!r}: expected a whole number of at least {least}")
+    # Inspect passes -T values as YAML reads them: `audit=maybe` arrives as the string 'maybe', which is truthy.
+    if not isinstance(audit, bool):
+        raise UserError(f"-T audit={audit!r}: expected true or false")
+    if message_limit is not None and (not isinstance(message_limit, int) or isinstance(message_limit, bool)):
+        raise UserError(f"-T message_limit={message_limit!r}: expected a whole number (0: no limit)")
+    for option, text in (("suite", suite), ("shard", shard)):
+        if text is not None and not isinstance(text, str):
+            raise UserError(f"-T {option}={text!r}: expected a {'directory' if option == 'suite' else 'share i/N'}")
+    if task_ids is not None and not (isinstance(task_ids, str) or (isinstance(task_ids, list) and all(isinstance(i, str) for i in task_ids))):
+        raise UserError(f"-T task_ids={task_ids!r}: expected comma-separated task ids")
     if harness not in HARNESSES:
         raise UserError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
     if harness in CLI_HARNESSES and sandbox == "vgb" and harness not in VGB_CLI_HARNESSES:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.test_suite import make_suite
+from verifierbench.errors import UserError
 from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite, save_suite
 
@@ -146,3 +147,24 @@ def test_judge_out_keeps_each_decisions_reason_and_stderr_tail(setup):
         people = calls[0]["arguments"].get("people") if calls else None
         assert d["reason"] == f"people is {people}"  # the verifier's own words, per decision
         assert d["stderr_tail"].strip() == f"looked at {len(calls)} calls"
+
+
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_every_backend_judges_on_the_suite_the_one_resolver_finds(tmp_path, monkeypatch, backend):
+    """Without --suite, `judge` uses ./tasks/suite (suite_source.py) for the ray backend as for the local one: the backend
+    is handed the directory the resolver found, not the unset option."""
+    from verifierbench.cli import main, options
+
+    save_suite(two_task_suite(), tmp_path / "tasks" / "suite")
+    (tmp_path / "verify.py").write_text(CHECKS_PEOPLE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("VERIFIERBENCH_SUITE", raising=False)
+    handed: list = []
+
+    def make_backend(config, name=None, address=None, suite_dir=None):
+        handed.append((name, suite_dir))
+        raise UserError("stopped before judging")  # what is handed over is the point, not the judging
+
+    monkeypatch.setattr(options, "make_backend", make_backend)
+    assert main.main(["judge", "--verifier", "verify.py", "--all", "--backend", backend, "--ray-address", "127.0.0.1:1"]) == 2
+    assert handed == [(backend, str((tmp_path / "tasks" / "suite").absolute()))]

@@ -20,6 +20,10 @@ def lines_of(result) -> list[str]:
     (["-T", "source=nope"], "verifierbench: unknown source 'nope' (choose from bfcl, acebench"),
     (["-T", "rounds=abc"], "verifierbench: -T rounds='abc': expected a whole number of at least 1"),
     (["-T", "task_ids=bfcl/[x]"], "verifierbench: task 'bfcl/[x]' is not in suite"),  # not read as rich markup
+    (["-T", "audit=maybe"], "verifierbench: -T audit='maybe': expected true or false"),  # a truthy string, not a bool
+    (["-T", "audit=1"], "verifierbench: -T audit=1: expected true or false"),
+    (["-T", "message_limit=abc"], "verifierbench: -T message_limit='abc': expected a whole number (0: no limit)"),
+    (["-T", "task_ids=12"], "verifierbench: -T task_ids=12: expected comma-separated task ids"),
     (["--model", "verifierbench/heuristc"], "verifierbench: unknown policy verifierbench/heuristc (choose from"),
 ])
 def test_a_bad_option_is_one_line_and_status_1(tmp_path, bfcl_suite, args, message):

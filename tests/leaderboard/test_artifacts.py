@@ -28,7 +28,7 @@ OWN_RUNS = [  # made here
 CONFIGURATIONS = len(SHARED_RUNS) + len(OWN_RUNS)  # one log and one leaderboard row each
 TABLES = ["table_02_main", "table_16_tool_call", "table_11_harness", "table_13_effort", "table_15_budget", "table_19_groups",
           "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance", "table_24_audited_sources"]
-LEADERBOARD_TABLES = [*TABLES, "tasks"]  # the leaderboard adds its per-task view
+LEADERBOARD_TABLES = ["runs", *TABLES, "tasks"]  # the leaderboard adds every run's status and coverage, and its per-task view
 FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
 
 
@@ -98,8 +98,11 @@ def test_a_truncated_log_among_good_ones_is_skipped_with_a_warning(logs, tmp_pat
     result = cli("leaderboard", str(mixed), "--no-write", "--json")
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)) == CONFIGURATIONS
-    (warning,) = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert truncated.name in warning and "not a readable Inspect log" in warning
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    (warning,) = [line for line in warnings if truncated.name in line]
+    assert "not a readable Inspect log" in warning
+    # the other warnings: each run's log, made with --limit 6 of the 45 tasks, once each
+    assert len(warnings) == CONFIGURATIONS + 1 and all("partial (status success), 6/45 samples scored" in w for w in warnings if w != warning)
 
 
 def test_the_per_task_view_names_each_task_in_its_source(written):
@@ -189,6 +192,14 @@ def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(l
     assert (gpt["BA_norm (paper)"], gpt["TPR (paper)"], gpt["TNR (paper)"]) == ("22.2", "35.2", "87.1")
     assert any(r["Model"] == "verifierbench/heuristic" and r["BA_norm (ours)"] != "-" and r["95% CI (ours)"].startswith("[")
                for r in compared)
+    # Every configuration of the logs in every comparison (Table 12, of alternative harnesses: the single_reply one),
+    # with its harness, the harness's version and the tasks it was ranked on.
+    for number in ("02", "12", "16"):
+        ours = [r for r in rows(tmp_path / "paper" / f"comparison_table_{number}.csv") if r["N (paper)"] == "-"]
+        single = next(r for r in ours if r["Model"] == "verifierbench/heuristic [single_reply]")
+        assert (single["Harness (ours)"], single["N (ours)"]) == ("single_reply", "6")
+        assert single["Harness version (ours)"].startswith("verifierbench task ")
+        assert len(ours) == (1 if number == "12" else len(RUNS)), number
     screening = rows(tmp_path / "paper" / "table_08_screening.csv")
     assert screening[0]["Source"] == "bfcl" and screening[0]["Build excluded D"] == "5" and screening[0]["Retained"] == "45"
     (mutations,) = rows(tmp_path / "paper" / "table_09_mutations.csv")

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         output_file(args.out, "--out")
         if Path(args.out).exists() and not args.resume:  # before the progress bar, so the error stays one line
             raise UserError(f"{args.out}: already exists; pass --resume to continue it, or remove it")
-    _, suite = open_suite(args.suite)
+    suite_dir, suite = open_suite(args.suite)  # the one resolver: the ray backend gets the directory it resolved
     if args.verifier:
         path = Path(args.verifier)
         if not path.exists():
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="verifierbench-judge-") as scratch:
         out = Path(args.out) if args.out else Path(scratch) / "decisions.jsonl"
         console = Console(stderr=True)
-        with backend_from(args, args.suite) as executor, Progress(
+        with backend_from(args, str(suite_dir)) as executor, Progress(
             TextColumn("judging"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
             console=console, disable=args.quiet or args.json,
         ) as progress:
@@ -102,7 +102,8 @@ def run_logs(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise UserError(f"{directory}: not a log directory")
     judged = judge_logs(directory, backend=args.backend, ray_address=args.ray_address, rescore=args.rescore,
-                        on_log=None if args.quiet else lambda path, summary: print(f"{path}: {summary}"))
+                        on_log=None if args.quiet else lambda path, summary: print(f"{path}: {summary}"),
+                        on_skip=lambda path, why: print(f"warning: skipping {path.removeprefix('file://')}: {why}", file=sys.stderr))
     print(f"judge: {len(judged)} log(s) judged in {directory}", file=sys.stderr)
     return 0
 

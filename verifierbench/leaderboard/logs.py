@@ -4,12 +4,18 @@ A configuration is the model with its arguments and reasoning effort, the harnes
 options that change scores (not the task selection): a configuration run task by task, or resumed
 over several logs, merges into one. Each task keeps its latest scored sample. Per-case decisions
 come from the hidden-case scorer's metadata, so every table is recomputed from the evidence.
+
+Every log read is accounted for (`LogRecord`): an errored, cancelled, partial or unscored run keeps its
+status and how many of its samples were scored, and gets one warning line; an unreadable log or another
+task's log is named as skipped. Configurations are ranked on the tasks every one of them scored (`TaskSet`),
+the excluded tasks named; `pad_missing` ranks on every task instead, a missing one counting as a failure.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,32 +51,100 @@ class ConfigurationRun:
     created: dict[str, str] = field(default_factory=dict)  # task id -> creation time of the log it came from
     logs: set[str] = field(default_factory=set)
     audits: dict[str, audited.AuditedTask] = field(default_factory=dict)  # task id -> its audit, when the sample was audited
+    log_records: list[LogRecord] = field(default_factory=list)  # every log of this configuration, scored or not
+
+    @property
+    def status(self) -> str:
+        """`complete` when every log of it finished and had every sample it selected scored, else its logs' states."""
+        states = sorted({record.state for record in self.log_records if not record.complete and not record.superseded})
+        return ", ".join(states) if states else "complete"
+
+
+@dataclass
+class LogRecord:
+    """One log read: what it held, or why it was skipped."""
+
+    name: str  # its path
+    status: str  # Inspect's (success, error, cancelled, started), or UNREADABLE / OTHER_TASK
+    configuration: str | None = None  # None: skipped (not a VerifierBench log)
+    selected: int | None = None  # samples its task selection held (Inspect's dataset size, before --limit)
+    tasks: set[str] = field(default_factory=set)  # the tasks with a hidden_cases score in this log
+    reason: str | None = None  # the run's error, or why nothing in it was scored or read
+    planned: set[str] = field(default_factory=set)  # the samples it set out to run (after --limit)
+    superseded: bool = False  # not complete, but every task it selected is scored in another log (a retry's)
+
+    @property
+    def state(self) -> str:
+        """Inspect's status, `partial` for a finished run without a score on every sample it selected."""
+        return "partial" if self.status == "success" and not self.complete else self.status
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "success" and self.selected is not None and len(self.tasks) >= self.selected
+
+    def warning(self) -> str | None:
+        """One line for a skipped log or a run that is not complete; None for a complete one."""
+        if self.configuration is None:
+            return f"warning: skipping {self.name}: {self.reason}"
+        if self.complete:
+            return None
+        status = self.state + (" (status success)" if self.state == "partial" else "")
+        return (f"warning: {self.name}: {status}, {len(self.tasks)}/{self.selected} samples scored ({self.configuration})"
+                + (f": {self.reason}" if self.reason else "")
+                + ("; every task it selected is scored in another log of this configuration" if self.superseded else ""))
+
+
+UNREADABLE = "unreadable"
+OTHER_TASK = "other task"
+
+
+@dataclass
+class LogSet:
+    runs: dict[str, ConfigurationRun]  # key -> configuration, including those without any scored sample
+    logs: list[LogRecord]  # every log under the directory, by name
+
+    def warnings(self) -> list[str]:
+        return [line for line in (record.warning() for record in self.logs) if line]
 
 
 @dataclass
 class ScoredRun:
     run: ConfigurationRun
     result: dict[str, Any]  # metrics.compute of the selected round, plus round, rounds, logs
+    tasks: frozenset[str] | None = None  # the task ids it is ranked on (None: all of its samples)
+
+    @property
+    def samples(self) -> dict[str, dict[str, Any]]:
+        """Its samples on the tasks it is ranked on."""
+        return {t: m for t, m in self.run.samples.items() if self.tasks is None or t in self.tasks}
 
 
-def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
+def read_logs(log_dir: str | Path) -> LogSet:
+    """Every log under log_dir, each configuration's scored samples merged; UserError when none holds a scored sample."""
     infos = list_eval_logs(str(log_dir), recursive=True)
     if not infos:
         raise UserError(f"{log_dir}: no Inspect logs here")
     runs: dict[str, ConfigurationRun] = {}
-    unreadable: list[str] = []
+    records: list[LogRecord] = []
     for info in infos:
-        log = _read_log(info, unreadable)
-        if log is None or not _is_verifierbench(log):
+        log, problem = _read_log(info)
+        if log is None:  # a run killed mid-write leaves a truncated .eval: the other logs still count
+            records.append(LogRecord(_name(info), UNREADABLE, reason=problem))
+            continue
+        if not _is_verifierbench(log):
+            records.append(LogRecord(_name(info), OTHER_TASK, reason=f"not a VerifierBench log (task {log.eval.task})"))
             continue
         run = configuration_of(log)
         run = runs.setdefault(run.key, run)
         run.logs.add(Path(info.name).name)
+        record = LogRecord(_name(info), log.status, run.name, log.eval.dataset.samples,
+                           planned={str(i) for i in log.eval.dataset.sample_ids or []})
         for sample in log.samples or []:
             score = (sample.scores or {}).get(SCORER)
             if score is None or not score.metadata or "cases" not in score.metadata:
-                continue  # errored or cancelled sample: a retry's log holds it
+                continue  # errored or cancelled sample: counted as not scored in its log's record
             task_id = str(sample.id)
+            record.tasks.add(task_id)
             _check_sample(score.metadata, f"{_name(info)} sample {task_id}")
             if task_id not in run.created or log.eval.created >= run.created[task_id]:
                 # The task's id in its source (sample metadata) beside the scorer's record, for the per-task view.
@@ -81,27 +155,58 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
                 audit = (sample.scores or {}).get(audited.AUDIT_SCORER)
                 if audit is not None and isinstance(audit.value, dict):
                     run.audits[task_id] = _audited_task(audit.value, score.metadata, f"{_name(info)} sample {task_id}")
-    runs = {key: run for key, run in runs.items() if run.samples}
-    if not runs:
-        raise UserError(f"{log_dir}: no VerifierBench samples in these logs"
-                        + (f" ({len(unreadable)} unreadable: {unreadable[0]})" if unreadable else ""))
-    for problem in unreadable:  # a run killed mid-write leaves a truncated .eval: the other logs still count
-        print(f"warning: skipping {problem}", file=sys.stderr)
-    return runs
+        record.reason = _why_not_scored(log, record)
+        run.log_records.append(record)
+        records.append(record)
+    records.sort(key=lambda r: r.name)
+    for run in runs.values():
+        for record in run.log_records:
+            # An interrupted run that a later one (`inspect eval-retry`) finished: named, but it leaves nothing missing.
+            # Only a log listing every task it selected can tell (after --limit, the others are not listed).
+            record.superseded = (not record.complete and len(record.planned) == record.selected
+                                 and record.planned <= set(run.samples))
+    if not any(run.samples for run in runs.values()):
+        counts = Counter(r.state for r in records)
+        raise UserError(f"{log_dir}: no VerifierBench samples with scores in these logs ({len(records)} read: "
+                        + ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) + ")"
+                        + "".join(f"; {r.name}: {r.reason}" for r in records[:1] if r.reason))
+    return LogSet(runs, records)
+
+
+def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
+    """The configurations with scored samples; a warning line on stderr per skipped log or run that is not complete."""
+    logset = read_logs(log_dir)
+    for line in logset.warnings():
+        print(line, file=sys.stderr)
+    return {key: run for key, run in logset.runs.items() if run.samples}
+
+
+def _why_not_scored(log: EvalLog, record: LogRecord) -> str | None:
+    """The run's error, else its samples' errors, else why a finished run has no scores at all (first lines)."""
+    message = (log.error.message or "").strip() if log.error is not None else ""
+    if message:
+        return message.splitlines()[0][:300]
+    errored = [(sample.error.message or "").strip() for sample in log.samples or [] if sample.error is not None]
+    if errored:
+        return f"{len(errored)} sample(s) errored: " + (errored[0].splitlines() or [""])[0][:300]
+    if log.eval.config.limit is not None and record.selected is not None and len(record.tasks) < record.selected:
+        return f"run with --limit {log.eval.config.limit}"
+    scored = log.results is not None and any(_scorer_name(s) == SCORER for s in log.results.scores)
+    if log.status == "success" and not record.tasks and not scored:
+        return "no hidden_cases scores (an `inspect eval --no-score` log: `verifierbench judge --logs DIR` scores it)"
+    return None
 
 
 def _name(info) -> str:
     return info.name.removeprefix("file://")
 
 
-def _read_log(info, unreadable: list[str]) -> EvalLog | None:
-    """The log, or None when it cannot be read, its name and the reason added to `unreadable`."""
+def _read_log(info) -> tuple[EvalLog | None, str | None]:
+    """(the log, None), or (None, why it cannot be read)."""
     try:
-        return read_eval_log(info, exclude_fields=SKIPPED_FIELDS)
+        return read_eval_log(info, exclude_fields=SKIPPED_FIELDS), None
     except Exception as exc:  # noqa: BLE001 - Inspect's reader raises many kinds (zip, JSON, validation) on a corrupt file
-        unreadable.append(f"{_name(info)}: not a readable Inspect log ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''})")
-        return None
+        return None, f"not a readable Inspect log ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
 
 
 def _check_sample(meta: dict[str, Any], where: str) -> None:
@@ -131,8 +236,15 @@ def _audited_task(value: dict[str, Any], hidden_meta: dict[str, Any], where: str
         raise UserError(f"{where}: malformed {audited.AUDIT_SCORER} score ({type(exc).__name__}: {exc})") from None
 
 
+def _scorer_name(score: Any) -> str:
+    return str(score.name).split("/")[-1]
+
+
 def _is_verifierbench(log: EvalLog) -> bool:
-    return log.results is not None and any(s.scorer == SCORER or s.name == SCORER for s in log.results.scores)
+    """This package's task (also when it errored before scoring), or a log scored by its hidden_cases scorer."""
+    return (log.eval.task.split("/")[-1] == "verifierbench"
+            or any(_scorer_name(s) == SCORER for s in log.eval.scorers or [])
+            or (log.results is not None and any(s.scorer == SCORER or s.name == SCORER for s in log.results.scores)))
 
 
 def configuration_of(log: EvalLog) -> ConfigurationRun:
@@ -150,7 +262,7 @@ def configuration_of(log: EvalLog) -> ConfigurationRun:
 
 
 def inventory(runs: dict[str, ConfigurationRun]) -> list[TaskInfo]:
-    """Every task any configuration ran: a configuration without it counts as a missing verifier there."""
+    """Every task any configuration scored."""
     tasks: dict[str, TaskInfo] = {}
     for run in runs.values():
         for task_id, meta in run.samples.items():
@@ -158,10 +270,66 @@ def inventory(runs: dict[str, ConfigurationRun]) -> list[TaskInfo]:
     return sorted(tasks.values(), key=lambda t: t.task_id)
 
 
-def records(run: ConfigurationRun, k: int) -> list[DecisionRecord]:
-    """Round k's decisions; a task judged fewer times keeps its last round (tool-call tasks: the one)."""
+@dataclass
+class TaskSet:
+    """The tasks configurations are ranked on, and what that leaves out or pads."""
+
+    tasks: list[TaskInfo]  # every ranked configuration is scored on exactly these
+    every: list[TaskInfo]  # every task some configuration scored
+    names: dict[str, str]  # task id -> `source/source_id`, as users name tasks
+    missing: dict[str, list[str]]  # configuration name -> tasks of `every` it has no score for
+    padded: bool  # tasks are `every`, a missing one counting as a failure
+
+    @property
+    def excluded(self) -> list[str]:
+        """Tasks some configuration scored that the ranking leaves out (not scored by every configuration)."""
+        ranked = {t.task_id for t in self.tasks}
+        return [t.task_id for t in self.every if t.task_id not in ranked]
+
+    def name(self, task_id: str) -> str:
+        return self.names.get(task_id, task_id)
+
+    def describe(self, most: int | None = None) -> str:
+        """One line: N, what the tasks are, and what was excluded or padded (`most`: names listed at most)."""
+        def listed(ids: list[str]) -> str:
+            names = [self.name(t) for t in ids]
+            shown = names if most is None else names[:most]
+            return ", ".join(shown) + (f" and {len(names) - len(shown)} more" if len(shown) < len(names) else "")
+
+        sources = Counter(t.source for t in self.tasks)
+        what = f"{len(self.tasks)} tasks ({', '.join(f'{s} {n}' for s, n in sorted(sources.items()))})"
+        if self.padded:
+            padded = [f"{name} {len(ids)} ({listed(ids)})" for name, ids in sorted(self.missing.items()) if ids]
+            return (f"ranked on all {what} the logs hold, a task a configuration did not score counted as a failure "
+                    f"(--pad-missing)" + (": " + "; ".join(padded) if padded else ": none missing"))
+        excluded = self.excluded
+        return (f"ranked on the {what} every ranked configuration scored"
+                + (f"; {len(excluded)} excluded, not scored by every configuration: {listed(excluded)} "
+                   f"(--pad-missing ranks on all {len(self.every)}, a missing task counting as a failure)" if excluded else ""))
+
+
+def task_set(runs: dict[str, ConfigurationRun], pad_missing: bool = False) -> TaskSet:
+    """The tasks every configuration scored (all of them with `pad_missing`); UserError when no task is common."""
+    every = inventory(runs)
+    names = {task_id: f"{meta['source']}/{meta['source_id']}" if meta.get("source_id") else task_id
+             for run in runs.values() for task_id, meta in run.samples.items()}
+    missing = {run.name: [t.task_id for t in every if t.task_id not in run.samples] for run in runs.values()}
+    if pad_missing:
+        return TaskSet(every, every, names, missing, True)
+    common = [t for t in every if all(t.task_id in run.samples for run in runs.values())]
+    if not common:
+        raise UserError(f"no task was scored by every configuration ({', '.join(f'{r.name}: {len(r.samples)}' for r in runs.values())} "
+                        f"tasks); --pad-missing ranks on all {len(every)}, a missing task counting as a failure")
+    return TaskSet(common, every, names, missing, False)
+
+
+def records(run: ConfigurationRun, k: int, tasks: frozenset[str] | None = None) -> list[DecisionRecord]:
+    """Round k's decisions on `tasks` (all of the run's by default); a task judged fewer times keeps its last round
+    (tool-call tasks: the one)."""
     out = []
     for task_id, meta in run.samples.items():
+        if tasks is not None and task_id not in tasks:
+            continue
         submitted = meta.get("verifier_hash") is not None
         for case in meta["cases"]:
             decisions = case["decisions"]
@@ -171,26 +339,70 @@ def records(run: ConfigurationRun, k: int) -> list[DecisionRecord]:
 
 
 def score_run(run: ConfigurationRun, tasks: list[TaskInfo]) -> dict[str, Any]:
-    """Metrics of the round with the median aggregate BA_norm (paper §2.4); every grouped
-    result (by type, source, category) comes from that same round."""
-    rounds = max((len(c["decisions"]) for m in run.samples.values() for c in m["cases"]), default=1)
-    by_round = [compute(records(run, k), tasks) for k in range(rounds)]
+    """Metrics over `tasks` (a task the run has no sample for counts as a missing verifier; its samples of other tasks
+    are left out) in the round with the median aggregate BA_norm (paper §2.4); every grouped result (by type,
+    source, category) comes from that same round."""
+    ids = frozenset(t.task_id for t in tasks)
+    rounds = max((len(c["decisions"]) for t, m in run.samples.items() if t in ids for c in m["cases"]), default=1)
+    by_round = [compute(records(run, k, ids), tasks) for k in range(rounds)]
     chosen = median_round([result["BA_norm"] for result in by_round])
-    per_task = [100 * (t.r_pos() + t.r_neg()) - 100 for t in tally(records(run, chosen), tasks).values()]
+    per_task = [100 * (t.r_pos() + t.r_neg()) - 100 for t in tally(records(run, chosen, ids), tasks).values()]
     return {**by_round[chosen], "round": chosen + 1, "rounds": rounds, "logs": sorted(run.logs),
             "BA_norm_ci": list(bootstrap_interval(per_task)) if per_task else None,  # 95%, tasks resampled, the same round
-            "audited": audited.audited_result(run.audits)}
+            "audited": audited.audited_result({t: a for t, a in run.audits.items() if t in ids})}
 
 
-def scored_runs(log_dir: str | Path, audit_summary: str | Path | None = None) -> list[ScoredRun]:
-    """Every configuration under log_dir, ranked by unrounded BA_norm. Audited scores come from the logs'
-    testjack_audit scores, or, with `audit_summary`, from that `verifierbench audit` summary instead."""
-    runs = read_runs(log_dir)
+@dataclass
+class Board:
+    """What the leaderboard and the paper tables show: the ranked configurations, those without any scored sample,
+    every log read, and the task set of the ranking."""
+
+    scored: list[ScoredRun]  # ranked by unrounded BA_norm
+    unranked: list[ConfigurationRun]  # logs read, no scored sample (an eval that errored before scoring, a --no-score log)
+    logs: list[LogRecord]
+    task_set: TaskSet
+
+    def warnings(self) -> list[str]:
+        return [line for line in (record.warning() for record in self.logs) if line]
+
+    def as_json(self) -> dict[str, Any]:
+        """Configuration name -> its unrounded result; configurations that could not be ranked carry `ranked: false`."""
+        out: dict[str, Any] = {s.run.name: s.result for s in self.scored}
+        for run in self.unranked:
+            out[run.name] = {"ranked": False, "status": run.status, "logs": sorted(run.logs), "tasks_scored": 0,
+                             "log_records": _log_json(run)}
+        return out
+
+
+def _log_json(run: ConfigurationRun) -> list[dict[str, Any]]:
+    return [{"log": Path(r.name).name, "status": r.state, "samples_scored": len(r.tasks), "samples_selected": r.selected,
+             "reason": r.reason} for r in sorted(run.log_records, key=lambda r: r.name)]
+
+
+def read_board(log_dir: str | Path, audit_summary: str | Path | None = None, pad_missing: bool = False) -> Board:
+    """Every configuration under log_dir, ranked by unrounded BA_norm on the tasks every one of them scored (all tasks,
+    missing ones as failures, with `pad_missing`). Audited scores come from the logs' testjack_audit scores, or, with
+    `audit_summary`, from that `verifierbench audit` summary instead."""
+    logset = read_logs(log_dir)
+    runs = {key: run for key, run in logset.runs.items() if run.samples}
     if audit_summary is not None:
         from_summary = audited.from_summary(audit_summary, {run.name: run.samples for run in runs.values()})
         for run in runs.values():
             run.audits = from_summary.get(run.name, {})
-    tasks = inventory(runs)
-    scored = [ScoredRun(run, score_run(run, tasks)) for run in runs.values()]
-    return sorted(scored, key=lambda s: (-s.result["BA_norm"], s.run.name))
+    tasks = task_set(runs, pad_missing)
+    ids = frozenset(t.task_id for t in tasks.tasks)
+    scored = []
+    for run in runs.values():
+        result = score_run(run, tasks.tasks)
+        result.update({"ranked": True, "status": run.status, "tasks_scored": len(run.samples), "log_records": _log_json(run),
+                       "excluded_tasks": [tasks.name(t) for t in sorted(run.samples) if t not in ids],
+                       "padded_tasks": [tasks.name(t) for t in sorted(ids) if t not in run.samples]})
+        scored.append(ScoredRun(run, result, ids))
+    scored.sort(key=lambda s: (-s.result["BA_norm"], s.run.name))
+    unranked = sorted((run for run in logset.runs.values() if not run.samples), key=lambda r: r.name)
+    return Board(scored, unranked, logset.logs, tasks)
 
+
+def scored_runs(log_dir: str | Path, audit_summary: str | Path | None = None, pad_missing: bool = False) -> list[ScoredRun]:
+    """The ranked configurations of `read_board`."""
+    return read_board(log_dir, audit_summary, pad_missing).scored

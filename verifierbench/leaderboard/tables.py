@@ -7,10 +7,11 @@ round each one independently to one decimal). Ranks follow unrounded BA_norm.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from verifierbench.kinds import kind_named
-from verifierbench.leaderboard.logs import ScoredRun
+from verifierbench.leaderboard.logs import Board, ConfigurationRun, ScoredRun, TaskSet
 from verifierbench.metrics import GROUPS, display
 
 Cell = str | int | float | None
@@ -71,19 +72,25 @@ def interval_cell(result: dict[str, Any]) -> Cell:
     return f"[{display(interval[0])}, {display(interval[1])}]" if interval else None
 
 
-def table_main(scored: list[ScoredRun]) -> Table:
+def task_set_note(task_set: TaskSet | None) -> str:
+    """The sentence naming the tasks a table ranks on ('' without a task set)."""
+    return f" Tasks: {task_set.describe()}." if task_set is not None else ""
+
+
+def table_main(scored: list[ScoredRun], task_set: TaskSet | None = None) -> Table:
     with_audit = _audited_in(scored)
     rows = _rank_rows(scored, lambda r: r, (lambda a: a) if with_audit else None, with_interval=True)
-    table = Table("table_02_main", "Table 2: main results, ranked by BA_norm",
+    on = f" on {len(task_set.tasks)} tasks" if task_set is not None else ""
+    table = Table("table_02_main", f"Table 2: main results, ranked by BA_norm{on}",
                   TABLE2_COLUMNS + (AUDIT_COLUMNS if with_audit else []), rows,
                   "BA_norm = TPR + TNR - 100 from unrounded values; tasks weigh equally; U stays in every denominator."
-                  + CI_NOTE + (AUDIT_NOTE if with_audit else ""))
+                  + CI_NOTE + (AUDIT_NOTE if with_audit else "") + task_set_note(task_set))
     table.rows.append(["-", "Constant/random baseline", 0.0, None, None, None, None, "-",
                        *([None] * len(AUDIT_COLUMNS) if with_audit else [])])
     return table
 
 
-def tables_by_type(scored: list[ScoredRun]) -> list[Table]:
+def tables_by_type(scored: list[ScoredRun], task_set: TaskSet | None = None) -> list[Table]:
     """Tables 16-18: the same verifiers and judgment round as Table 2, per task type (with the audit of that type's tasks)."""
     numbers = {"tool-call": 16, "state": 17, "code": 18}
     types = sorted({t for s in scored for t in s.result["by_type"]}, key=lambda t: numbers.get(t, 99))
@@ -93,7 +100,7 @@ def tables_by_type(scored: list[ScoredRun]) -> list[Table]:
         audited_pick = (lambda a, t=t: a["by_type"].get(t) if a else None) if with_audit else None
         tables.append(Table(f"table_{numbers.get(t, 99)}_{t.replace('-', '_')}", f"Table {numbers.get(t, '')}: {t} verification ranking",
                             MAIN_COLUMNS + (AUDIT_COLUMNS if with_audit else []), _rank_rows(scored, lambda r, t=t: r["by_type"].get(t), audited_pick),
-                            AUDIT_NOTE.strip() if with_audit else ""))
+                            ((AUDIT_NOTE.strip() if with_audit else "") + task_set_note(task_set)).strip()))
     return tables
 
 
@@ -149,7 +156,7 @@ def table_budget(scored: list[ScoredRun]) -> Table:
     """Table 15: generation runs that hit the run_public budget, among tasks with a public environment."""
     rows = []
     for s in scored:
-        env_tasks = [m for m in s.run.samples.values() if kind_named(m["task_type"]).has_public_environment]
+        env_tasks = [m for m in s.samples.values() if kind_named(m["task_type"]).has_public_environment]
         blocked = sum(1 for m in env_tasks if m.get("run_public", {}).get("cap_budget_blocks", 0) > 0)
         uses = [m.get("run_public", {}).get("cap_run_public", 0) for m in env_tasks]
         rows.append([s.run.name, len(env_tasks), blocked, 100 * blocked / len(env_tasks) if env_tasks else None,
@@ -196,8 +203,45 @@ def table_acceptance(scored: list[ScoredRun]) -> Table:
     return Table("table_23_acceptance", "Table 23: positive acceptance per task (None/Some/All)", ["Configuration", "None", "Some", "All"], rows)
 
 
-def all_tables(scored: list[ScoredRun]) -> list[Table]:
-    tables = [table_main(scored), *tables_by_type(scored), table_harness(scored), table_effort(scored), table_budget(scored),
+RUN_COLUMNS = ["Configuration", "Status", "Logs", "Samples scored/selected", "Tasks covered", "Ranked on", "Note"]
+
+
+def table_runs(board: Board) -> Table:
+    """Every log read: each configuration's status and coverage (ranked or not), then the logs skipped, so that
+    no run is dropped or padded in silence."""
+    ranked = {id(s.run): s for s in board.scored}
+    every = len(board.task_set.every)
+    runs: list[ConfigurationRun] = [s.run for s in board.scored] + board.unranked
+    rows: list[list[Cell]] = []
+    for run in runs:
+        selected = [r.selected for r in run.log_records if r.selected is not None]
+        scored = sum(len(r.tasks) for r in run.log_records)
+        s = ranked.get(id(run))
+        if s is None:
+            on = "not ranked: no scored sample"
+        elif board.task_set.padded:
+            padded = len(s.result.get("padded_tasks", []))
+            on = f"{len(board.task_set.tasks)} tasks" + (f", {padded} missing counted as failures" if padded else "")
+        else:
+            excluded = len(s.result.get("excluded_tasks", []))
+            on = f"{len(board.task_set.tasks)} tasks" + (f", {excluded} of its own excluded" if excluded else "")
+        reasons = [(f"{Path(r.name).name}: " if len(run.log_records) > 1 else "") + r.reason
+                   for r in run.log_records if r.reason and not r.complete]
+        rows.append([run.name, run.status, len(run.log_records),
+                     f"{scored}/{sum(selected)}" if len(selected) == len(run.log_records) else f"{scored}/?",
+                     f"{len(run.samples)}/{every}", on, "; ".join(reasons) or None])
+    for record in board.logs:
+        if record.configuration is None:
+            rows.append([None, record.status, Path(record.name).name, None, None, "skipped", record.reason])
+    return Table("runs", "Runs read: status and coverage of every configuration", RUN_COLUMNS, rows,
+                 "Status: complete when every log of the configuration finished with every sample it selected scored; "
+                 "else its logs' states (partial: finished without a score on every selected sample, e.g. --limit). "
+                 "Samples scored/selected: over its logs (selected before --limit). Tasks covered: the tasks it has a score "
+                 f"for, of the {every} any configuration scored." + task_set_note(board.task_set))
+
+
+def all_tables(scored: list[ScoredRun], task_set: TaskSet | None = None) -> list[Table]:
+    tables = [table_main(scored, task_set), *tables_by_type(scored, task_set), table_harness(scored), table_effort(scored), table_budget(scored),
               table_groups(scored), table_rejection(scored), table_valid(scored), table_concentration(scored), table_acceptance(scored),
               table_audited_sources(scored)]
     return [t for t in tables if t is not None]
