@@ -14,6 +14,7 @@ from inspect_ai.model import GenerateConfig
 from verifierbench.errors import UserError
 from verifierbench.inspect_errors import for_inspect
 from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, VGB_CLI_HARNESSES, harness_solver
+from verifierbench.harness import prerequisites
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.shards import shard_of
@@ -132,6 +133,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
             raise UserError("every selected task was excluded by screening (see screened.json beside the suite)")
     if shard is not None:
         tasks = shard_of(tasks, shard)
+    prerequisites.check(harness, sandbox, tasks)  # one line now, not a traceback at the first sample
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
                               sandbox=sandbox, cli_image=harness in CLI_HARNESSES),

@@ -1,5 +1,5 @@
-"""`verifierbench doctor`: what isolation this machine gives untrusted code, and whether it has what code tasks' builds
-need (one line each), so a multi-hour build fails in its first second rather than its third hour."""
+"""`verifierbench doctor`: what isolation this machine gives untrusted code, whether it has what the harnesses and
+sandboxes need (harness/prerequisites.py) and what code tasks' builds need (one line each), so a multi-hour build fails in its first second rather than its third hour."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = executor.run(Job(verifier, {}, key="doctor"))
     print(f"isolation level: {executor.level.value}; limits: {executor.limits}")
     print(f"probe verifier: {outcome.decision.value} in {outcome.wall_time_s:.3f} s" + (f" ({outcome.problem})" if outcome.problem else ""))
-    for line in code_task_lines():
+    from verifierbench.harness import prerequisites  # Inspect's imports, only when doctor runs
+
+    for line in [*prerequisites.doctor_lines(), *code_task_lines()]:
         print(line)
     return 0 if outcome.decision.value == "P" else 1
 

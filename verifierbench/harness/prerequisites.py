@@ -1,0 +1,145 @@
+"""What the chosen `-T` options need on this machine, checked when the task is created (`task.verifierbench`): a
+missing one is one line from `inspect eval` before any sample starts, not a traceback after the first (issue 54).
+`verifierbench doctor` prints the same checks, one line each (`doctor_lines`).
+
+Checked: pi's toolchain for `-T harness=pi` in the vgb sandbox, the `[harnesses]` extra (inspect-swe) for its CLI
+agents, a `docker` executable for `-T sandbox=docker`, and what judging the selected code tasks needs here: each
+task's checkout, and what its test environment is made from when it is not made yet (the Python 3.9 root file system,
+matplotlib's Debian build packages). Not checked: the package index that making an environment downloads from.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from verifierbench.errors import UserError
+from verifierbench.harness.agents import SWE_HARNESSES
+from verifierbench.kinds import kind_of
+from verifierbench.schema import Task
+
+HARNESSES_EXTRA = "pip install 'verifierbench[harnesses]'"
+
+
+def check(harness: str, sandbox: str, tasks: Sequence[Task]) -> None:
+    """Raises UserError naming every missing prerequisite of these options, in one line.
+
+    Args:
+        harness: the `-T harness` value.
+        sandbox: the `-T sandbox` value.
+        tasks: the selected tasks.
+    """
+    problems = [
+        docker_problem() if sandbox == "docker" else None,
+        harnesses_extra_problem(harness) if harness in SWE_HARNESSES else None,
+        pi_toolchain_problem() if harness == "pi" and sandbox == "vgb" else None,  # under docker pi is in the image
+        code_tasks_problem(tasks),
+    ]
+    found = [p for p in problems if p]
+    if found:
+        raise UserError("; ".join(found))
+
+
+def docker_problem() -> str | None:
+    if shutil.which("docker"):
+        return None
+    return ("-T sandbox=docker: no `docker` executable on PATH (install Docker, see verifierbench/sandboxes/README.md; "
+            "or use -T sandbox=vgb, which needs none)")
+
+
+def harnesses_extra_problem(harness: str) -> str | None:
+    try:
+        import inspect_swe  # noqa: F401 - only whether it imports
+    except ImportError:
+        return f"harness {harness} needs inspect-swe, which is not installed: {HARNESSES_EXTRA}"
+    return None
+
+
+def pi_toolchain_problem() -> str | None:
+    """The checked toolchain's problem (pi_vgb.toolchain: cached per process, so the samples do not check it again)."""
+    from verifierbench.harness import pi_vgb
+    from verifierbench.harness.bridged_clis import CliMissing
+
+    try:
+        pi_vgb.toolchain()
+    except CliMissing as exc:
+        return str(exc)
+    return None
+
+
+def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
+    """The first problem of a selected code task: judging it (and its run_public during generation) needs its checkout
+    here, and its test environment, which is made on first use from what this checks."""
+    for task in tasks:
+        if not kind_of(task).runs_tests:
+            continue
+        problem = code_task_problem(task.reference)
+        if problem:
+            return f"code task {task.id}: {problem}"
+    return None
+
+
+def code_task_problem(reference: dict[str, Any]) -> str | None:
+    from verifierbench.sources.swebench import checkout, extensions, venv_store
+
+    try:
+        tree = checkout.checkout_dir(reference["checkout"])
+    except UserError as exc:
+        return str(exc)
+    environment = reference.get("environment")
+    if not environment:  # the harness's own pytest
+        return None
+    if environment.get("python") == "3.9":  # reference.environment_of makes the root file system first
+        return rootfs_problem()
+    repo, version = environment["repo"], environment["version"]
+    if not extensions.built_in_place(repo):
+        return None
+    missing = extensions.missing_system_packages(repo, version)
+    # Only making the environment needs them, and a shared store may hand it over made (venv_store._copy_shared).
+    if not missing or os.environ.get(venv_store.SHARED_ENV) or environment_made(repo, version, tree):
+        return None
+    return (f"its {repo} {version} test environment is not made yet and making it needs Debian packages this machine "
+            f"lacks (as root: apt-get install --no-install-recommends {' '.join(missing)})")
+
+
+def environment_made(repo: str, version: str, tree: Path) -> bool:
+    from verifierbench.sources.swebench import venv_store
+
+    if not venv_store.root().is_dir():  # not made: and venv_store.store() would create the directory
+        return False
+    try:
+        spec = venv_store.spec_for(repo, version, tree)
+    except venv_store.EnvironmentError_:
+        return False
+    return venv_store.env_dir(spec.key, spec) is not None
+
+
+def rootfs_problem() -> str | None:
+    """Whether the Python 3.9 root file system is there or can be made here (as python39_rootfs.ensure_rootfs does)."""
+    from verifierbench.sources.swebench import python39_rootfs
+
+    root = python39_rootfs.rootfs()
+    if (root / python39_rootfs.PYTHON_IN_ROOTFS).is_file():
+        return None
+    if os.geteuid() != 0:
+        return (f"the Python 3.9 root file system {root} is missing and only root can make it (debootstrap; or set "
+                f"${python39_rootfs.ROOTFS_ENV} to a made one)")
+    if not shutil.which("debootstrap"):
+        return (f"the Python 3.9 root file system {root} is missing and debootstrap is not installed "
+                "(apt-get install debootstrap)")
+    return None
+
+
+def doctor_lines() -> list[str]:
+    """`verifierbench doctor`'s lines for the harnesses and sandboxes (code tasks have their own, doctor_cmd)."""
+    from verifierbench.harness import pi_vgb
+
+    pi = pi_toolchain_problem()
+    docker = shutil.which("docker")
+    extra = harnesses_extra_problem("claude_code")
+    return [f"pi toolchain (-T harness=pi, vgb sandbox): {pi or f'checked in {pi_vgb.cache_root()}'}",
+            f"CLI harnesses' extra (inspect-swe): {'missing: ' + HARNESSES_EXTRA if extra else 'installed'}",
+            f"docker (-T sandbox=docker): {docker or 'no docker executable on PATH'}"]
