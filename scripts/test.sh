@@ -35,6 +35,6 @@ if [ -n "${CI:-}" ] && [ -z "${VERIFIERBENCH_REQUIRE+set}" ]; then
 fi
 # Two workers (pytest-xdist): Docker tests share one worker, Ray tests another, a module's tests stay together, and
 # the longest groups start first (tests/conftest.py); VERIFIERBENCH_TEST_WORKERS=0 runs in one process.
-workers=(-n "${VERIFIERBENCH_TEST_WORKERS:-2}" --dist loadgroup --no-loadscope-reorder)
+workers=(-n "${VERIFIERBENCH_TEST_WORKERS:-2}" --dist loadscope --no-loadscope-reorder)
 # -rs prints every skip with its reason; --durations the 25 slowest steps (set-up, call, teardown), where CI's time goes.
 exec .venv/bin/python -m pytest -q -rs --durations=25 "${workers[@]}" "${extra[@]}" "$@"

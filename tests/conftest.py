@@ -392,9 +392,40 @@ def pytest_configure_node(node) -> None:
         reporter.write_line(f"test order shuffled with seed {seed} (repeat it: --shuffle={seed})")
 
 
+# Where each test runs with two workers (scripts/test.sh): the modules whose tests use the Docker engine share one
+# group (one worker: one engine, one set of images), so do the Ray tests (one cluster), and every other module is a
+# group of its own (its module fixtures are made once). The controller knows tests by node id only, so the Docker
+# modules are named here; collection checks that every test using the engine is in one of them.
+DOCKER_MODULES = frozenset({"tests/harness/test_connections.py", "tests/harness/test_docker.py",
+                            "tests/harness/test_docker_build.py", "tests/harness/test_harnesses.py",
+                            "tests/harness/test_harnesses_code.py"})
+
+
+def xdist_group_of(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    if module in DOCKER_MODULES:
+        return "docker"
+    if module.startswith("tests/cluster/"):
+        return "ray"
+    return module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Whole groups (xdist_group_of) to a worker, in collection order (the longest first: _heavy_first). xdist's own
+    `loadgroup` cannot do it here: it renames node ids, which pytest 9 no longer lets a plugin do."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid)
+
+    return GroupScheduling(config, log)
+
+
 def _mark_tiers(items) -> None:
-    """docker, ray and e2e markers from what each test uses; an xdist group per test: Docker tests share one worker,
-    Ray tests another, and the tests of a module stay together (its module fixtures are set up once)."""
+    """docker, ray and e2e markers from what each test uses (and the check that the scheduler's groups agree)."""
+    misplaced = []
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & DOCKER_FIXTURES:
@@ -409,26 +440,24 @@ def _mark_tiers(items) -> None:
         # In the JUnit XML, for scripts/test_times.py's time by tier.
         tiers = [name for name in TIERS if item.get_closest_marker(name)]
         item.user_properties.append(("tiers", ",".join(tiers) or "unit"))
-        if item.get_closest_marker("docker"):
-            group = "docker"
-        elif item.get_closest_marker("ray"):
-            group = "ray"
-        else:
-            group = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        group = xdist_group_of(item.nodeid)
+        if (item.get_closest_marker("docker") and group != "docker") or (item.get_closest_marker("ray") and group != "ray"):
+            misplaced.append(item.nodeid)
+    if misplaced:
+        raise pytest.UsageError(f"tests using Docker or Ray outside their modules' groups (tests/conftest.py "
+                                f"DOCKER_MODULES): {', '.join(misplaced[:5])}")
 
 
 def _heavy_first(items) -> None:
     """Docker's group, then Ray's, then the rest in their order: with two workers the longest groups start first,
     so neither worker is left alone at the end with one of them (scripts/test.sh passes --no-loadscope-reorder)."""
     def rank(item) -> int:
-        group = item.get_closest_marker("xdist_group").args[0]
+        group = xdist_group_of(item.nodeid)
         return {"docker": 0, "ray": 1}.get(group, 2 if item.get_closest_marker("slow") else 3)
 
     items.sort(key=rank)  # stable: within a rank, the order collected (or shuffled)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items) -> None:
     _shuffle(config, items)
     _mark_tiers(items)
