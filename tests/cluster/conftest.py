@@ -65,11 +65,11 @@ def _cluster_with_token(ray_token: dict[str, str]) -> Iterator[tuple[Any, dict[s
             yield cluster, ray_token
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ray_cluster(ray_token):
     """(cluster, the environment a driver needs: token and loopback pin): one cluster for the run's Ray tests, which
-    all run on one xdist worker (tests/conftest.py); the token is in the environment until the run ends, then restored.
-    A test that harms its nodes takes `fresh_ray_cluster`."""
+    all run on one xdist worker, one after another (tests/conftest.py); the cluster stops, and the token leaves the
+    environment, after the last of them. A test that harms its nodes takes `fresh_ray_cluster`."""
     with _cluster_with_token(ray_token) as made:
         yield made
 
