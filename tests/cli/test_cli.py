@@ -129,8 +129,10 @@ def test_run_verifier_reports_the_outcome(tmp_path, bwrap_available):
 
 
 def test_doctor_says_in_one_line_each_what_code_tasks_builds_lack(tmp_path, monkeypatch):
-    from verifierbench.cli.doctor_cmd import code_task_lines
+    from verifierbench.sources import registry
     from verifierbench.sources.swebench import extensions, python39_rootfs
+
+    code_task_lines = registry.SOURCES["swebench"].doctor_lines  # what doctor prints for the source (Source.doctor_lines)
 
     monkeypatch.delenv(python39_rootfs.SWITCH_ENV, raising=False)
     monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(tmp_path / "rootfs"))

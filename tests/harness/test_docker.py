@@ -209,11 +209,16 @@ def test_the_code_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb
     vgb, docker = eval_log(code_eval_logs), _eval(tmp_path, code_suite, "docker", ())  # vgb: test_code_eval.py's log
     decisions = _decisions(vgb)
     assert decisions and all(decisions.values()) and _decisions(docker) == decisions
+    # The generation's run_public counters (cap_*); the judging's test-run counts differ by design: the docker eval
+    # reuses the runs the vgb eval made (sources/swebench/run_reuse.py), which the totals check.
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
-    assert counters[0]["cap_run_public"] == 2, counters  # the verifier's self-test through vgb_env, and the tool call
+    generation = [{k: v for k, v in c.items() if k.startswith("cap_")} for c in counters]
+    assert generation[0]["cap_run_public"] == 2, counters  # the verifier's self-test through vgb_env, and the tool call
     # Equal since vgb_env is mounted from a copy beside the compose file: the engine of scripts/docker-engine.sh (its
     # own root file system) did not see the installed package's path and mounted an empty directory.
-    assert counters[1] == counters[0], counters
+    assert generation[1] == generation[0], counters
+    runs = [c["test_runs_made"] + c["test_runs_reused"] for c in counters]
+    assert runs[0] == runs[1] > 0 and counters[1]["test_runs_made"] <= counters[0]["test_runs_made"], counters
 
 
 def test_the_swebench_template_has_the_default_sandboxs_limits():

@@ -61,6 +61,10 @@ def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp
 
     merged, one = row(tmp_path / "shards"), row(tmp_path / "single")
     assert len(merged.pop("logs")) == 2 and len(one.pop("logs")) == 1
+    # each log's own record (its name and coverage): two shard logs of 3 and 2 samples against one of 5
+    shard_records, single_records = merged.pop("log_records"), one.pop("log_records")
+    assert sorted(r["samples_scored"] for r in shard_records) == [2, 3] and [r["samples_scored"] for r in single_records] == [5]
+    assert all(r["status"] == "success" for r in shard_records + single_records)
     assert merged["n_tasks"] == len(TASKS)
     assert merged == one
 

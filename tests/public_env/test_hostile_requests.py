@@ -38,8 +38,11 @@ def _ask(service: PublicService, request: dict, timeout: float) -> dict:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.settimeout(timeout)
         client.connect(str(service.socket_path))
-        client.sendall(json.dumps(request).encode() + b"\n")
-        client.shutdown(socket.SHUT_WR)
+        try:
+            client.sendall(json.dumps(request).encode() + b"\n")
+            client.shutdown(socket.SHUT_WR)
+        except BrokenPipeError:  # refused before it read the request (past the cap): its answer is still there
+            pass
         return json.loads(client.makefile("rb").readline())
 
 
@@ -121,7 +124,9 @@ def test_connections_past_the_cap_are_refused(tmp_path):
                 client.connect(str(service.socket_path))
                 client.sendall(b'{"op": "run_public", "calls": []}\n')
             _wait_for(lambda: lines(log) == ["reset", "run"], "the first request running")
-            time.sleep(0.2)  # the accept loop has taken the others
+            # The accept loop has taken them all (each holds one of the service's connection slots): a readiness
+            # check, not a sleep, as the machine may be loaded.
+            _wait_for(lambda: service._connections._value == 0, "every held connection accepted")
             assert _ask(service, {"op": "reset"}, timeout=5) == {"error": TOO_MANY_CONNECTIONS}
         finally:
             for client in held:

@@ -4,7 +4,6 @@ sandboxes need (harness/prerequisites.py) and what code tasks' builds need (one 
 from __future__ import annotations
 
 import argparse
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -38,29 +37,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"probe verifier: {outcome.decision.value} in {outcome.wall_time_s:.3f} s" + (f" ({outcome.problem})" if outcome.problem else ""))
     from verifierbench.harness import prerequisites  # Inspect's imports, only when doctor runs
 
-    for line in [*prerequisites.doctor_lines(), *code_task_lines()]:
+    from verifierbench.sources import registry
+
+    for line in [*prerequisites.doctor_lines(), *(line for source in registry.SOURCES.values() for line in source.doctor_lines())]:
         print(line)
     return 0 if outcome.decision.value == "P" else 1
-
-
-def code_task_lines() -> list[str]:
-    """One line per prerequisite of code tasks' builds: a Python 3.9 root file system (or what makes one), and the
-    Debian packages matplotlib's extensions need. Reported, not required: a suite without those tasks needs neither."""
-    from verifierbench.sources.swebench import extensions, python39_rootfs
-
-    root = python39_rootfs.rootfs()
-    if (root / python39_rootfs.PYTHON_IN_ROOTFS).is_file():
-        py39 = f"present at {root}"
-    elif not python39_rootfs.enabled():
-        py39 = f"missing at {root}, and off ({python39_rootfs.SWITCH_ENV}=0): instances needing 3.9 are excluded"
-    elif not shutil.which("debootstrap"):
-        py39 = (f"missing at {root}, and debootstrap is not installed: instances needing 3.9 are excluded "
-                "(as root: apt-get install debootstrap, or set $VERIFIERBENCH_ROOTFS_PY39 to a made one)")
-    elif not running_as_root():
-        py39 = f"missing at {root}; only root can make it (debootstrap, about 2 minutes): build once as root"
-    else:
-        py39 = f"missing at {root}; debootstrap is installed: the first build needing it makes it (about 2 minutes)"
-    missing = extensions.missing_system_packages(extensions.MATPLOTLIB, "3.5")  # 3.4 on: qhull too
-    matplotlib = ("all present" if not missing else
-                  f"missing {' '.join(missing)} (as root: apt-get install --no-install-recommends {' '.join(missing)})")
-    return [f"code tasks, Python 3.9 root file system: {py39}", f"code tasks, matplotlib's build packages: {matplotlib}"]

@@ -10,16 +10,14 @@ matplotlib's Debian build packages). Not checked: the package index that making 
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from verifierbench.errors import UserError
 from verifierbench.harness.agents import SWE_HARNESSES
 from verifierbench.kinds import kind_of
 from verifierbench.schema import Task
+from verifierbench.sources import registry
 
 HARNESSES_EXTRA = "pip install 'verifierbench[harnesses]'"
 
@@ -71,65 +69,14 @@ def pi_toolchain_problem() -> str | None:
 
 
 def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
-    """The first problem of a selected code task: judging it (and its run_public during generation) needs its checkout
-    here, and its test environment, which is made on first use from what this checks."""
+    """The first problem of a selected task its source names (`Source.judging_problem`: a code task's checkout, and
+    what its test environment is made from when it is not made yet)."""
     for task in tasks:
-        if not kind_of(task).runs_tests:
+        if not registry.known(task.reference):
             continue
-        problem = code_task_problem(task.reference)
+        problem = registry.of(task.reference).judging_problem(task.reference)
         if problem:
-            return f"code task {task.id}: {problem}"
-    return None
-
-
-def code_task_problem(reference: dict[str, Any]) -> str | None:
-    from verifierbench.sources.swebench import checkout, extensions, venv_store
-
-    try:
-        tree = checkout.checkout_dir(reference["checkout"])
-    except UserError as exc:
-        return str(exc)
-    environment = reference.get("environment")
-    if not environment:  # the harness's own pytest
-        return None
-    if environment.get("python") == "3.9":  # reference.environment_of makes the root file system first
-        return rootfs_problem()
-    repo, version = environment["repo"], environment["version"]
-    if not extensions.built_in_place(repo):
-        return None
-    missing = extensions.missing_system_packages(repo, version)
-    # Only making the environment needs them, and a shared store may hand it over made (venv_store._copy_shared).
-    if not missing or os.environ.get(venv_store.SHARED_ENV) or environment_made(repo, version, tree):
-        return None
-    return (f"its {repo} {version} test environment is not made yet and making it needs Debian packages this machine "
-            f"lacks (as root: apt-get install --no-install-recommends {' '.join(missing)})")
-
-
-def environment_made(repo: str, version: str, tree: Path) -> bool:
-    from verifierbench.sources.swebench import venv_store
-
-    if not venv_store.root().is_dir():  # not made: and venv_store.store() would create the directory
-        return False
-    try:
-        spec = venv_store.spec_for(repo, version, tree)
-    except venv_store.EnvironmentError_:
-        return False
-    return venv_store.env_dir(spec.key, spec) is not None
-
-
-def rootfs_problem() -> str | None:
-    """Whether the Python 3.9 root file system is there or can be made here (as python39_rootfs.ensure_rootfs does)."""
-    from verifierbench.sources.swebench import python39_rootfs
-
-    root = python39_rootfs.rootfs()
-    if (root / python39_rootfs.PYTHON_IN_ROOTFS).is_file():
-        return None
-    if os.geteuid() != 0:
-        return (f"the Python 3.9 root file system {root} is missing and only root can make it (debootstrap; or set "
-                f"${python39_rootfs.ROOTFS_ENV} to a made one)")
-    if not shutil.which("debootstrap"):
-        return (f"the Python 3.9 root file system {root} is missing and debootstrap is not installed "
-                "(apt-get install debootstrap)")
+            return f"{kind_of(task).name} task {task.id}: {problem}"
     return None
 
 

@@ -24,6 +24,8 @@ from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any, Callable
 
+from verifierbench.public_env import run_counts
+
 MEMORY_BYTES = 4 << 30  # RLIMIT_AS of a worker: a tau2 worker maps about 1 GiB
 BUILD_TIMEOUT_S = 300.0  # building an environment is trusted code (the source's loaders), not the request's time
 IDLE_KEPT = max(2, os.cpu_count() or 1)
@@ -52,7 +54,7 @@ class Worker:
         self.channel = channel
         self.recipes: set[bytes] = set()  # environments built in it
         self.killed = False
-        self.test_runs: dict[str, dict[str, int]] = {}  # its code tasks' test-run counts, as last reported
+        self.run_counts: dict[str, dict[str, int]] = {}  # what its requests ran (ServedEnvironment.run_counts), as last reported
 
     def alive(self) -> bool:
         return not self.killed and self.process.poll() is None
@@ -95,19 +97,14 @@ class Worker:
         deadline = time.monotonic() + timeout_s
         while not (report := self._receive(deadline)).get("done"):
             on_report(report)
-        self._add_test_runs(report.get("test_runs") or {})
+        self._add_run_counts(report.get("run_counts") or {})
 
-    def _add_test_runs(self, reported: dict[str, dict[str, int]]) -> None:
-        """The test runs this request made or reused (the worker reports its running totals) added to this process's
-        counts, which the hidden-case scorer reads per sample (sources/swebench/run_reuse.py)."""
-        if not reported:
-            return
-        from verifierbench.sources.swebench import run_reuse  # only code tasks' workers report any
-
-        for scope, counts in reported.items():
-            seen = self.test_runs.get(scope, {})
-            run_reuse.add(scope, {what: count - seen.get(what, 0) for what, count in counts.items()})
-        self.test_runs = reported
+    def _add_run_counts(self, reported: dict[str, dict[str, int]]) -> None:
+        """What this request ran (the worker reports its running totals) added to this process's counts, which the
+        hidden-case scorer reads per sample (public_env/run_counts.py)."""
+        run_counts.add({scope: {what: count - self.run_counts.get(scope, {}).get(what, 0) for what, count in counts.items()}
+                        for scope, counts in reported.items()})
+        self.run_counts = reported
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         remaining = deadline - time.monotonic()

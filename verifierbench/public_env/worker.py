@@ -59,6 +59,7 @@ def main(channel_fd: int) -> None:
         if not message:  # the harness closed the channel: this worker is no longer wanted
             return
         order = pickle.loads(message)
+        counts: dict[str, dict[str, int]] = {}
         with socket.socket(fileno=fds[0]) as client:
             try:
                 _settings(order.get("settings", {}))
@@ -71,14 +72,11 @@ def main(channel_fd: int) -> None:
                 _send(channel, {"ready": True})
                 _limit_cpu(order["cpu_s"])
                 serve(client, environment, initial, order, lambda report: _send(channel, report))
-        _send(channel, {"done": True, "test_runs": _test_runs()})
-
-
-def _test_runs() -> dict[str, dict[str, int]]:
-    """The code tasks' test-run counts so far in this worker (sources/swebench/run_reuse.py), for the harness to add
-    to its own; {} when no code environment was loaded here."""
-    run_reuse = sys.modules.get("verifierbench.sources.swebench.run_reuse")
-    return run_reuse.tallies() if run_reuse is not None else {}
+                # Running totals in this worker (ServedEnvironment.run_counts; a duck-typed environment has none): the
+                # pool adds the difference.
+                run_counts = getattr(environment, "run_counts", None)
+                counts = run_counts() if run_counts is not None else {}
+        _send(channel, {"done": True, "run_counts": counts})
 
 
 def _settings(settings: dict[str, str]) -> None:

@@ -37,6 +37,8 @@ from verifierbench.kinds import kind_of
 from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite
 from verifierbench import verifier_files
+from verifierbench.public_env import run_counts
+from verifierbench.sources import registry
 from verifierbench.harness import freeze
 from verifierbench.scorers.diagnostics import Judged, failures, undelivered_reason
 from verifierbench.scorers.metrics import verifierbench_metrics
@@ -106,11 +108,8 @@ def test_run_counts(task: Task) -> dict[str, int]:
     """This process's counts of the test runs a code task's verifiers triggered through run_public (made, reused from
     an identical run, made and not kept, cache refused: sources/swebench/run_reuse.py); {} for other tasks. Runs on a
     Ray node are counted there, not here."""
-    if not kind_of(task).runs_tests:
-        return {}
-    from verifierbench.sources.swebench import run_reuse  # only code tasks run tests
-
-    return run_reuse.tally(run_reuse.scope_of(task.reference))
+    scope = registry.of(task.reference).run_counts_scope(task.reference) if registry.known(task.reference) else None
+    return run_counts.tally(scope) if scope else {}
 
 
 def sample_suite(state: TaskState, suite: str | None) -> tuple[Path, Suite]:

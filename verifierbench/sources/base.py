@@ -223,6 +223,28 @@ class Source(ABC):
         """
         return None
 
+    def run_counts_scope(self, reference: Reference) -> str | None:
+        """The name its environment's run counts for this task are kept under (`ServedEnvironment.run_counts`,
+        public_env/run_counts.py); None: it counts nothing.
+
+        Args:
+            reference: the task's reference record.
+        """
+        return None
+
+    def judging_problem(self, reference: Reference) -> str | None:
+        """What this machine lacks to judge this task (and serve its run_public), in one line; checked when an eval
+        starts (harness/prerequisites.py). Default: nothing beyond the package.
+
+        Args:
+            reference: the task's reference record.
+        """
+        return None
+
+    def doctor_lines(self) -> list[str]:
+        """`verifierbench doctor`'s lines for what this source's tasks need on this machine (one line each)."""
+        return []
+
     # ---- tool calls: the answer key ----------------------------------------------------------------------------------
 
     def answer_key(self, reference: Reference) -> ToolCallSpec:

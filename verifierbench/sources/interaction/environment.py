@@ -43,6 +43,11 @@ class ServedEnvironment(ABC):
     def reset_reply(self) -> dict[str, Any]:
         """The reply to `{"op": "reset"}`: the initial state."""
 
+    def run_counts(self) -> dict[str, dict[str, int]]:
+        """Counts of what its requests ran, by scope, so far in this process (a code task's test runs made and reused):
+        a run_public worker reports them to the harness (public_env/run_counts.py). None by default."""
+        return {}
+
 
 class PublicEnvironment(ServedEnvironment):
     """One task's environment. Implementations keep the pristine initial state and copy it per replay."""

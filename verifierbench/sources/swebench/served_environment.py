@@ -42,6 +42,9 @@ class CodeEnvironment(ServedEnvironment):
     def reset_reply(self) -> dict[str, Any]:
         return {"checkout": "/repo", "note": "every run_public starts from a fresh copy of the checkout"}
 
+    def run_counts(self) -> dict[str, dict[str, int]]:
+        return run_reuse.tallies()
+
 
 def environment_for(reference: dict[str, Any]) -> CodeEnvironment:
     return CodeEnvironment(reference)

@@ -58,6 +58,21 @@ class SweBench(Source):
 
         return compose_file(task)
 
+    def run_counts_scope(self, reference: Reference) -> str | None:
+        from verifierbench.sources.swebench import run_reuse
+
+        return run_reuse.scope_of(reference)
+
+    def judging_problem(self, reference: Reference) -> str | None:
+        from verifierbench.sources.swebench import prerequisites
+
+        return prerequisites.code_task_problem(reference)
+
+    def doctor_lines(self) -> list[str]:
+        from verifierbench.sources.swebench import prerequisites
+
+        return prerequisites.doctor_lines()
+
     def add_checkout_dir(self, directory: Path) -> None:
         from verifierbench.sources.swebench.checkout import add_search_dir
 
