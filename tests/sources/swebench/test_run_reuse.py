@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.sources.swebench.fixture import FLAKY_TEST_DIFF, new_file_diff
+from tests.sources.swebench.test_runcache import _Counting  # the real executor, counting its sandboxed runs
 from verifierbench.scorers.hidden_cases import judge_cases
 from verifierbench.schema import Category
 from verifierbench.public_env import run_counts
@@ -27,18 +28,6 @@ from verifierbench.suite import load_suite
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
 MONTHS = ["tests/test_months.py"]
-
-
-class _Counting:
-    """The real executor, counting the sandboxed runs it makes."""
-
-    def __init__(self, real, runs: list) -> None:
-        self.real, self.runs = real, runs
-        self.level, self.limits = real.level, real.limits
-
-    def run(self, job):
-        self.runs.append(job.candidate["diffs"][0])
-        return self.real.run(job)
 
 
 @pytest.fixture()
