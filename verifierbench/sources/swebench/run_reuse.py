@@ -22,8 +22,9 @@ docs/isolation.md ("Reused test runs") has the argument against a hostile verifi
 then measure.
 
 `VERIFIERBENCH_RUN_REUSE=0` turns it off (every request runs); `VERIFIERBENCH_RUN_CACHE=0` leaves the memory only.
-Counts per task (`tally`, keyed by `scope_of(reference)`): the hidden-case scorer records the judging rounds' counts in
-the score's `run_public` metadata.
+Counts per task (`tally`, keyed by `scope_of(reference)`), in the process that ran them: a run_public worker reports
+them (`tallies`, via CodeEnvironment.run_counts) and the harness sums them (public_env/run_counts.py), whence the
+hidden-case scorer records the judging rounds' counts in the score's `run_public` metadata.
 """
 
 from __future__ import annotations
@@ -81,14 +82,6 @@ def tallies() -> dict[str, dict[str, int]]:
     """This process's counts for every scope (a copy): what a run_public worker reports back to the harness."""
     with _lock:
         return {scope: {what: counts[what] for what in COUNTS} for scope, counts in _tallies.items()}
-
-
-def add(scope: str, counts: dict[str, int]) -> None:
-    """Counts made in another process (a run_public worker, public_env/pool.py) added to this process's."""
-    with _lock:
-        tally_of = _tallies.setdefault(scope, Counter())
-        for what in COUNTS:
-            tally_of[what] += int(counts.get(what, 0))
 
 
 def _count(scope: str, what: str) -> None:
