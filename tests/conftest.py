@@ -114,9 +114,7 @@ def cached(name: str, key: str, make) -> Path:
     Returns:
         The filled directory.
     """
-    import fcntl
     import hashlib
-    import shutil
     import tempfile
 
     if os.environ.get(TEST_CACHE_VAR) == "off":
@@ -132,14 +130,28 @@ def cached(name: str, key: str, make) -> Path:
     if root.stat().st_uid != os.geteuid() or root.stat().st_mode & 0o022:
         pytest.fail(f"{root} is not this user's own (or others may write to it): not used as a cache", pytrace=False)
     directory = root / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
-    with open(root / f"{directory.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (directory / ".made").exists():
-            shutil.rmtree(directory, ignore_errors=True)
-            directory.mkdir(mode=0o755)
-            make(directory)
-            (directory / ".made").write_text(key)
+    def make_and_record(fresh: Path) -> str:
+        make(fresh)
+        return key
+
+    _made_once(directory, directory / ".made", make_and_record)
     return directory
+
+
+def _made_once(directory: Path, done: Path, make) -> str:
+    """Under a lock beside `directory`: unless `done` exists, `directory` made afresh (0755) and filled by `make`,
+    which returns what `done` then records; returns that record. A failed make leaves no `done`, so the next caller
+    (another xdist worker, a later run) tries again."""
+    import fcntl
+    import shutil
+
+    with open(directory.parent / f"{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(directory, ignore_errors=True)  # a failed attempt's leftovers
+            directory.mkdir(mode=0o755)
+            done.write_text(make(directory))
+        return done.read_text()
 
 
 def built_once(name: str, make):
@@ -153,22 +165,14 @@ def built_once(name: str, make):
     Returns:
         What `make` returned (paths as Path).
     """
-    import fcntl
     import json
 
-    root = Path(os.environ[SHARED_BUILDS_VAR])
-    directory, record = root / name, root / f"{name}.json"
-    with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not record.exists():
-            import shutil
+    def make_and_record(directory: Path) -> str:
+        made = make(directory)
+        return json.dumps([str(p) for p in made] if isinstance(made, tuple) else str(made))
 
-            shutil.rmtree(directory, ignore_errors=True)  # a failed attempt's leftovers
-            directory.mkdir(mode=0o755)
-            made = make(directory)
-            paths = [str(p) for p in made] if isinstance(made, tuple) else str(made)
-            record.write_text(json.dumps(paths))
-    paths = json.loads(record.read_text())
+    root = Path(os.environ[SHARED_BUILDS_VAR])
+    paths = json.loads(_made_once(root / name, root / f"{name}.json", make_and_record))
     return tuple(Path(p) for p in paths) if isinstance(paths, list) else Path(paths)
 
 
