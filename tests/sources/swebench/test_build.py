@@ -96,7 +96,9 @@ def test_build_is_deterministic(code_suite, swebench_fixture, traversable_tmp):
 def test_missing_inputs_are_named(swebench_fixture, traversable_tmp, monkeypatch):
     instances, repos = swebench_fixture
     monkeypatch.setattr(swebench_instances, "SHARED_COPY", traversable_tmp / "no-shared-copy")
-    with pytest.raises(UserError, match="no --swebench-repos DIR"):
+    # The message depends on whether an engine answers; the Docker worker's session fixture may have set DOCKER_HOST.
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{traversable_tmp}/no-engine.sock")
+    with pytest.raises(UserError, match="no Docker engine .* no --swebench-repos DIR"):
         selection.build(0, str(instances), None)
     with pytest.raises(UserError, match="does not exist"):
         selection.build(0, str(traversable_tmp / "nope.jsonl"), str(repos))
