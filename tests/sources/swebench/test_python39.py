@@ -105,7 +105,7 @@ COPY = SHARED / "upstream" / "swebench"
 
 @pytest.mark.sandbox
 @pytest.mark.real_data
-@pytest.mark.usefixtures("bwrap_available")
+@pytest.mark.usefixtures("bwrap_available", "persistent_envs")
 @pytest.mark.timeout(3600)
 def test_real_11292_builds_on_python_39(traversable_tmp):
     if not (COPY / "instances.jsonl").is_file():
