@@ -12,12 +12,13 @@ from collections import Counter
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import EXHAUSTIVE, REPO_ROOT
 from tests.harness.inspect_cli import INSPECT
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 PARALLEL = 2
+LIMIT = None if EXHAUSTIVE else 16  # the suite's first 16 samples in CI: 8 finish before the signal, 8 after the retry
 
 
 def traced(path):
@@ -34,14 +35,15 @@ def finished(path):
 def eval_set(log_dir, suite, trace):
     return subprocess.Popen(
         [*INSPECT, "eval-set", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
-         "--log-dir", str(log_dir), "--max-samples", str(PARALLEL)],
+         "--log-dir", str(log_dir), "--max-samples", str(PARALLEL), *(["--limit", str(LIMIT)] if LIMIT else [])],
         cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "INSPECT_DISPLAY": "none", "VERIFIERBENCH_POLICY_TRACE": str(trace)},
     )
 
 
 def test_sigterm_then_retry_skips_finished_samples(tmp_path, bfcl_suite):
-    total = len(load_suite(bfcl_suite).tasks)
+    every = sorted(load_suite(bfcl_suite).tasks)
+    total = min(len(every), LIMIT or len(every))
     log_dir, first, second = tmp_path / "logs", tmp_path / "first.jsonl", tmp_path / "second.jsonl"
 
     run = eval_set(log_dir, bfcl_suite, first)
@@ -63,4 +65,4 @@ def test_sigterm_then_retry_skips_finished_samples(tmp_path, bfcl_suite):
     logs = [read_eval_log(info) for info in list_eval_logs(str(log_dir))]
     complete = [log for log in logs if log.status == "success"]
     assert len(complete) == 1 and len(complete[0].samples) == total
-    assert {s.id for s in complete[0].samples} == set(load_suite(bfcl_suite).tasks)
+    assert {s.id for s in complete[0].samples} <= set(every)
