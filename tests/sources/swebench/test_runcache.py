@@ -90,15 +90,35 @@ def test_a_rebuild_after_an_edit_that_changes_the_memo_key_runs_no_test(swebench
     assert len(sandboxed_runs) - made >= made  # (the gold's and the empty diff's runs twice: the draft's and the task's)
 
 
-def _task_and_gold(swebench_fixture, root):
-    (retained,) = _build_once(swebench_fixture, root, "checkouts").retained
+@pytest.fixture(scope="module")
+def fixture_build(swebench_fixture, traversable_tmp):
+    """The fixture instance built once for the tests that need only its task, its gold diff and a filled cache."""
+    root = traversable_tmp / f"runcache-module-{os.getpid()}"
+    shutil.rmtree(root, ignore_errors=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VERIFIERBENCH_ENVS", str(root / "envs"))
+        for variable in (runcache.DIRECTORY_ENV, runcache.SWITCH, run_reuse.SWITCH):
+            patch.delenv(variable, raising=False)
+        (retained,) = _build_once(swebench_fixture, root, "checkouts").retained
     gold = next(c for c in retained.cases if c.category.value == "gold")
-    return retained.task, gold.candidate["diff"]
+    return root, retained.task, gold.candidate["diff"]
 
 
-def test_a_runner_edit_reruns_and_a_grading_change_regrades_from_the_cache(swebench_fixture, cache_root, sandboxed_runs,
+@pytest.fixture()
+def task_and_gold(fixture_build, cache_root, monkeypatch):
+    """The module's build, with this test's own copy of its run cache (`cache_root / "runs"`, the same modes) beside
+    the build's environment, which the tests only read."""
+    root, task, gold = fixture_build
+    monkeypatch.setenv("VERIFIERBENCH_ENVS", str(root / "envs"))
+    monkeypatch.setenv(runcache.DIRECTORY_ENV, str(cache_root / "runs"))
+    shutil.copytree(root / "runs", cache_root / "runs")
+    swebench_reference._cached_run.cache_clear()
+    return task, gold
+
+
+def test_a_runner_edit_reruns_and_a_grading_change_regrades_from_the_cache(task_and_gold, cache_root, sandboxed_runs,
                                                                              monkeypatch, traversable_tmp):
-    task, gold = _task_and_gold(swebench_fixture, cache_root)
+    task, gold = task_and_gold
     shutil.rmtree(cache_root / "runs")
     del sandboxed_runs[:]
     made = swebench_reference.hidden_run(task.reference, gold, reuse=True)  # kept
@@ -130,8 +150,8 @@ def test_a_runner_edit_reruns_and_a_grading_change_regrades_from_the_cache(swebe
         runcache.runner_digest.cache_clear()
 
 
-def test_a_damaged_file_is_ignored_and_rewritten(swebench_fixture, cache_root, sandboxed_runs):
-    task, gold = _task_and_gold(swebench_fixture, cache_root)
+def test_a_damaged_file_is_ignored_and_rewritten(task_and_gold, cache_root, sandboxed_runs):
+    task, gold = task_and_gold
     paths = {p.name: p.read_bytes() for p in (cache_root / "runs").glob("*.json.gz")}
     del sandboxed_runs[:]
     swebench_reference.hidden_run(task.reference, gold, reuse=True)
@@ -154,8 +174,8 @@ def test_a_damaged_file_is_ignored_and_rewritten(swebench_fixture, cache_root, s
     assert len(sandboxed_runs) == before + 2 and path.stat().st_mode & 0o777 == 0o600
 
 
-def test_an_unsafe_cache_directory_is_refused(swebench_fixture, cache_root, sandboxed_runs, traversable_tmp):
-    task, gold = _task_and_gold(swebench_fixture, cache_root)
+def test_an_unsafe_cache_directory_is_refused(task_and_gold, cache_root, sandboxed_runs, traversable_tmp):
+    task, gold = task_and_gold
     runs = cache_root / "runs"
     assert runs.stat().st_mode & 0o777 == 0o700
     runs.chmod(0o777)  # writable by others: anyone could plant a passing run
@@ -179,8 +199,8 @@ def test_an_unsafe_cache_directory_is_refused(swebench_fixture, cache_root, sand
     assert sandboxed_runs == []  # repaired by the user: used again
 
 
-def test_run_public_runs_are_kept_apart_and_timed_out_runs_are_never_kept(swebench_fixture, cache_root, sandboxed_runs):
-    task, gold = _task_and_gold(swebench_fixture, cache_root)
+def test_run_public_runs_are_kept_apart_and_timed_out_runs_are_never_kept(task_and_gold, cache_root, sandboxed_runs):
+    task, gold = task_and_gold
     kept = set((cache_root / "runs").iterdir())
     del sandboxed_runs[:]
     served = environment_for(task.reference)
