@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 
 from verifierbench.errors import UserError
 from verifierbench.cluster.backend import Backend, CaseRun, run_cases
-from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
+from verifierbench.executor.staging import FrozenVerifier, MissingVerifier
 from verifierbench.protocol import ENTRYPOINT, Decision
 from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite

@@ -419,7 +419,7 @@ def test_output_mounts_left_by_a_killed_harness_are_swept(tmp_path):
     import subprocess
     import sys
 
-    from verifierbench.executor.runner import sweep_stale_outputs
+    from verifierbench.executor.workdirs import sweep_stale_outputs
 
     if not running_as_root():
         skip_unless_required("root", "capped /output mounts (and so stale ones) exist only when running as root")

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from verifierbench.executor import tmpfs
-from verifierbench.executor.runner import OUTPUT_SOURCE
+from verifierbench.executor.workdirs import OUTPUT_SOURCE
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="the slots' /output is a tmpfs only as root")]
 

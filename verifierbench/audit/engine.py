@@ -18,7 +18,7 @@ from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
 from verifierbench.construction.proposals import Proposal, candidate_key
-from verifierbench.executor.runner import FrozenVerifier
+from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.kinds import kind_of
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job

@@ -14,7 +14,7 @@ from verifierbench.cluster.factory import make_backend
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
-from verifierbench.executor.runner import COLD_ENV
+from verifierbench.executor.scheduler import COLD_ENV
 
 # Upper bounds: past them a value is a typo, and the OS calls behind them overflow or the slot set never ends.
 MAX_TIMEOUT_S = 7 * 86400

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Protocol, Union, runtime_checkable
 
 from verifierbench.errors import UserError
 from verifierbench.executor import Executor, Limits, Outcome
-from verifierbench.executor.runner import FrozenVerifier
+from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Task
 

@@ -20,7 +20,7 @@ from typing import Any
 from verifierbench import verifier_files
 from verifierbench.cluster.backend import ExecutorConfig
 from verifierbench.errors import UserError
-from verifierbench.executor.runner import FrozenVerifier, MissingVerifier
+from verifierbench.executor.staging import FrozenVerifier, MissingVerifier
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.suite import Suite, load_suite

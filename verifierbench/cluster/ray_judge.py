@@ -21,7 +21,7 @@ from verifierbench.cluster.node import NodeJudge
 from verifierbench.cluster.node_actors import NodeActors
 from verifierbench.errors import UserError
 from verifierbench.executor import Outcome
-from verifierbench.executor.runner import FrozenVerifier
+from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.protocol import Decision
 from verifierbench.kinds import kind_of
 from verifierbench.suite import load_suite

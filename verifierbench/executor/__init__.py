@@ -1,5 +1,5 @@
 """Runs untrusted verifiers on one case each, isolated (docs/isolation.md). The executor's public names:
-callers import these from here (executor.runner re-exports them too, for the older import paths)."""
+callers import these from here, and the rest from the module that defines them."""
 
 from verifierbench.executor.isolation import IsolationLevel, probe_bwrap, resolve_isolation
 from verifierbench.executor.jobs import Job, Outcome

@@ -32,20 +32,13 @@ from verifierbench.errors import UserError
 from verifierbench.executor import layout, memcg, netns, process, uid_range
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.jobs import Job, Outcome, decide
-from verifierbench.executor.layout import LIBRARY_ROOT, PUBLIC_DIR, PUBLIC_SOCKET, SITE_ROOT
 from verifierbench.executor.limits import Limits
-from verifierbench.executor.scheduler import (COLD_ENV, GENERATED_FAMILY, WARM_MIN_CASES, cold_from_environment,
+from verifierbench.executor.scheduler import (GENERATED_FAMILY, cold_from_environment,
                                                    shared_from_environment, warm_chunks)
 from verifierbench.executor.staging import FrozenVerifier, MissingVerifier, VerifierStage
 from verifierbench.executor.warm import WarmCrash, WarmSandbox, trusted_preload
-from verifierbench.executor.workdirs import OUTPUT_SOURCE, ROOT_PREFIX, WorkDirs, clear, remove, sweep_stale_outputs, tail
+from verifierbench.executor.workdirs import WorkDirs, clear, remove, tail
 from verifierbench.protocol import ENTRYPOINT, Decision
-
-__all__ = [  # the names callers imported from this module before the split, and the executor itself
-    "COLD_ENV", "DEFAULT_INTERPRETER", "LIBRARY_ROOT", "OUTPUT_SOURCE", "PUBLIC_DIR", "PUBLIC_SOCKET", "ROOT_PREFIX", "SITE_ROOT",
-    "WARM_MIN_CASES", "Executor", "FrozenVerifier", "Job", "MissingVerifier", "Outcome", "cold_from_environment",
-    "sweep_stale_outputs", "warm_chunks",
-]
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
 
