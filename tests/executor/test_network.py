@@ -263,3 +263,64 @@ def test_loopback_runs_at_once_cannot_reach_each_other(bwrap_available, tmp_path
     report = json.loads(outcome.reason)
     assert report["own_server"] == "connected", report
     assert report["host_port"] == "ConnectionRefusedError" and report["abstract"] == "ConnectionRefusedError", report
+
+
+@needs_root
+def test_a_socket_left_in_a_slots_namespace_is_seen_and_the_namespace_replaced(bwrap_available):
+    """The slot's socket table (netns.unix_socket_table) lists a unix socket made inside its namespace (here by this
+    thread, held open: what an in-flight socket looks like after its case), and the slot's next run gets a fresh one."""
+    with Executor(Limits(timeout_s=30), isolation="bwrap", slots=1) as executor:
+        first = executor.slot_network(0)
+        assert not executor.slot_left_a_socket(0)
+        assert executor.slot_network(0) == first  # nothing left: the same namespace
+        with netns.entered(first):
+            left = socket.socket(socket.AF_UNIX)
+            left.bind("\0vgb-left-behind")
+        try:
+            assert executor.slot_left_a_socket(0)
+            inode = os.fstat(first).st_ino
+            replaced = executor.slot_network(0)
+            assert os.fstat(replaced).st_ino != inode and not executor.slot_left_a_socket(0)
+        finally:
+            left.close()
+
+
+# Case 0 binds an abstract name and keeps the socket alive only by its own descriptor in flight (sent over a pair
+# of sockets that are themselves only in flight, then every descriptor closed): no process holds it, and it stays
+# bound until the kernel's unix garbage collector runs. Later cases report whether the name answers.
+INFLIGHT = r"""
+import json, socket, sys
+case = json.load(open(sys.argv[1]))["case"]
+name = "\0vgb-in-flight"
+if case == 0:
+    bound = socket.socket(socket.AF_UNIX); bound.bind(name); bound.listen()
+    a, b = socket.socketpair()
+    socket.send_fds(a, [b"x"], [bound.fileno(), a.fileno()])
+    socket.send_fds(b, [b"x"], [b.fileno()])
+    import os
+    for s in (bound, a, b):
+        os.close(s.detach())
+    seen = "planted"
+else:
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(name); seen = "connected"
+    except OSError as exc:
+        seen = type(exc).__name__
+json.dump({"decision": "PASS", "reason": seen}, open(sys.argv[2], "w"))
+"""
+
+
+@needs_root
+@pytest.mark.parametrize("path", ["cold", "warm"])
+def test_a_socket_kept_alive_in_flight_is_not_reachable_from_the_next_case(bwrap_available, tmp_path, path):
+    verifier = write_verifier(tmp_path / "v", INFLIGHT)
+    jobs = [Job(verifier, {"case": i}, key=str(i)) for i in range(3)]
+    with Executor(Limits(timeout_s=30), isolation="bwrap", slots=1) as executor:
+        if path == "cold":
+            outcomes = [executor.run(job) for job in jobs]
+        else:
+            by_key = {o.key: o for o in executor.run_warm(jobs)}
+            outcomes = [by_key[str(i)] for i in range(3)]
+            assert {o.path for o in outcomes} == {"warm"}, outcomes
+    assert [o.reason for o in outcomes] == ["planted", "ConnectionRefusedError", "ConnectionRefusedError"], outcomes

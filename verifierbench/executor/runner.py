@@ -87,9 +87,11 @@ class Executor:
         # Each slot's empty network namespace (executor.netns), made at the slot's first run; root only.
         self._share_network = self.level is IsolationLevel.bwrap and netns.supported()
         self._networks: dict[int, int] = {}
+        self._socket_tables: dict[int, int] = {}  # the unix socket table of each slot's namespace (slot_network)
         # This executor's own slot uids, apart from every other executor's in this process (uid_range.take_block).
         self._uid_block = uid_range.take_block() if running_as_root() and self.level is IsolationLevel.bwrap else 0
-        self._cleanup = weakref.finalize(self, _release, str(self.root), self.workdirs.mounts, self._networks, self._uid_block)
+        self._cleanup = weakref.finalize(self, _release, str(self.root), self.workdirs.mounts, self._networks,
+                                         self._socket_tables, self._uid_block)
         _live.add(self)
         _clean_up_on_signals()
         self._verifiers = VerifierStage(self.workdirs.verifiers)
@@ -224,24 +226,33 @@ class Executor:
         """Runs `jobs` (one frozen verifier, or a family's verifiers, the same inputs) on one slot through one
         warm sandbox."""
         slot = self._free_slots.get()
-        sandbox = None
         shared = len({job.verifier for job in jobs}) > 1
-        try:
+
+        def start() -> WarmSandbox | None:
             try:
-                sandbox = WarmSandbox(self, _frozen(jobs[0]), jobs[0], slot, shared=shared)
+                return WarmSandbox(self, _frozen(jobs[0]), jobs[0], slot, shared=shared)
             except (OSError, WarmCrash) as exc:
                 logger.warning("warm sandbox did not start (%s); its %d cases run cold", exc, len(jobs))
+                return None
+
+        sandbox = start()
+        try:
             for job in jobs:
                 with job.public() if job.public is not None else nullcontext(None) as service_dir:
                     started = replace(job, public=None, public_socket_dir=service_dir)
                     if sandbox is not None:
                         try:
                             emit(sandbox.run(started))
-                            continue
                         except WarmCrash as exc:
                             logger.warning("warm sandbox crashed (%s); the remaining cases run cold", exc)
                             sandbox.close()
                             sandbox = None
+                        else:
+                            if sandbox.left_a_socket():  # see netns.unix_sockets_in: a new sandbox, a new namespace
+                                logger.info("slot %d: a unix socket outlived its case; the warm sandbox starts again", slot)
+                                sandbox.close()
+                                sandbox = start()
+                            continue
                     outcome = self._run_in_slot(started, slot)
                 outcome.path = "cold-fallback"
                 emit(outcome)
@@ -269,12 +280,23 @@ class Executor:
         return self.workdirs.slot_dir(slot, self.slot_uid(slot))
 
     def slot_network(self, slot: int) -> int | None:
-        """The slot's network namespace descriptor, or None when bubblewrap makes one per run."""
+        """The slot's network namespace descriptor, or None when bubblewrap makes one per run. A namespace an earlier
+        run left a unix socket in (netns.unix_sockets_in) is replaced by a fresh one: nothing crosses to this run."""
         if not self._share_network:
             return None
-        if slot not in self._networks:  # only the thread holding the slot gets here
+        # only the thread holding the slot gets here
+        if self.slot_left_a_socket(slot):
+            logger.info("slot %d: a unix socket outlived its run; the slot gets a new network namespace", slot)
+            os.close(self._networks.pop(slot))
+            os.close(self._socket_tables.pop(slot))
+        if slot not in self._networks:
             self._networks[slot] = netns.create()
+            self._socket_tables[slot] = netns.unix_socket_table(self._networks[slot])
         return self._networks[slot]
+
+    def slot_left_a_socket(self, slot: int) -> bool:
+        """Whether a unix socket outlived the slot's last run in its network namespace (netns.unix_socket_table)."""
+        return slot in self._socket_tables and netns.unix_sockets_left(self._socket_tables[slot])
 
     def _execute(self, job: Job, entry: Path, uid: int, run_dir: Path, network: int | None = None) -> Outcome:
         token = secrets.token_hex(8)  # a fresh result name per run: a stale file never counts
@@ -342,11 +364,13 @@ def _close_and_end(signum: int, frame: object) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _release(root: str, mounts: list[str], networks: dict[int, int], uid_block: int = 0) -> None:
-    """An executor's finalizer: its slots' network namespaces, its root (workdirs.remove) and its uid block."""
-    for fd in networks.values():
-        os.close(fd)
-    networks.clear()
+def _release(root: str, mounts: list[str], networks: dict[int, int], socket_tables: dict[int, int], uid_block: int = 0) -> None:
+    """An executor's finalizer: its slots' network namespaces (and their socket tables), its root (workdirs.remove)
+    and its uid block."""
+    for descriptors in (networks, socket_tables):
+        for fd in descriptors.values():
+            os.close(fd)
+        descriptors.clear()
     remove(root, mounts)
     if uid_block:
         uid_range.give_back(uid_block)

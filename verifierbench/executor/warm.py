@@ -135,6 +135,10 @@ class SlotHost(Protocol):
         """The slot's network namespace descriptor, or None when bubblewrap makes one per sandbox."""
         ...
 
+    def slot_left_a_socket(self, slot: int) -> bool:
+        """Whether a unix socket outlived the slot's last case in its network namespace."""
+        ...
+
 
 class WarmSandbox:
     """One frozen verifier's sandbox on one slot, kept up while its cases run one after another."""
@@ -204,6 +208,11 @@ class WarmSandbox:
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
+
+    def left_a_socket(self) -> bool:
+        """Whether a unix socket outlived the last case in the slot's network namespace (netns.unix_socket_table): the
+        executor then ends this sandbox, and the next one gets a fresh namespace (runner.Executor.slot_network)."""
+        return self.executor.slot_left_a_socket(self.slot)
 
     def run(self, job: Job) -> Outcome:
         """One case: the verifier as `verify.py CANDIDATE RESULT` in a fresh process; WarmCrash if the server fails.
