@@ -25,7 +25,7 @@ FORCED = ["normal_preference_17", "normal_atom_object_deep_38"]
 
 # Per-task caps on interchangeable case groups (cases.GROUPS), a seeded choice per task: with the families every
 # task samples (cases.FAMILIES) they keep cases and positives per task near the paper's Table 1.
-CAPS = {"json_renderings": 1, "text_replies_without_calls": 1, "verifier_directed_text": 1}
+CAPS = {"json_renderings": 1, "python_renderings": 1, "text_replies_without_calls": 1, "verifier_directed_text": 1}
 
 def make_task(record: data.Record) -> Task:
     request = record.question.strip()

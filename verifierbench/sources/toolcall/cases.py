@@ -620,7 +620,7 @@ FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "
                   "each_numeric_form": 1, "default_passed_explicitly": 1, "value_off_by_one": 1,
                   "unknown_argument_added": 1, "other_tool_called": 1,
                   "optional_argument_omitted": 2, "other_numeric_forms": 3, "undeclared_argument_variants": 2,
-                  "function_not_offered": 3, "string_restyled": 2, "string_contains_right_one": 3, "number_slightly_off": 3,
+                  "function_not_offered": 3, "string_restyled": 1, "string_contains_right_one": 3, "number_slightly_off": 3,
                   "inner_value_changed": 3, "type_confused_values": 3, "more_duplicated_calls": 2, "more_raw_disagreements": 2}
 
 
