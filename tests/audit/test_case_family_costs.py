@@ -60,7 +60,7 @@ def measure(suite, decisions, source: str, flaw_name: str) -> tuple[int, float, 
     for task_id in tasks:
         cases, task = suite.cases_by_task[task_id], suite.tasks[task_id]
         reference.append(task_rate(cases, positive, lambda c: decisions[c.id]))
-        flawed.append(task_rate(cases, positive, lambda c: flaw.apply(task.reference, c.candidate, decisions[c.id])))
+        flawed.append(task_rate(cases, positive, lambda c, ref=task.reference: flaw.apply(ref, c.candidate, decisions[c.id])))
     mean = lambda xs: sum(xs) / len(xs)
     return len(tasks), mean(reference), mean(reference) - mean(flawed)
 

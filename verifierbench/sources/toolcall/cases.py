@@ -380,18 +380,16 @@ def string_contains_right_one(spec: ToolCallSpec, gold: list[dict[str, Any]], rn
     pool = _string_pool(spec)
     for ci, arg in _valued(spec):
         value = arg.values[0]
-        places: list[tuple[str, Callable[[str], Any]]] = []
-        if isinstance(value, str) and not spec.contained_strings_pass:
-            places.append(("", lambda s: s))
-        if isinstance(value, list):
-            places += [(f"[{i}]", lambda s, i=i: value[:i] + [s] + value[i + 1:]) for i, v in enumerate(value) if isinstance(v, str)]
-        for path, put in places:
-            right = value if not path else value[int(path[1:-1])]
+        top = [None] if isinstance(value, str) and not spec.contained_strings_pass else []
+        inside = [i for i, v in enumerate(value) if isinstance(v, str)] if isinstance(value, list) else []
+        for index in top + inside:
+            right = value if index is None else value[index]
             for edit, longer in _containing(right, pool):
-                changed = put(longer)
+                changed = longer if index is None else value[:index] + [longer] + value[index + 1:]
                 if not _acceptable_value(arg, changed):
+                    at = {} if index is None else {"at": f"[{index}]"}
                     yield _family(_with(gold, ci, arg.name, changed, "near_miss", "string_contains_right_one"),
-                                  "string_contains_right_one", edit=edit, **({"at": path} if path else {}))
+                                  "string_contains_right_one", edit=edit, **at)
 
 
 def number_slightly_off(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
