@@ -19,6 +19,7 @@ from verifierbench.suite import load_suite
 # flaw -> (the family that punishes it, the operators whose cases make a task applicable, the rate it attacks)
 FLAWS = {
     "unknown_function_renamed": ("function_not_offered", {"function_not_offered"}, "TNR"),
+    "function_names_ignored": ("function_not_offered", {"function_not_offered"}, "TNR"),
     "strings_compared_exactly": ("string_restyled", {"string_restyled"}, "TPR"),
     "substring_strings_accepted": ("string_contains_right_one", {"string_contains_right_one"}, "TNR"),
     "close_numbers_accepted": ("number_slightly_off", {"number_slightly_off"}, "TNR"),
