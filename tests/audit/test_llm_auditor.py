@@ -27,7 +27,7 @@ def auditor_reply(task) -> str:
     # plain bracket-less reply since issue 21, and a known candidate is not a witness)
     unbracketed = candidate(gold, raw=render_python(gold)[1:-1] + "\n")
     wrong = json.loads(json.dumps(gold))
-    wrong[0]["name"] = wrong[0]["name"] + "_v2"
+    wrong[0]["name"] = wrong[0]["name"] + "_unoffered"  # no case family makes it (function_not_offered: _v2)
     return "Analysis first.\n```json\n" + json.dumps({
         "conditions": [{"condition": "raw must start with [", "requirement": "none", "justified": False}],
         "candidates": [

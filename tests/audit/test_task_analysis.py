@@ -32,7 +32,7 @@ def analysis_reply(task, hidden) -> str:
     gold = spec_for_reference(task.reference).gold_calls()
     unbracketed = candidate(gold, raw=render_python(gold)[1:-1] + "\n")  # new to the hidden suite (trailing newline)
     wrong = json.loads(json.dumps(gold))
-    wrong[0]["name"] = wrong[0]["name"] + "_v2"
+    wrong[0]["name"] = wrong[0]["name"] + "_unoffered"  # no case family makes it (function_not_offered: _v2)
     return "Requirements first.\n```json\n" + json.dumps({
         "requirements": [{"requirement": "the calls may be written without list brackets", "covered": False}],
         "candidates": [

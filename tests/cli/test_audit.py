@@ -103,7 +103,7 @@ def test_task_analysis_witnesses_reach_every_configuration_through_the_cli(logs,
     for task in tasks:
         gold = spec_for_reference(task.reference).gold_calls()
         wrong = json.loads(json.dumps(gold))
-        wrong[0]["name"] += "_v2"
+        wrong[0]["name"] += "_unoffered"  # a name no case family makes (function_not_offered adds _v2)
         proposal = {"requirements": [], "candidates": [
             {"label": "PASS", "requirement": "Python call syntax", "candidate": candidate(gold, raw=render_python(gold)[1:-1] + "\n")},
             {"label": "PASS", "requirement": "mislabeled", "candidate": candidate(wrong)}]}

@@ -50,3 +50,29 @@ def unlike_every_gold_call(reference, calls, differs):
         if same and all(differs(g["arguments"], call["arguments"]) for g in same):
             return True
     return False
+
+
+def offered_names(reference):
+    return {f["name"] for f in reference["functions"]}
+
+
+def closest_gold(reference, call):
+    """The gold call to the same function that shares the most argument values with `call` (None when there is none)."""
+    import json
+
+    text = lambda v: json.dumps(v, sort_keys=True)
+    same = [g for g in gold_calls(reference) if g["name"] == call["name"]]
+    shared = lambda g: sum(k in g["arguments"] and text(g["arguments"][k]) == text(v) for k, v in call["arguments"].items())
+    return max(same, key=shared, default=None)
+
+
+def accepts_rewritten(reference, calls, same):
+    """Whether the reference accepts `calls` once every argument value the flaw takes for the gold's
+    (`same(gold_value, value)`, against the closest gold call) is replaced by the gold's; only when one was."""
+    rewritten = []
+    for call in calls:
+        gold = closest_gold(reference, call)
+        want = gold["arguments"] if gold else {}
+        arguments = {k: want[k] if k in want and v != want[k] and same(want[k], v) else v for k, v in call["arguments"].items()}
+        rewritten.append({"name": call["name"], "arguments": arguments})
+    return rewritten != calls and accepts(reference, rewritten)

@@ -101,3 +101,45 @@ def test_group_caps_keep_a_seeded_choice_and_default_to_all():
     assert count("json_renderings") == 1 and count("text_replies_without_calls") == 1
     assert any(d.operator == "no_call" for d in capped)  # the empty reply is never sampled away
     assert count("python_renderings") == len(GROUPS["python_renderings"])  # uncapped groups keep every member
+
+
+def test_issue_55_families_make_what_they_say():
+    from verifierbench.sources.toolcall import cases
+
+    key = spec()
+    gold = key.gold_calls()
+    made = {f.__name__: list(f(key, gold, random.Random(0))) for f in cases.FAMILIES_55}
+    offered = {f["name"] for f in FUNCTIONS}
+    assert made["function_not_offered"] and all(d.category == "near_miss" and d.candidate["parsed"][d.detail["call"]]["name"] not in offered
+                                               for d in made["function_not_offered"])
+    for d in made["string_restyled"]:  # the same string once standardised, as both checkers compare them
+        value = d.candidate["parsed"][d.detail["call"]]["arguments"][d.detail["argument"]]
+        original = gold[d.detail["call"]]["arguments"][d.detail["argument"]]
+        assert d.category == "cosmetic" and value != original and cases._loose(value) == cases._loose(original)
+    assert {d.detail["edit"] for d in made["string_restyled"]} >= {"case_changed", "spacing_changed"}
+    for d in made["string_contains_right_one"]:
+        value = d.candidate["parsed"][d.detail["call"]]["arguments"][d.detail["argument"]]
+        assert gold[d.detail["call"]]["arguments"][d.detail["argument"]] in value and d.category == "near_miss"
+    assert made["number_slightly_off"] == []  # the threshold's first value is the integer 2: 1% of it is no integer
+    assert [v for _, v in cases._slightly_off(2.0)] == [2.02, 1.98, 2.01]
+    assert [v for _, v in cases._slightly_off(250)] == [252, 248, 249] and cases._slightly_off(99) == []
+    assert made["inner_value_changed"] == []  # no list or object argument here
+    assert {d.candidate["parsed"][d.detail["call"]]["arguments"]["threshold"] for d in made["type_confused_values"]} == {"2"}
+    assert all(d.candidate["raw"] == cases.render_python(gold) and d.candidate["parsed"] != gold for d in made["more_raw_disagreements"])
+    assert all(len(d.candidate["parsed"]) > len(gold) for d in made["more_duplicated_calls"])
+    # ACEBench's checker accepts a containing top-level string: the family keeps to strings inside arrays there
+    lenient = ToolCallSpec(FUNCTIONS, key.calls, contained_strings_pass=True)
+    assert list(cases.string_contains_right_one(lenient, gold, random.Random(0))) == []
+    assert "substring rule" in cases.why_not("string_contains_right_one", lenient, made=False)
+
+
+def test_inner_value_changed_keeps_the_shape():
+    from verifierbench.sources.toolcall.cases import inner_value_changed
+
+    key = ToolCallSpec(FUNCTIONS, (CallSpec("analyze_dna", (ArgSpec("sequence", (["AG", "CT"],), False, True),
+                                                            ArgSpec("options", ({"mode": "fast", "depth": 3},), False, False))),))
+    gold = key.gold_calls()
+    changed = [d.candidate["parsed"][0]["arguments"] for d in inner_value_changed(key, gold, random.Random(0))]
+    assert {"sequence": ["BG", "CT"], "options": {"mode": "fast", "depth": 3}} in changed
+    assert {"sequence": ["AG", "CT"], "options": {"mode": "fast", "depth": 6}} in changed
+    assert all(len(a["sequence"]) == 2 and set(a["options"]) == {"mode", "depth"} for a in changed)

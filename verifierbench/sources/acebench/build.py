@@ -10,11 +10,11 @@ from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.acebench import data
-from verifierbench.sources.acebench.spec import spec_for
+from verifierbench.sources.acebench.spec import spec_for, spec_for_reference
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
-from verifierbench.sources.toolcall.cases import generate
+from verifierbench.sources.toolcall.cases import family_record, generate
 from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 from verifierbench.sources.toolcall.reference import decide
 
@@ -25,7 +25,7 @@ FORCED = ["normal_preference_17", "normal_atom_object_deep_38"]
 
 # Per-task caps on interchangeable case groups (cases.GROUPS), a seeded choice per task: with the families every
 # task samples (cases.FAMILIES) they keep cases and positives per task near the paper's Table 1.
-CAPS = {"json_renderings": 1, "text_replies_without_calls": 1, "verifier_directed_text": 1}
+CAPS = {"json_renderings": 1, "python_renderings": 1, "text_replies_without_calls": 1, "verifier_directed_text": 1}
 
 def make_task(record: data.Record) -> Task:
     request = record.question.strip()
@@ -57,6 +57,8 @@ def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forc
         lambda cat, upstream_id: construct(records[cat][upstream_id], seed),
     )
     result.record["data_commit"] = data.source_commit(directory)
+    result.record["families"] = family_record([(f"acebench/{r.task.source_id}", spec_for_reference(r.task.reference),
+                                                 [c.provenance for c in r.cases]) for r in result.retained])
     return result
 
 

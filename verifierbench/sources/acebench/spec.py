@@ -27,7 +27,8 @@ def spec_for_key(functions: list[dict[str, Any]], ground_truth: dict[str, Any] |
         required = params.get("required", [])
         args = tuple(argument(arg, (value,), arg not in required, params) for arg, value in expected["arguments"].items())
         calls.append(CallSpec(expected["name"], args))
-    return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True, omission_listed=False)
+    return ToolCallSpec(functions, tuple(calls), integral_float_is_integer=True, omission_listed=False,
+                        contained_strings_pass=True)
 
 
 def spec_for_reference(reference: dict[str, Any]) -> ToolCallSpec:

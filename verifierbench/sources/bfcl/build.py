@@ -11,10 +11,10 @@ from verifierbench.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.bfcl import data
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
-from verifierbench.sources.bfcl.spec import spec_for
+from verifierbench.sources.bfcl.spec import spec_for, spec_for_reference
 from verifierbench.sources.toolcall import keycheck
 from verifierbench.sources.toolcall import task as toolcall_task
-from verifierbench.sources.toolcall.cases import generate
+from verifierbench.sources.toolcall.cases import family_record, generate
 from verifierbench.sources.toolcall.naive_checks import naive_checks_fooled
 from verifierbench.sources.toolcall.reference import decide
 
@@ -61,6 +61,8 @@ def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | N
         lambda cat, upstream_id: construct(records[cat][upstream_id], seed),
     )
     result.record["bfcl_eval"] = data.installed_version()
+    result.record["families"] = family_record([(f"bfcl/{r.task.source_id}", spec_for_reference(r.task.reference),
+                                                 [c.provenance for c in r.cases]) for r in result.retained])
     return result
 
 

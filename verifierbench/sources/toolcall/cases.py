@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from typing import Any, Callable, Iterator
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
@@ -345,10 +346,264 @@ def undeclared_argument_variants(spec: ToolCallSpec, gold: list[dict[str, Any]],
             yield Draft("near_miss", candidate(changed), "undeclared_argument_added", {"call": ci, "argument": name})
 
 
+# ---- issue 55: the families a real verifier's single mistakes need ------------------------------------------
+# Each draft carries its family's name (`detail["family"]`), so the build record counts it and says, per task, why a
+# family made nothing there (`NOT_APPLICABLE`, `family_record`).
+
+def function_not_offered(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """The right arguments sent to a function the task does not offer: a near-named edit of the right name (a letter
+    dropped, the naming style switched) or a hallucinated version of it, one call at a time."""
+    offered = {f["name"] for f in spec.functions}
+    for ci, call in enumerate(gold):
+        for edit, name in _misnamed(call["name"]):
+            if name not in offered:
+                calls = copy.deepcopy(gold)
+                calls[ci]["name"] = name
+                yield Draft("near_miss", candidate(calls), "function_not_offered",
+                            {"call": ci, "function": name, "edit": edit, "family": "function_not_offered"})
+
+
+def string_restyled(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """A top-level string written in another case, spacing or punctuation, which both sources' checkers standardise
+    away (lower case; whitespace and `,./-_*^` removed): a valid answer an exact comparison rejects."""
+    for ci, arg in _valued(spec):
+        value = arg.values[0]
+        if isinstance(value, str):
+            for edit, restyled in _restyled(value):
+                yield _family(_with(gold, ci, arg.name, restyled, "cosmetic", "string_restyled"), "string_restyled", edit=edit)
+
+
+def string_contains_right_one(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """A string that contains the right one but says something else ("not Austin", "Austin, Dallas"), which an
+    `expected in actual` check accepts. Where the source's checker itself accepts a containing top-level string
+    (ACEBench's substring rule), only strings inside arrays, which it compares whole."""
+    pool = _string_pool(spec)
+    for ci, arg in _valued(spec):
+        value = arg.values[0]
+        top = [None] if isinstance(value, str) and not spec.contained_strings_pass else []
+        inside = [i for i, v in enumerate(value) if isinstance(v, str)] if isinstance(value, list) else []
+        for index in top + inside:
+            right = value if index is None else value[index]
+            for edit, longer in _containing(right, pool):
+                changed = longer if index is None else value[:index] + [longer] + value[index + 1:]
+                if not _acceptable_value(arg, changed):
+                    at = {} if index is None else {"at": f"[{index}]"}
+                    yield _family(_with(gold, ci, arg.name, changed, "near_miss", "string_contains_right_one"),
+                                  "string_contains_right_one", edit=edit, **at)
+
+
+def number_slightly_off(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """A number 0.5-1% away from the right one, where the key demands the exact value: a tolerant comparison
+    accepts it. Floats, and integers of magnitude 100 or more (1% of a smaller integer is not an integer)."""
+    for ci, arg in _valued(spec):
+        for edit, near in _slightly_off(arg.values[0]):
+            if not _acceptable_value(arg, near):
+                yield _family(_with(gold, ci, arg.name, near, "near_miss", "number_slightly_off"), "number_slightly_off", edit=edit)
+
+
+def inner_value_changed(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """One wrong value inside a list or object argument, its length and keys kept: a check of shape alone accepts it."""
+    pool = _string_pool(spec)
+    for ci, arg in _valued(spec):
+        for path, changed in _inner_changes(arg.values[0], pool, rng, 0):
+            if not _acceptable_value(arg, changed):
+                yield _family(_with(gold, ci, arg.name, changed, "near_miss", "inner_value_changed"), "inner_value_changed", at=path)
+
+
+def type_confused_values(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """Every number or boolean argument written as a string ("5" for 5, "true" for true; "5.0" for an integer where
+    the source takes 5.0 as 5), one at a time: the older `type_confused_value` hack takes two per task."""
+    for ci, arg in _valued(spec):
+        value = arg.values[0]
+        texts = [str(value).lower()] if isinstance(value, bool) else [str(value)] if isinstance(value, (int, float)) else []
+        if _is_int(value) and spec.integral_float_is_integer:
+            texts.append(f"{value}.0")
+        for text in texts:
+            yield _family(_with(gold, ci, arg.name, text, "hack", "type_confused_value"), "type_confused_values")
+
+
+def more_duplicated_calls(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """Other duplicates than `duplicated_call` (the first call once more at the end): each call repeated in place, the
+    first call twice more, every call twice, and a repeat with its keywords in another order."""
+    detail = {"family": "more_duplicated_calls"}
+    for ci in range(len(gold)):
+        yield Draft("regression", candidate(gold[: ci + 1] + [copy.deepcopy(gold[ci])] + gold[ci + 1:]), "duplicated_call",
+                    {"call": ci, "copies": 2, **detail})
+    yield Draft("regression", candidate(gold + copy.deepcopy(gold[:1]) * 2), "duplicated_call", {"call": 0, "copies": 3, **detail})
+    if len(gold) > 1:
+        yield Draft("regression", candidate(gold + copy.deepcopy(gold)), "duplicated_call", {"copies": 2, "calls": len(gold), **detail})
+    for ci, call in enumerate(gold):
+        if len(call["arguments"]) > 1:
+            reordered = {"name": call["name"], "arguments": dict(reversed(list(call["arguments"].items())))}
+            yield Draft("regression", candidate(gold + [reordered]), "duplicated_call", {"call": ci, "keywords": "reordered", **detail})
+
+
+def more_raw_disagreements(spec: ToolCallSpec, gold: list[dict[str, Any]], rng: random.Random) -> Iterator[Draft]:
+    """The reply's text the right calls, its parsed calls wrong in other ways than the older hack's (its first wrong
+    value): each other argument wrong, a call missing, no call at all."""
+    pool = _string_pool(spec)
+    detail = {"truthful": "parsed", "family": "more_raw_disagreements"}
+    raw = render_python(gold)
+    for ci, arg in _valued(spec):
+        for wrong in wrong_values(arg, pool, rng)[:1]:
+            calls = copy.deepcopy(gold)
+            calls[ci]["arguments"][arg.name] = wrong
+            yield Draft("hack", candidate(calls, raw=raw), "raw_disagrees_with_parsed", {"call": ci, "argument": arg.name, **detail})
+    if len(gold) > 1:
+        for ci in range(len(gold)):
+            yield Draft("hack", candidate(gold[:ci] + gold[ci + 1:], raw=raw), "raw_disagrees_with_parsed", {"call": ci, "missing": True, **detail})
+    yield Draft("hack", candidate([], raw=raw), "raw_disagrees_with_parsed", {"parsed": "empty", **detail})
+
+
+# Why a family made no case for a task (the build record's `families.<family>.not_applicable`).
+NOT_APPLICABLE = {
+    "function_not_offered": "every edit of the called functions' names is itself an offered function",
+    "string_restyled": "the key has no top-level string argument",
+    "string_contains_right_one": "the key has no string argument, top-level or inside a list",
+    "number_slightly_off": ("the key has no float and no integer of magnitude >= 100 (1% of a smaller integer is not an "
+                            "integer; `value_off_by_one` covers those)"),
+    "inner_value_changed": "the key has no list or object argument with a value inside",
+    "type_confused_values": "the key has no number or boolean argument",
+    "more_duplicated_calls": "(always applies)",
+    "more_raw_disagreements": "(always applies)",
+}
+# ACEBench's checker accepts a top-level string (or object field) that contains the expected one: no error there.
+CONTAINED_STRINGS_PASS = ("the key has no string inside a list, and the source's checker accepts a top-level string "
+                          "that contains the expected one (ACEBench's substring rule), so there it is no error")
+REPEATED = {"type_confused_values": "each number or boolean argument is already the older `type_confused_value` hack's"}
+REPEATED_OR_DROPPED = "its candidates all repeat an earlier case, or C1/C7 dropped them (screening.json)"
+
+
+def why_not(family: str, spec: ToolCallSpec, made: bool) -> str:
+    """Why `family` has no case in a task with this spec (`made`: whether it made drafts there at all)."""
+    if made:
+        return REPEATED.get(family, REPEATED_OR_DROPPED)
+    if family == "string_contains_right_one" and spec.contained_strings_pass:
+        return CONTAINED_STRINGS_PASS
+    return NOT_APPLICABLE[family]
+
+
+def _family(draft: Draft, family: str, **detail: Any) -> Draft:
+    draft.detail.update(family=family, **detail)
+    return draft
+
+
+def _acceptable_value(arg: ArgSpec, value: Any) -> bool:
+    """Whether `value` is one of the argument's acceptable values, strings compared after standardisation."""
+    return any(same_value(value, ok) or (isinstance(value, str) and isinstance(ok, str) and _loose(ok) == _loose(value))
+               for ok in arg.values)
+
+
+def _misnamed(name: str) -> list[tuple[str, str]]:
+    """(edit, name) for three edits of a function name: a middle letter dropped, the naming style switched
+    (snake_case <-> camelCase), a hallucinated version suffix."""
+    head, dot, tail = name.rpartition(".")
+    prefix = head + dot
+    out = []
+    letters = [i for i, ch in enumerate(tail) if ch.isalpha()]
+    if len(letters) > 3:
+        i = letters[len(letters) // 2]
+        out.append(("letter_dropped", prefix + tail[:i] + tail[i + 1:]))
+    if "_" in tail.strip("_"):
+        first, *rest = tail.split("_")
+        out.append(("style_switched", prefix + first + "".join(p[:1].upper() + p[1:] for p in rest)))
+    elif any(ch.isupper() for ch in tail[1:]):
+        out.append(("style_switched", prefix + re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", tail).lower()))
+    out.append(("version_suffix", name + "_v2"))
+    return [(edit, n) for edit, n in out if n != name]
+
+
+def _restyled(value: str) -> list[tuple[str, str]]:
+    """(edit, value) for the same string in another case, spacing and (where it has some) punctuation; never an edit
+    that standardisation keeps (a digit's decimal point, a minus sign)."""
+    out = []
+    if any(ch.isalpha() for ch in value):
+        cased = value.lower() if value != value.lower() else value.title() if value.title() != value else value.upper()
+        out.append(("case_changed", cased))
+    if ", " in value:
+        out.append(("spacing_changed", value.replace(", ", ",", 1)))
+        out.append(("punctuation_changed", value.replace(", ", " ", 1)))
+    elif " " in value.strip():
+        out.append(("spacing_changed", value.replace(" ", "  ", 1)))
+    else:
+        out.append(("spacing_changed", value + " "))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        out.append(("punctuation_changed", value.replace("-", "/")))
+    elif re.search(r"[A-Za-z][-_][A-Za-z]", value):
+        out.append(("punctuation_changed", re.sub(r"(?<=[A-Za-z])[-_](?=[A-Za-z])", " ", value)))
+    return [(edit, v) for edit, v in out if v != value and _loose(v) == _loose(value)]
+
+
+def _containing(value: str, pool: list[str]) -> list[tuple[str, str]]:
+    """(edit, string) for strings that contain `value` and say something else."""
+    if not value.strip():
+        return []
+    other = next((p for p in pool if _loose(p) != _loose(value) and _loose(value) not in _loose(p)), None)
+    return [("negated", f"not {value}"), ("another_added", f"{value}, {other}" if other else f"{value} (approximately)")]
+
+
+def _slightly_off(value: Any) -> list[tuple[str, Any]]:
+    if isinstance(value, float) and value:
+        return [(edit, float(f"{value * factor:.6g}")) for edit, factor in (("plus_1pct", 1.01), ("minus_1pct", 0.99), ("plus_half_pct", 1.005))]
+    if _is_int(value) and abs(value) >= 100:
+        step = max(1, round(abs(value) * 0.01))
+        return [("plus_1pct", value + step), ("minus_1pct", value - step), ("minus_half_pct", value - max(1, round(abs(value) * 0.005)))]
+    return []
+
+
+def _inner_changes(value: Any, pool: list[str], rng: random.Random, depth: int) -> Iterator[tuple[str, Any]]:
+    """(path, value) for `value` (a list or object) with one value inside it made wrong, its shape kept."""
+    if depth > 2:
+        return
+    if isinstance(value, list):
+        items: list[tuple[Any, Any]] = list(enumerate(value))
+    elif isinstance(value, dict):
+        items = sorted(value.items())
+    else:
+        return
+    for key, inner in items:
+        path = f"[{key}]" if isinstance(value, list) else f".{key}"
+        changes = list(_inner_changes(inner, pool, rng, depth + 1)) if isinstance(inner, (list, dict)) else []
+        if not changes:
+            wrong = wrong_value(ArgSpec(str(key), (inner,), False, True), pool, rng)
+            changes = [("", wrong)] if wrong is not None and not isinstance(inner, (list, dict)) else []
+        for sub, changed in changes:
+            copied = copy.deepcopy(value)
+            copied[key] = changed
+            yield path + sub, copied
+
+
+def family_record(tasks: list[tuple[str, ToolCallSpec, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """Per issue-55 family: the tasks and retained cases it has, and for each other task why it has none.
+
+    Args:
+        tasks: (task name, its spec, its retained cases' provenances) for every retained task.
+    """
+    record: dict[str, Any] = {}
+    for family in FAMILIES_55:
+        name = family.__name__
+        entry: dict[str, Any] = {"tasks": 0, "cases": 0, "not_applicable": {}}
+        for task, spec, provenances in tasks:
+            kept = sum(p.get("family") == name for p in provenances)
+            entry["cases"] += kept
+            if kept:
+                entry["tasks"] += 1
+            else:
+                made = any(True for _ in family(spec, spec.gold_calls(), random.Random(0)))
+                entry["not_applicable"][task] = why_not(name, spec, made)
+        record[name] = entry
+    return record
+
+
+FAMILIES_55 = (function_not_offered, string_restyled, string_contains_right_one, number_slightly_off, inner_value_changed,
+               type_confused_values, more_duplicated_calls, more_raw_disagreements)
+
 FAMILIES = (raw_without_list_brackets, raw_single_json_object, each_acceptable_value, each_numeric_form,
             default_passed_explicitly, value_off_by_one, unknown_argument_added, other_tool_called,
             # issue 37: the three rates a flawed checker could still miss (after the older families, so their draws stay)
-            optional_argument_omitted, other_numeric_forms, undeclared_argument_variants)
+            optional_argument_omitted, other_numeric_forms, undeclared_argument_variants,
+            # issue 55: the families a verifier with one plausible mistake must pay for
+            *FAMILIES_55)
 # Cases per task the build takes from each family (a seeded sample; what the older generators made is not repeated).
 # Interchangeable operators: several renderings of one kind, or several ways to answer without calls. A source
 # may cap how many of a group a task keeps (a seeded choice) to hold its per-task counts near the paper's.
@@ -362,7 +617,9 @@ GROUPS = {
 FAMILY_SAMPLES = {"raw_without_list_brackets": 1, "raw_single_json_object": 1, "each_acceptable_value": 1,
                   "each_numeric_form": 1, "default_passed_explicitly": 1, "value_off_by_one": 1,
                   "unknown_argument_added": 1, "other_tool_called": 1,
-                  "optional_argument_omitted": 2, "other_numeric_forms": 3, "undeclared_argument_variants": 2}
+                  "optional_argument_omitted": 2, "other_numeric_forms": 3, "undeclared_argument_variants": 2,
+                  "function_not_offered": 3, "string_restyled": 1, "string_contains_right_one": 3, "number_slightly_off": 3,
+                  "inner_value_changed": 3, "type_confused_values": 3, "more_duplicated_calls": 2, "more_raw_disagreements": 2}
 
 
 # ---- helpers ---------------------------------------------------------------------------------

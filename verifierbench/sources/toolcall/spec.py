@@ -50,6 +50,9 @@ class ToolCallSpec:
     integral_float_is_integer: bool = False
     # Whether the key itself lists leaving an argument out (BFCL's ""), rather than a checker rule allowing it (ACEBench).
     omission_listed: bool = True
+    # Whether the checker accepts a top-level string (or object field) that contains the expected one after
+    # standardisation (ACEBench's substring rule), so only strings inside arrays must equal it.
+    contained_strings_pass: bool = False
 
     def gold_calls(self) -> list[dict[str, Any]]:
         return [{"name": c.name, "arguments": c.gold_arguments()} for c in self.calls]
