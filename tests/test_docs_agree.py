@@ -72,3 +72,26 @@ def test_suite_counts_are_a_fresh_builds(built, state_suite):
         for numbers in found:
             got = [int(n) for n in ([numbers] if isinstance(numbers, str) else numbers)]
             assert got == expected, f"{relative}: {pattern!r} gives {got}, a fresh build {expected}"
+
+
+def test_eval_yaml_is_inspect_evals_listing_of_this_task(built, state_suite):
+    """eval.yaml: inspect_evals' schema, the code's task version, the README's paper, a fresh build's sample count."""
+    import yaml
+
+    from verifierbench.suite import load_suite
+    from verifierbench.task import TASK_COMPARABILITY_VERSION, TASK_VERSION
+
+    listing = yaml.safe_load(text("eval.yaml"))
+    metadata = pytest.importorskip("inspect_evals.metadata")  # the [tau2] extra installs it (CI has it)
+    parsed = metadata.InternalEvalMetadata(**listing, id="verifierbench")
+    assert str(parsed.version) == TASK_VERSION and parsed.version.comparability_version == TASK_COMPARABILITY_VERSION
+    readme = text("README.md")
+    assert f"*{parsed.title}.*" in readme and str(parsed.arxiv).rstrip("/").split("/")[-1] in readme
+    assert f"current version is **{TASK_VERSION}**" in readme and f"## {TASK_VERSION} (" in text("CHANGELOG.md")
+    (listed,) = parsed.tasks
+    assert listed.name == "verifierbench"
+    assert listed.dataset_samples == sum(len(load_suite(suite).tasks) for suite in (built, state_suite))
+    from verifierbench.task import verifierbench
+
+    task = verifierbench(suite=str(built), task_ids="bfcl/parallel_114")  # the version Inspect compares is N
+    assert task.version == TASK_COMPARABILITY_VERSION and task.metadata["full_task_version"] == TASK_VERSION
