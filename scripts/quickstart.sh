@@ -42,7 +42,7 @@ $vb build --out tasks/suite --source bfcl --source acebench --source tau2 --sour
 $vb suite stats tasks/suite
 if [ "$full" = 1 ]; then
   # The smoke run leaves this out (minutes on 2 cores; every offline task passes it): `verifierbench screen`.
-  step "screening the suite (V4V checks C1-C6; writes tasks/suite/screened.json, which the eval honours)"
+  step "screening the suite (V4V checks C1-C7; writes tasks/suite/screened.json, which the eval honours)"
   $vb screen --suite tasks/suite
 fi
 

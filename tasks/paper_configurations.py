@@ -2,8 +2,9 @@
 
     inspect eval-set tasks/paper_configurations.py --log-dir logs/paper
 
-needs the providers' API keys and, for every configuration (Pi and the alternative CLIs), the Docker engine and
-the image of scripts/harness-clis.sh; `-T harness=default` runs one with the no-Docker stand-in instead.
+needs the providers' API keys; the 19 Pi configurations run in the default `vgb` sandbox, no Docker (the toolchain
+of `python -m verifierbench.harness.pi_vgb fetch`), the 17 alternatives (the other CLIs) need the Docker engine
+and the image of scripts/harness-clis.sh. `-T harness=default` runs one with the no-Docker stand-in instead.
 Offline dry run: VERIFIERBENCH_CONFIG_MODEL=verifierbench/always_reject.
 Generated from CONFIGURATIONS; task options (-T) pass through.
 """

@@ -288,14 +288,23 @@ def _policy_logs(directory: Path, suite: Path, models: tuple[str, ...], *selecti
 
 @pytest.fixture(scope="session")
 def bfcl_policy_logs(bfcl_suite) -> Path:
-    """A log per model-free policy (BFCL_POLICIES) on the BFCL suite's first six tasks, default options."""
-    return built_once("bfcl-policy-logs", lambda d: _policy_logs(d, bfcl_suite, BFCL_POLICIES, "-T", "source=bfcl", "--limit", "6"))
+    """A log per model-free policy (BFCL_POLICIES) on the BFCL suite's first six tasks, default options: README.md's
+    evaluation report (scripts/evaluation_report.py). Named by -T task_ids, not --limit, so each log is complete."""
+    return built_once("bfcl-policy-logs", lambda d: _policy_logs(d, bfcl_suite, BFCL_POLICIES, "-T",
+                                                                 f"task_ids={first_tasks(bfcl_suite, 6)}"))
 
 
 @pytest.fixture(scope="session")
 def audit_logs(bfcl_suite) -> Path:
     """always_reject's and the heuristic's logs on three BFCL tasks the audit refutes and certifies on (AUDIT_TASKS)."""
     return built_once("audit-logs", lambda d: _policy_logs(d, bfcl_suite, AUDIT_POLICIES, "-T", f"task_ids={AUDIT_TASKS}"))
+
+
+def first_tasks(suite: Path, n: int) -> str:
+    """task_ids naming the suite's first n tasks (suite order, as `--limit n` takes them)."""
+    from verifierbench.suite import load_suite
+
+    return ",".join(f"{t.source.value}/{t.source_id}" for t in list(load_suite(suite).tasks.values())[:n])
 
 
 def one_task_per_source(suite: Path) -> str:

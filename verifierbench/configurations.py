@@ -1,9 +1,10 @@
 """The paper's 36 model-harness configurations (paper Table 2 and Tables 11-12, App. E).
 
 19 models with the common harness (the paper's Pi harness: `-T harness=pi`, the pi CLI at the paper's 0.84.2 in
-the Docker sandbox) and 17 alternative configurations, each CLI at the paper's version (scripts/harness-clis.sh).
+the default `vgb` sandbox, no Docker: `python -m verifierbench.harness.pi_vgb fetch` caches its toolchain) and 17
+alternative configurations, each CLI at the paper's version in the Docker sandbox (scripts/harness-clis.sh).
 Passing `harness=default` runs a configuration with the default ReAct harness instead: a stand-in, not the
-paper's harness, for a machine without Docker. Model ids are Inspect model names; edit them to match the provider
+paper's harness. Model ids are Inspect model names; edit them to match the provider
 you use. `tasks/paper_configurations.py` turns each runnable configuration into an Inspect task
 with its model bound, for `inspect eval-set`.
 
@@ -42,6 +43,8 @@ MODELS = {
     "Doubao Seed 2.0 Mini": "openrouter/bytedance/doubao-seed-2.0-mini",
 }
 
+# The harnesses that run in the default `vgb` sandbox (pi through a bridge socket of its own, docs/isolation.md).
+NO_DOCKER_HARNESSES = ("default", "single_reply", "pi")
 # Paper harness name -> our harness; None: no Inspect agent for it.
 HARNESS_NAMES = {"Pi": "pi", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
                  "mini-swe": "mini_swe_agent", "OpenClaw": "openclaw"}
@@ -91,7 +94,7 @@ def configuration_task(name: str, **options) -> Task:
     if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     harness = options.pop("harness", config.harness)  # `-T harness=default`: the no-Docker stand-in
-    if harness not in ("default", "single_reply"):
+    if harness not in NO_DOCKER_HARNESSES:
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
     base = verifierbench(harness=as_harness(harness), **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,

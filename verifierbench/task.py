@@ -29,8 +29,12 @@ from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
 
-# `N-X` (README, Changelog): N changes when scores stop being comparable with earlier logs, X for other changes.
-TASK_VERSION = "1-B"
+# `N-X` (CHANGELOG.md, inspect_evals' task versioning): N changes when scores stop being comparable with earlier logs,
+# X for other changes. The task's version is N (an integer, as Inspect compares them); the log's metadata has all three.
+TASK_VERSION = "1-C"
+TASK_COMPARABILITY_VERSION = int(TASK_VERSION.split("-")[0])
+TASK_VERSION_METADATA = {"full_task_version": TASK_VERSION, "task_interface_version": TASK_VERSION.split("-")[1],
+                         "task_comparability_version": TASK_COMPARABILITY_VERSION}
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
 RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
@@ -146,12 +150,12 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
-        version=TASK_VERSION,
+        version=TASK_COMPARABILITY_VERSION,
         # harness_version: the pinned CLI's (the paper's, App. E); the built-in harnesses have the task's version.
         metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
                   "harness": harness, "harness_version": HARNESS_VERSIONS.get(harness, f"verifierbench task {TASK_VERSION}"),
                   "rounds": rounds,
-                  "run_public_budget": run_public_budget},
+                  "run_public_budget": run_public_budget, **TASK_VERSION_METADATA},
     )
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 import csv
+import json
 import time
 
 from tests.cli.test_cli import cli
+from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.loopback_model import Reply, Script, serve
 from verifierbench.harness.prompt import VERIFIER_PATH
@@ -147,3 +149,37 @@ def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, 
     score = samples[slow].scores["hidden_cases"]
     assert score.metadata["undelivered"] == "time limit hit (20 s)" and samples[slow].limit.type == "time"
     assert [request["max_tokens"] for request in script.requests] == [512]  # what bounds the server's generation
+
+
+def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(tmp_path, bfcl_suite, bfcl_policy_logs):
+    """HTTP 500 on every call: Inspect retries, prints its traceback, ends the run in an error (exit status 0, its
+    own); the log keeps the cause, and the leaderboard shows the run as errored with it, beside a good run."""
+    chosen = markers(bfcl_suite, 1)
+    (failing,) = chosen
+    script = Script({chosen[failing]: [Reply(status=500, error={"message": "upstream overloaded", "type": "server_error"})]})
+    server = serve(script)
+    logs = tmp_path / "logs"
+    try:
+        result = inspect("eval", "verifierbench/verifierbench", "--model", "openai-api/local/loopback",
+                         "--model-base-url", f"http://127.0.0.1:{server.server_port}/v1", "-T", f"suite={bfcl_suite}",
+                         "-T", f"task_ids={failing}", "--log-dir", str(logs), "--max-retries", "1", "--timeout", "30",
+                         env={"LOCAL_API_KEY": "unused"})
+    finally:
+        server.shutdown()
+    assert result.returncode == 0, result.stderr[-3000:]  # Inspect's status for a run that errored
+    # Inspect's two attempts (--max-retries 1), each with the OpenAI client's own retries inside (3 each here).
+    assert len(script.requests) >= 2
+    log = eval_log(logs)
+    assert log.status == "error" and log.error.message.startswith("RetryError")
+    assert "InternalServerError: Error code: 500 - upstream overloaded" in log.error.traceback  # the cause, kept
+    logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], logs)
+    board = cli("leaderboard", str(logs), "--no-write", "--json")
+    assert board.returncode == 0, board.stderr
+    reason = "InternalServerError: Error code: 500 - upstream overloaded (the model call failed after Inspect's retries)"
+    (warning,) = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
+    assert warning.endswith(f"error, 0/1 samples scored (openai-api/local/loopback): {reason}")
+    shown = json.loads(board.stdout)
+    errored = shown["openai-api/local/loopback"]
+    assert errored["ranked"] is False and errored["status"] == "error"
+    assert [record["reason"] for record in errored["log_records"]] == [reason]
+    assert shown["verifierbench/heuristic"]["ranked"] is True

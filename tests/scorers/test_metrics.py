@@ -96,3 +96,25 @@ def test_the_median_round_rule():
     assert core_median_round([7.0]) == 0
     with pytest.raises(ValueError):
         core_median_round([])
+
+
+def test_inspects_grouped_gives_the_same_slices_only_for_tasks_judged_once():
+    """Why the slices are not Inspect's `grouped()`: it picks each slice's median round on its own. Tasks judged once
+    (tool-call) get the same numbers either way; state tasks judged three times need not (paper §2.4: one round)."""
+    from inspect_ai.scorer import grouped
+
+    def both(scores):
+        ours = verifierbench_metrics()(scores)
+        theirs = grouped(verifierbench_metrics(), "source", all=False)(scores)
+        return ({s: ours[slice_key("BA_norm", s)] for s in theirs}, {s: v["BA_norm"] for s, v in theirs.items()})
+
+    once = [sample("tool-call", "bfcl", [(1.0, 0.5)]), sample("tool-call", "acebench", [(1.0, 0.25)]),
+            sample("tool-call", "bfcl", [(0.5, 0.5)])]
+    ours, theirs = both(once)
+    assert ours == pytest.approx(theirs) and ours == pytest.approx({"bfcl": 25.0, "acebench": 25.0})
+    # Per round, tau2 scores BA_norm 0, 50, 100 and AgentDojo 100, 0, 50: overall 50, 25, 75, so round 1 (50) is
+    # the median. grouped() takes tau2's round 2 and AgentDojo's round 3 instead: 50 and 50, not 0 and 100.
+    thrice = [sample("state", "tau2", [(1.0, 0.0), (1.0, 0.5), (1.0, 1.0)]),
+              sample("state", "agentdojo", [(1.0, 1.0), (1.0, 0.0), (1.0, 0.5)])]
+    ours, theirs = both(thrice)
+    assert ours == pytest.approx({"tau2": 0.0, "agentdojo": 100.0}) and theirs == pytest.approx({"tau2": 50.0, "agentdojo": 50.0})

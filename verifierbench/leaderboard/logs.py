@@ -14,13 +14,14 @@ the excluded tasks named; `pad_missing` ranks on every task instead, a missing o
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalError, EvalLog, list_eval_logs, read_eval_log
 
 from verifierbench.errors import UserError
 from verifierbench.leaderboard import audited
@@ -181,14 +182,31 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
     return {key: run for key, run in logset.runs.items() if run.samples}
 
 
+# An exception line of a traceback (`openai.InternalServerError: Error code: 500 - ...`): its class name and message.
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout)\w*): (.+)$", re.MULTILINE)
+# Exceptions that only wrap the one that says why: tenacity's, when Inspect's retries of a model call run out.
+WRAPPERS = {"RetryError": "the model call failed after Inspect's retries"}
+
+
+def error_reason(error: EvalError) -> str:
+    """One line saying why a run or sample errored: its message, or, for a wrapper such as tenacity's RetryError
+    (whose message names no cause), the first exception of its traceback's chain (Python prints the cause first)."""
+    message = ((error.message or "").strip().splitlines() or [""])[0]
+    wrapper = next((name for name in WRAPPERS if message.startswith(name)), None)
+    causes = [(name, text) for name, text in EXCEPTION_LINE.findall(error.traceback or "") if name not in WRAPPERS]
+    if wrapper is not None and causes:
+        name, text = causes[0]
+        return f"{name}: {text.strip()} ({WRAPPERS[wrapper]})"[:300]
+    return message[:300]
+
+
 def _why_not_scored(log: EvalLog, record: LogRecord) -> str | None:
     """The run's error, else its samples' errors, else why a finished run has no scores at all (first lines)."""
-    message = (log.error.message or "").strip() if log.error is not None else ""
-    if message:
-        return message.splitlines()[0][:300]
-    errored = [(sample.error.message or "").strip() for sample in log.samples or [] if sample.error is not None]
+    if log.error is not None and (log.error.message or "").strip():
+        return error_reason(log.error)
+    errored = [error_reason(sample.error) for sample in log.samples or [] if sample.error is not None]
     if errored:
-        return f"{len(errored)} sample(s) errored: " + (errored[0].splitlines() or [""])[0][:300]
+        return f"{len(errored)} sample(s) errored: " + errored[0]
     if log.eval.config.limit is not None and record.selected is not None and len(record.tasks) < record.selected:
         return f"run with --limit {log.eval.config.limit}"
     scored = log.results is not None and any(_scorer_name(s) == SCORER for s in log.results.scores)

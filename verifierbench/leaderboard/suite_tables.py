@@ -67,7 +67,7 @@ def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None =
                  ["Source", "Candidate tasks", *[f"Build excluded {c}" for c in codes], "Cases dropped by C1",
                   *[f"Screen excluded {c}" for c in screen_codes], "Retained"], rows,
                  "Codes: " + "; ".join(f"{c} = {m}" for c, m in sorted(meanings.items()))
-                 + ("" if screen_summary else ". Run `verifierbench screen` for the C1-C6 columns."))
+                 + ("" if screen_summary else ". Run `verifierbench screen` for the C1-C7 columns."))
 
 
 def table_mutations(screen_summary: dict) -> Table:

@@ -65,7 +65,8 @@ def verifierbench_metrics() -> Metric:
     and per source, all from that one round.
 
     Inspect's `grouped()` is not used for the slices: it would choose each slice's median round on its own, while the
-    paper takes every value from the round chosen over all tasks. The names hold no `[...]`, which Inspect's display
+    paper takes every value from the round chosen over all tasks. It gives the same numbers only when every task is
+    judged once (tests/scorers/test_metrics.py shows both cases). The names hold no `[...]`, which Inspect's display
     reads as markup."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
