@@ -64,7 +64,7 @@ def test_task_witnesses_are_certified_pooled_and_shared_by_every_configuration(t
     summary = result.task_analysis
     assert summary["proposed"] == 4 and summary["certified"] == summary["valid"] == 1
     reasons = sorted(d["reason"] for d in summary["dropped"])
-    assert reasons == ["already in the hidden suite or the witness pool", "not in the tool-call candidate format",
+    assert reasons == ["already in the hidden suite or the witness pool", "not in the tool_calls candidate format",
                        "the reference verifier decides FAIL, not PASS"]
     assert summary["requirements"][0]["covered"] is False
     (witness,) = result.witnesses

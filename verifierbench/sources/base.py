@@ -4,7 +4,7 @@ A source is a subclass of `Source` in its own folder (`sources/<name>/source.py`
 `@register_source`; `sources/registry.py` lists the built-in sources' modules (and reads out-of-tree ones from
 $VERIFIERBENCH_SOURCES). The rest of the harness calls a source's typed methods, never its modules.
 
-A source module imports nothing but this module at its top, and every method imports the source's own modules
+A source module imports nothing but this module and its format (sources/formats/) at its top, and every method imports the source's own modules
 inside its body: an exported reference verifier runs `decide` inside the sandbox with the standard library only,
 so declaring a source must not import its build (pydantic, datasets) or its upstream packages.
 """
@@ -19,8 +19,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
+from verifierbench.sources.formats.base import Auditor, Format, NaiveChecks
+
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.drafts import Draft
@@ -60,12 +61,15 @@ class Source(ABC):
 
     Class attributes:
         name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
+        format: its tasks' candidate format (sources/formats/), which gives their task type; its build makes every
+            task with it (`Task.create(format=...)`, checked by the suite build).
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
         shares: a shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference version).
     """
 
     name: ClassVar[str]
+    format: ClassVar[Format]
     built_by_default: ClassVar[bool] = True
     shares: ClassVar[str | None] = None
     upstream: ClassVar[str | None] = None
@@ -179,6 +183,12 @@ class Source(ABC):
             MissingPart: the source has no environment (`implements("environment")` is False).
         """
         raise self._missing("environment")
+
+    @property
+    def public_environment(self) -> bool:
+        """Whether its tasks have a public environment the agent may run (`run_public`/`reset`): the source serves
+        one (`environment`) and its format has `run_public` messages."""
+        return self.implements("environment") and self.format.public_run is not None
 
     def read_only_inputs(self, reference: Reference) -> tuple[tuple[str, str], ...]:
         """What every run of this task's verifiers sees read-only (SWE-bench: the checkout at /repo).
@@ -327,39 +337,32 @@ class Source(ABC):
 
     # ---- screening and the audit ----------------------------------------------------------------------------------------
 
-    def naive_checks_fooled(self, reference: Reference, candidate: Any) -> list[str]:
-        """C7 for a source whose task kind names the "code" probe (screening/potency.py): the naive graders that
-        accept `candidate`, a hack, from its hidden test run.
+    def naive_checks(self) -> NaiveChecks | None:
+        """Screening's C7 naive verifiers for this source's hack cases. Default: its format's.
 
-        Raises:
-            MissingPart: the source has no naive graders of its own.
+        Returns:
+            The function naming the naive checks a hack candidate fools (reference, candidate); None: none.
         """
-        raise self._missing("naive_checks_fooled")
+        return self.format.naive_checks()
 
     def mutation_operators(self) -> tuple[Any, ...]:
         """The C6 operators screening applies to this source's reference, through their protocol (`probe`,
         `applicable`, `detects`; screening/checks.py); `probe` raises `NoProbe` when a task lacks what it reads.
+        Default: its format's.
 
         Returns:
-            The operators; () when the source has none.
+            The operators; () when there are none.
         """
-        return ()
+        return self.format.mutation_operators()
 
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        """The deterministic auditor's fresh candidates for one round.
-
-        Args:
-            task: a task of this source.
-            round_index: the audit round (0-based).
-            seed: the audit's seed.
+    def auditor(self) -> Auditor | None:
+        """The deterministic auditor's fresh candidates for a round: (task, round index, seed) -> labelled proposals
+        for the reference to certify. Default: its format's.
 
         Returns:
-            Labelled candidates for the reference to certify.
-
-        Raises:
-            MissingPart: the source has no deterministic auditor (`implements("audit_proposals")` is False).
+            The auditor; None: the source's tasks have no deterministic auditor.
         """
-        raise self._missing("deterministic auditor")
+        return self.format.auditor()
 
     def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
         """The build's case generators with the audit's wider caps (the state auditor's fresh cases).
@@ -399,15 +402,17 @@ def register_source(cls: S) -> S:
     """Class decorator: registers one instance of a `Source` subclass under its `name`.
 
     Args:
-        cls: the subclass; it sets `name`.
+        cls: the subclass; it sets `name` and `format`.
 
     Returns:
         The class, unchanged.
 
     Raises:
-        ValueError: another class is registered under the same name.
+        ValueError: another class is registered under the same name, or the class declares no `format`.
     """
     name = cls.name
+    if not isinstance(getattr(cls, "format", None), Format):
+        raise ValueError(f"source {name!r} declares no candidate format (`format = ...`, sources/formats/)")
     known = _REGISTERED.get(name)
     # the same class again (its module imported a second time, under another name) replaces the first
     if known is not None and type(known).__qualname__ != cls.__qualname__:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 
 if TYPE_CHECKING:
     from verifierbench.construction.selection import Selection
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 @register_source
 class Tiny(Source):
     name = "tiny"
+    format = TOOL_CALLS
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from tests.sources.tiny.build import select_tasks
