@@ -16,7 +16,7 @@ from verifierbench.audit import analysis, engine, lightweight
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import QUESTIONABLE, VALID
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 FLAW = "bracketed_reply_required"

@@ -11,7 +11,6 @@ so declaring a source must not import its build (pydantic, datasets) or its upst
 
 from __future__ import annotations
 
-import random
 import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -24,9 +23,7 @@ from verifierbench.sources.formats.base import Auditor, Format, NaiveChecks
 if TYPE_CHECKING:
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
-    from verifierbench.construction.drafts import Draft
     from verifierbench.construction.selection import Selection
-    from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 # A task's reference record (JSON): what its source's reference verifier reads; its "checker" is the source's name.
 Reference = dict[str, Any]
@@ -55,9 +52,10 @@ class NoProbe(Exception):
 class Source(ABC):
     """One upstream benchmark: its construction, its reference decision, and what the rest of the harness reads.
 
-    `select` and `decide` are required; every other part has a default meaning "this source has none" (an empty
-    tuple, None, or `MissingPart` for a part a caller needs, such as an answer key). `implements(part)` tells
-    whether a subclass overrides an optional part.
+    `select`, `decide` and `format` are required; every other part has a default meaning "this source has none" (an
+    empty tuple, None, or `MissingPart` for a part a caller needs) or, for the screening and audit pieces, "its
+    format's". What only one family of sources has is on its base class: `ToolCallSource` (sources/toolcall/base.py:
+    the answer key) and `InteractionSource` (sources/interaction/base.py: gold records, replay, audit drafts).
 
     Class attributes:
         name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
@@ -180,7 +178,7 @@ class Source(ABC):
             A fresh environment (`sources/interaction/environment.py` has the base classes and the replay contract).
 
         Raises:
-            MissingPart: the source has no environment (`implements("environment")` is False).
+            MissingPart: the source has no environment (`public_environment` is False).
         """
         raise self._missing("environment")
 
@@ -188,7 +186,8 @@ class Source(ABC):
     def public_environment(self) -> bool:
         """Whether its tasks have a public environment the agent may run (`run_public`/`reset`): the source serves
         one (`environment`) and its format has `run_public` messages."""
-        return self.implements("environment") and self.format.public_run is not None
+        serves = type(self).environment is not Source.environment  # the subclass overrides it
+        return serves and self.format.public_run is not None
 
     def read_only_inputs(self, reference: Reference) -> tuple[tuple[str, str], ...]:
         """What every run of this task's verifiers sees read-only (SWE-bench: the checkout at /repo).
@@ -255,86 +254,6 @@ class Source(ABC):
         """`verifierbench doctor`'s lines for what this source's tasks need on this machine (one line each)."""
         return []
 
-    # ---- tool calls: the answer key ----------------------------------------------------------------------------------
-
-    def answer_key(self, reference: Reference) -> ToolCallSpec:
-        """The answer key the tool-call case generators, the deterministic auditor and the C6 mutants read.
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source's tasks have no answer key (not tool-call tasks).
-        """
-        raise self._missing("answer key")
-
-    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
-        """The source's own checker on parsed tool calls (the tool-call decision and the C6 mutants call it).
-
-        Args:
-            reference: the task's reference record.
-            calls: parsed calls, [{"name", "arguments"}].
-
-        Returns:
-            (PASS?, reason).
-
-        Raises:
-            MissingPart: the source has no call checker.
-        """
-        raise self._missing("check calls")
-
-    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
-        """The answer key's first acceptable call list (C6 mutants start from it).
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source has no answer key.
-        """
-        raise self._missing("expected calls")
-
-    # ---- state: interaction records on a replayable environment ----------------------------------------------------
-
-    def gold_record(self, reference: Reference) -> dict[str, Any]:
-        """A state task's gold interaction record, as the build makes it (C7's naive views, the state auditor).
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source has no interaction records.
-        """
-        raise self._missing("gold record")
-
-    def replay(self, reference: Reference, calls: list[dict[str, Any]]) -> tuple[list[Any], str]:
-        """The calls replayed on a fresh copy of the task's environment.
-
-        Args:
-            reference: the task's reference record.
-            calls: [{"name", "arguments", "role"}] in order.
-
-        Returns:
-            (the result a record shows for each call, the public state's hash after them).
-
-        Raises:
-            MissingPart: the source has no replayable environment.
-        """
-        raise self._missing("replay")
-
-    def replay_results(self, reference: Reference, calls: list[dict[str, Any]]) -> list[Any]:
-        """What the environment returns for each call, replayed from the initial state (C7's "recorded results
-        trusted" view). Default: the results of `replay`.
-
-        Args:
-            reference: the task's reference record.
-            calls: [{"name", "arguments", "role"}] in order.
-
-        Raises:
-            MissingPart: the source has no replayable environment.
-        """
-        return self.replay(reference, calls)[0]
-
     # ---- screening and the audit ----------------------------------------------------------------------------------------
 
     def naive_checks(self) -> NaiveChecks | None:
@@ -364,30 +283,7 @@ class Source(ABC):
         """
         return self.format.auditor()
 
-    def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
-        """The build's case generators with the audit's wider caps (the state auditor's fresh cases).
-
-        Args:
-            reference: the task's reference record.
-            rng: the round's random source.
-
-        Raises:
-            MissingPart: the source has no such generators.
-        """
-        raise self._missing("audit case generators")
-
     # ---- helpers ------------------------------------------------------------------------------------------------------
-
-    def implements(self, part: str) -> bool:
-        """Whether this source overrides the optional method `part` (such as "environment").
-
-        Args:
-            part: a method name of `Source`.
-
-        Raises:
-            AttributeError: `Source` has no such method.
-        """
-        return getattr(type(self), part) is not getattr(Source, part)
 
     def _missing(self, part: str) -> MissingPart:
         return MissingPart(f"source {self.name} has no {part}")

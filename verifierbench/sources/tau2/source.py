@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import Reference, SourcePaths, register_source
 from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
+from verifierbench.sources.interaction.base import InteractionSource
 
 if TYPE_CHECKING:
     from verifierbench.sources.interaction.environment import ServedEnvironment
@@ -18,10 +19,9 @@ AUDIT_CAPS = {"partial": 16, "near_miss": 32}
 
 
 @register_source
-class Tau2(Source):
+class Tau2(InteractionSource):
     name = "tau2"
     format = INTERACTION_RECORD
-    shares = "interaction"
     upstream = "inspect-evals"
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
