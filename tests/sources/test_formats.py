@@ -97,3 +97,39 @@ def test_a_sample_promises_run_public_only_with_a_public_environment():
     # a format without run_public messages has no public environment, whatever the metadata says
     assert sample_public_format({"candidate_format": "tool_calls", "public_environment": True}) is None
     assert [registry.source(n).public_environment for n in registry.NAMES] == [False, False, True, True, True, False]
+
+
+RUN_NOTE = ("`run_public` executes in the task's public environment and `reset` restores its initial state. During "
+            "generation you have 7 `run_public` executions in all (tool calls and calls through `vgb_env`); past that "
+            "it answers `BudgetExceeded: run_public`.")
+
+
+@pytest.mark.parametrize("checker, format, environment, note", [
+    ("bfcl", TOOL_CALLS, {}, "This is a tool-call task: there is no public environment to execute, so `run_public` and "
+                             "`reset` are unavailable."),
+    ("tau2", INTERACTION_RECORD, {}, RUN_NOTE),
+    ("swebench", DIFF, {"test_environment": "x"},
+     "The repository checkout is mounted read-only at /repo, here and in every run of your verifier; `run_public` copies "
+     "it, applies a diff and runs the named tests. The repository's test environment (its Python and test requirements) "
+     "is mounted read-only at /env. " + RUN_NOTE),
+    ("appworld", CODE, {}, "This is a state task: there is no public environment to execute, so `run_public` and "
+                           "`reset` are unavailable."),
+])
+def test_the_prompt_promises_run_public_where_the_source_serves_it(checker, format, environment, note):
+    from verifierbench.harness.prompt import environment_note
+
+    task = Task.create(source=checker, source_id="x", format=format, instruction="", environment=environment,
+                       reference={"checker": checker})
+    assert environment_note(task, 7) == note
+
+
+def test_the_build_refuses_a_task_whose_format_is_not_its_source_s():
+    from types import SimpleNamespace
+
+    from verifierbench.build import _check_formats
+
+    record = Task.create(source="tau2", source_id="x", format=INTERACTION_RECORD, instruction="", environment={})
+    _check_formats("tau2", SimpleNamespace(retained=[SimpleNamespace(task=record)]))  # type: ignore[arg-type]
+    code = Task.create(source="tau2", source_id="y", format=CODE, instruction="", environment={})
+    with pytest.raises(ValueError, match="declares the interaction_record format .* is code"):
+        _check_formats("tau2", SimpleNamespace(retained=[SimpleNamespace(task=code)]))  # type: ignore[arg-type]
