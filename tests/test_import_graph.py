@@ -89,6 +89,15 @@ def test_no_module_cycle_through_the_audit_engine_or_the_harness_tools():
         assert not any(_reaches(edges, imported, module) for imported in edges.get(module, ())), f"{module} is in an import cycle"
 
 
+def test_no_module_is_in_an_import_cycle():
+    """At file level too, no import path (function-level and type-checking imports included) leads from a module back
+    to itself: sources/base.py -> toolcall/spec.py -> registry -> base was one; the source families' bases
+    (toolcall/base.py, interaction/base.py) hold what only their sources have."""
+    edges = module_imports()
+    looped = sorted(module for module in edges if any(_reaches(edges, imported, module) for imported in edges[module]))
+    assert looped == [], f"modules in an import cycle: {looped}"
+
+
 # Judging runs where Inspect may be absent (a Ray node, a judge-only install): these modules and a whole `judge`
 # command must not import it. The leaderboard reads Inspect's own log files, so it keeps inspect_ai.log.
 BLOCK_INSPECT = """

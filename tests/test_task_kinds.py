@@ -1,5 +1,5 @@
-"""Task kinds (verifierbench/kinds.py) own what differs between task types: one kind per type, and no core file
-branches on a task type itself."""
+"""What differs between task types is the candidate format's (sources/formats/; tests/sources/test_formats.py):
+no core file branches on a task type itself."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ import ast
 import pytest
 
 from tests.conftest import REPO_ROOT
-from verifierbench.kinds import KINDS, CodeKind, StateKind, TaskKind, ToolCallKind, kind_named, kind_of, sample_kind
 from verifierbench.schema import TaskType
 
 PACKAGE = REPO_ROOT / "verifierbench"
 TYPE_VALUES = frozenset(t.value for t in TaskType)
 BRANCHING = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq, ast.In, ast.NotIn)
-# Sources may know their own type; the kinds module is where the types are told apart.
-EXEMPT = ("sources/", "kinds.py")
+# Sources may know their own type; the formats (sources/formats/) are where the types are told apart.
+EXEMPT = ("sources/",)
 # (file, the expression) that names a type value without branching on a task type. Each says why it may stay.
 ALLOWED = {
     # The paper numbers its per-type tables (16: tool-call, 17: state, 18: code): data, not behaviour.
@@ -70,7 +69,7 @@ def core_type_branches() -> set[tuple[str, str]]:
 
 def test_no_core_file_branches_on_a_task_type():
     branches = core_type_branches()
-    assert branches <= ALLOWED, f"branch on a task type outside kinds.py (ask the task's kind instead): {sorted(branches - ALLOWED)}"
+    assert branches <= ALLOWED, f"branch on a task type outside sources/ (ask the task's format instead): {sorted(branches - ALLOWED)}"
     assert ALLOWED <= branches, f"allowlist entries no longer found, remove them: {sorted(ALLOWED - branches)}"
 
 
@@ -81,44 +80,9 @@ def test_no_core_file_branches_on_a_task_type():
     ("x = {TaskType.state: 1}", True),
     ("x = {'tool-call': 1, 'state': 2}", True),
     ("x = {'code': 1, 'state': 2}", False),
-    ("x = kind_of(task).runs_tests", False),
+    ("x = format_of(task).runs_tests", False),
     ("x = reply.get('checker') == 'tau2'", False),
 ])
 def test_the_check_sees_type_branches(source, caught):
     assert bool(type_branches(ast.parse(source))) is caught
 
-
-def test_one_kind_per_task_type():
-    assert set(KINDS) == TYPE_VALUES
-    for member in TaskType:
-        kind = kind_named(member)
-        assert isinstance(kind, TaskKind) and kind.name == member.value and kind_named(member.value) is kind
-    with pytest.raises(KeyError):
-        kind_named("tool_call")
-
-
-def test_a_sample_without_a_type_is_a_tool_call_sample():
-    assert sample_kind(None) is sample_kind("") is KINDS["tool-call"]
-    assert sample_kind("code") is KINDS["code"]
-
-
-def test_kinds_keep_the_values_the_core_branched_on():
-    tool_call, state, code = KINDS["tool-call"], KINDS["state"], KINDS["code"]
-    assert (type(tool_call), type(state), type(code)) == (ToolCallKind, StateKind, CodeKind)
-    assert [k.judge_rounds(3) for k in (tool_call, state, code)] == [1, 3, 3]
-    assert [k.repeat_runs for k in (tool_call, state, code)] == [2, 3, 3]
-    assert [k.runs_tests for k in (tool_call, state, code)] == [False, False, True]
-    assert [k.has_public_environment for k in (tool_call, state, code)] == [False, True, True]
-    assert [k.empty_public_request() for k in (tool_call, state, code)] == [None, {"calls": []}, {"diff": "", "tests": []}]
-    assert [k.audit_batch_size(5, 2) for k in (tool_call, state, code)] == [5, 8, 5]
-    assert state.audit_batch_size(1, 4) == 16 and code.audit_batch_size(0, 4) == 1
-    assert code.well_formed({"diff": ""}) and not code.well_formed({"diff": "", "tests": []})
-    assert tool_call.well_formed({"raw": "", "parsed": []}) and not tool_call.well_formed({"raw": ""})
-
-
-def test_kind_of_reads_the_task_type():
-    class Fake:
-        type = TaskType.state
-        environment: dict = {}
-
-    assert kind_of(Fake()) is KINDS["state"]

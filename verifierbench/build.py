@@ -70,6 +70,17 @@ def operator_counts(selection: Selection) -> dict[str, dict[str, int]]:
     return dict(sorted(counts.items()))
 
 
+def _check_formats(name: str, selection: Selection) -> None:
+    """Every task a source selected has the candidate format the source declares (`Source.format`, which also gives
+    the task's type): the build refuses a source whose tasks disagree with its declaration."""
+    declared = registry.source(name).format
+    for replayed in selection.retained:
+        task = replayed.task
+        if (task.candidate_format.value, task.type.value) != (declared.name, declared.task_type):
+            raise ValueError(f"source {name} declares the {declared.name} format ({declared.task_type} tasks), but its task "
+                             f"{task.source_id} is {task.candidate_format.value} ({task.type.value})")
+
+
 def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say: Callable[[str], None] = print,
                 paths: SourcePaths | None = None, starting: Callable[[str, int, int], None] | None = None) -> BuildResult:
     """Builds the suite into `out`.
@@ -102,6 +113,7 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
             unavailable[name] = missing_package(name, e) if isinstance(e, ModuleNotFoundError) else str(e)
             say(f"build: {name} unavailable, skipped: {unavailable[name]}")
             continue
+        _check_formats(name, selection)
         for replayed in selection.retained:
             tasks.append(replayed.task)
             cases += replayed.cases

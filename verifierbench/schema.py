@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, core_schema
@@ -96,6 +96,16 @@ CATEGORY_GROUP = {
 }
 
 
+class FormatDeclaration(Protocol):
+    """What the data model reads of a candidate format (sources/formats/base.py `Format`, not imported here)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def task_type(self) -> str: ...
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_enum_values=False)
 
@@ -120,7 +130,23 @@ class Task(_Record):
         return {k: data.get(k, {}) for k in fields}
 
     @classmethod
-    def create(cls, *, source: Source | str, source_id: str, **fields: Any) -> "Task":
+    def create(cls, *, source: Source | str, source_id: str, format: FormatDeclaration | None = None, **fields: Any) -> "Task":
+        """A task with its id and content hash.
+
+        Args:
+            source: the source's name.
+            source_id: the task's id in the upstream benchmark.
+            format: the candidate format (sources/formats/): it gives `candidate_format` and `type`, which are then
+                not passed. Without it both are fields (tests' hand-made tasks).
+            fields: the other fields of the task.
+
+        Raises:
+            ValueError: `format` is given together with `type` or `candidate_format`.
+        """
+        if format is not None:
+            if {"type", "candidate_format"} & set(fields):
+                raise ValueError("Task.create: the format gives the task's type and candidate format; pass neither")
+            fields = {**fields, "type": format.task_type, "candidate_format": format.name}
         source = Source(source)
         data = {"id": task_id_for(source.value, source_id), "source": source.value, "source_id": source_id, **fields}
         data = _jsonable(data)

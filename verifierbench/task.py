@@ -23,8 +23,8 @@ from verifierbench.suite_source import open_suite
 from verifierbench.judge import select_tasks
 from verifierbench.harness.freeze import freeze_verifier
 from verifierbench.screening.run import retained_ids
-from verifierbench.kinds import kind_of
 from verifierbench.sources import registry
+from verifierbench.sources.formats import registry as formats
 from verifierbench.audit.engine import DEFAULT_ROUNDS as AUDIT_ROUNDS
 from verifierbench.scorers.hidden_cases import DEFAULT_ROUNDS, hidden_cases
 from verifierbench.scorers.testjack_audit import testjack_audit
@@ -44,14 +44,15 @@ RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
 MESSAGE_LIMIT = 400
 
 
-# The values of the options with a fixed set of choices (the registered sources, the schema's types,
-# agents.HARNESSES; SandboxName is sandboxes/spec.py's). The sources' Literal is made from the registry, so a new
-# source needs no edit here; mypy, which cannot read a computed Literal, sees a str.
+# The values of the options with a fixed set of choices (the registered sources, the candidate formats' task types,
+# agents.HARNESSES; SandboxName is sandboxes/spec.py's). The sources' and the types' Literals are made from their
+# registries, so a new source or format needs no edit here; mypy, which cannot read a computed Literal, sees a str.
 if TYPE_CHECKING:
     SourceName = str
+    TaskTypeName = str
 else:
     SourceName = Literal[registry.NAMES]
-TaskTypeName = Literal["tool-call", "state", "code"]
+    TaskTypeName = Literal[formats.TASK_TYPES]
 HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
 
 
@@ -143,7 +144,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
                               sandbox=sandbox, cli_image=harness in CLI_HARNESSES),
         solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
-        scorer=[hidden_cases(suite=str(directory), rounds=max((kind_of(t).judge_rounds(rounds) for t in tasks), default=1)),
+        scorer=[hidden_cases(suite=str(directory), rounds=max((formats.format_of(t).judge_rounds(rounds) for t in tasks), default=1)),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
         sandbox=sandbox_spec(sandbox, cli_image=harness in CLI_HARNESSES),
         cleanup=prune_replaced_images if sandbox == "docker" else None,

@@ -13,7 +13,7 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from verifierbench.export import TEMPLATES, reference_libraries
 from verifierbench.executor import Executor, Limits
 from verifierbench.schema import Task
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 from verifierbench.suite import Suite, load_suite
 from verifierbench import verifier_files
 

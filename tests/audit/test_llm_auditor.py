@@ -13,7 +13,7 @@ from verifierbench.audit import engine, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import INVALID, QUESTIONABLE, VALID
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 
 
 @pytest.fixture(scope="module")

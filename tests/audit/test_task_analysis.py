@@ -16,7 +16,7 @@ from verifierbench.audit import analysis, engine, lightweight
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import QUESTIONABLE, VALID
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 FLAW = "bracketed_reply_required"
@@ -64,7 +64,7 @@ def test_task_witnesses_are_certified_pooled_and_shared_by_every_configuration(t
     summary = result.task_analysis
     assert summary["proposed"] == 4 and summary["certified"] == summary["valid"] == 1
     reasons = sorted(d["reason"] for d in summary["dropped"])
-    assert reasons == ["already in the hidden suite or the witness pool", "not in the tool-call candidate format",
+    assert reasons == ["already in the hidden suite or the witness pool", "not in the tool_calls candidate format",
                        "the reference verifier decides FAIL, not PASS"]
     assert summary["requirements"][0]["covered"] is False
     (witness,) = result.witnesses

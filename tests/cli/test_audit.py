@@ -15,7 +15,7 @@ from tests.audit.scripted_model import REGISTER
 from tests.cli.test_cli import BIN, cli
 from tests.conftest import AUDIT_TASKS
 from verifierbench.sources.toolcall.candidate import candidate, render_python
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 from verifierbench.suite import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")

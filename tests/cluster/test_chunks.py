@@ -8,11 +8,13 @@ from types import SimpleNamespace
 
 from verifierbench.cluster import ray_judge
 from verifierbench.cluster.ray_judge import CHUNK_CASES, RayJudge
-from verifierbench.schema import TaskType
+from verifierbench.schema import CandidateFormat, TaskType
 
 
 def case_runs(task_id: str, task_type: TaskType, verifier: SimpleNamespace, count: int) -> list[SimpleNamespace]:
-    task = SimpleNamespace(id=task_id, type=task_type, source=SimpleNamespace(value="swebench" if task_type is TaskType.code else "bfcl"))
+    code = task_type is TaskType.code
+    task = SimpleNamespace(id=task_id, type=task_type, source=SimpleNamespace(value="swebench" if code else "bfcl"),
+                           candidate_format=CandidateFormat.diff if code else CandidateFormat.tool_calls)
     return [SimpleNamespace(task=task, key=f"{task_id}-{i}", candidate={}, verifier=verifier) for i in range(count)]
 
 

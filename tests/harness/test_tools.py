@@ -14,9 +14,9 @@ from verifierbench.harness.tools import reset, run_public
 
 def test_without_a_public_environment_the_tools_say_so():
     with pytest.raises(ToolError, match="no public environment is available"):
-        asyncio.run(run_public("state", budget=2)(request="{}"))
+        asyncio.run(run_public("interaction_record", budget=2)(request="{}"))
     with pytest.raises(ToolError, match="no public environment is available"):
-        asyncio.run(reset("state")())
+        asyncio.run(reset("interaction_record")())
 
 
 @pytest.mark.timeout(30)
@@ -58,4 +58,4 @@ def test_an_unparseable_request_is_a_tool_error_not_a_crash(monkeypatch, request
 
     monkeypatch.setattr(tools, "_sample_service", lambda: object())  # any service: parsing fails first
     with pytest.raises(ToolError, match=message):
-        asyncio.run(run_public("state", budget=2)(request=request_text))
+        asyncio.run(run_public("interaction_record", budget=2)(request=request_text))

@@ -97,7 +97,7 @@ def test_inspect_score_runs_the_task_analysis_pass_with_its_model_option(heurist
     from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
     from tests.audit.scripted_model import REGISTER
     from verifierbench.sources.toolcall.candidate import candidate, render_python
-    from verifierbench.sources.toolcall.spec import spec_for_reference
+    from verifierbench.sources.toolcall.base import spec_for_reference
 
     logs = tmp_path / "logs"
     shutil.copytree(heuristic_log, logs)

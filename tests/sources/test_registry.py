@@ -16,13 +16,22 @@ from verifierbench.build import build_suite
 from verifierbench.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import MissingPart, Source, register_source
+from verifierbench.sources.interaction.base import InteractionSource, interaction_source
+from verifierbench.sources.toolcall.base import ToolCallSource, spec_for_reference
+from verifierbench.sources.formats.code import CODE
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 
 PACKAGE = Path(registry.__file__).resolve().parent.parent
 TOY = "toy"
 
 
 def _having(part: str) -> set[str]:
-    return {name for name in registry.NAMES if registry.source(name).implements(part)}
+    """The sources whose class overrides `Source.<part>`."""
+    return {name for name in registry.NAMES if getattr(type(registry.source(name)), part) is not getattr(Source, part)}
+
+
+def _of_family(family: type) -> set[str]:
+    return {name for name in registry.NAMES if isinstance(registry.source(name), family)}
 
 
 def test_every_source_is_a_registered_subclass_in_its_folder():
@@ -37,11 +46,15 @@ def test_every_source_is_a_registered_subclass_in_its_folder():
 
 
 def test_the_implemented_parts_match_what_each_kind_of_task_needs():
-    assert _having("check_calls") == _having("expected_calls") == _having("answer_key") == {"bfcl", "acebench"}
+    assert _of_family(ToolCallSource) == {"bfcl", "acebench"} and _of_family(InteractionSource) == {"tau2", "agentdojo"}
+    assert not any(hasattr(Source, part) for part in ("answer_key", "check_calls", "gold_record", "replay", "implements"))
     assert _having("environment") == {"agentdojo", "tau2", "swebench"}
-    assert _having("audit_proposals") == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
-    assert _having("warm_up") == _having("replay") == _having("gold_record") == _having("audit_drafts") == {"tau2", "agentdojo"}
-    assert _having("mutation_operators") == set(registry.NAMES)
+    # the auditor, mutation operators and naive checks are the format's unless the source has its own
+    assert _having("auditor") == _having("naive_checks") == {"swebench"}
+    assert _having("mutation_operators") == {"swebench", "agentdojo"}
+    assert {n for n in registry.NAMES if registry.source(n).auditor() is not None} == {"bfcl", "acebench", "swebench", "tau2", "agentdojo"}
+    assert {n for n in registry.NAMES if registry.source(n).mutation_operators()} == set(registry.NAMES) - {"appworld"}
+    assert _having("warm_up") == {"tau2", "agentdojo"}
     assert _having("reference_packages") == {"bfcl"} and _having("reference_site_packages") == {"agentdojo"}
     registry.of({"checker": "bfcl"}).warm_up({"checker": "bfcl"})  # a source without one: nothing to load
     assert registry.built_by_default() == ["bfcl", "acebench", "tau2", "agentdojo", "appworld"]
@@ -60,8 +73,10 @@ def test_unknown_names_and_missing_parts_are_one_line_errors():
         registry.source("nope")
     with pytest.raises(ValueError, match=r"^unknown checker 'nope'$"):
         references.decide({"checker": "nope"}, {})
-    with pytest.raises(MissingPart, match=r"^source tau2 has no answer key$"):
-        registry.of({"checker": "tau2"}).answer_key({"checker": "tau2"})
+    with pytest.raises(MissingPart, match=r"^source tau2 has no answer key \(not a tool-call source\)$"):
+        spec_for_reference({"checker": "tau2"})
+    with pytest.raises(MissingPart, match=r"^source bfcl has no interaction records$"):
+        interaction_source({"checker": "bfcl"})
     with pytest.raises(MissingPart, match=r"^source bfcl has no environment$"):
         registry.source("bfcl").environment({"checker": "bfcl"})
 
@@ -69,6 +84,7 @@ def test_unknown_names_and_missing_parts_are_one_line_errors():
 def test_a_second_class_under_a_registered_name_is_refused():
     class Impostor(Source):
         name = "bfcl"
+        format = TOOL_CALLS
 
         def select(self, seed, paths, say):
             raise AssertionError
@@ -87,6 +103,7 @@ def test_a_second_class_under_a_registered_name_is_refused():
 @register_source
 class Toy(Source):
     name = TOY
+    format = CODE
 
     def select(self, seed, paths, say):
         raise UserError(f"toy data missing (seed {seed})")

@@ -21,7 +21,7 @@ from verifierbench.audit import certification, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.construction.proposals import candidate_key
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Task, TestCase
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
@@ -90,8 +90,8 @@ class TaskAnalysis:
 
 def prompt(task: Task, hidden: list[TestCase]) -> str:
     return PROMPT.format(instruction=task.instruction, cases=render_cases(hidden), per_category=CASES_PER_CATEGORY,
-                         limit=MAX_CANDIDATES, failure_modes=kind_of(task).audit_failure_modes,
-                         format_note=kind_of(task).audit_format_note)
+                         limit=MAX_CANDIDATES, failure_modes=format_of(task).audit_failure_modes,
+                         format_note=format_of(task).audit_format_note)
 
 
 def render_cases(hidden: list[TestCase]) -> str:

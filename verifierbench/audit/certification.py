@@ -9,7 +9,7 @@ from typing import Any
 from verifierbench.audit.witness import PENDING, Review, Witness
 from verifierbench.construction.parallel import each
 from verifierbench.construction.proposals import Proposal
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Label, Task
 from verifierbench.screening import reference
 
@@ -30,7 +30,7 @@ def screen(task: Task, proposals: list[Proposal], known: set[str]) -> tuple[list
     fresh, dropped = [], []
     for proposal in proposals:
         if not well_formed(task, proposal.candidate):
-            dropped.append((proposal, f"not in the {task.type.value} candidate format"))
+            dropped.append((proposal, f"not in the {task.candidate_format.value} candidate format"))
             continue
         if proposal.key in known:
             dropped.append((proposal, "already in the hidden suite or the witness pool"))
@@ -57,9 +57,9 @@ def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[tuple[bo
         except Exception as exc:  # noqa: BLE001
             return None, f"{type(exc).__name__}: {str(exc)[:200]}"
 
-    return each(kind_of(task).runs_tests, one, proposals)
+    return each(format_of(task).runs_tests, one, proposals)
 
 
 def well_formed(task: Task, candidate: Any) -> bool:
     """The candidate has the shape the task's format promises (an auditor may write anything)."""
-    return kind_of(task).well_formed(candidate)
+    return format_of(task).well_formed(candidate)

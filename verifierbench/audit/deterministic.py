@@ -10,11 +10,12 @@ NAME = "deterministic"
 
 
 def supports(task: Task) -> bool:
-    """Whether the task's source has generators for the deterministic auditor (its `audit_proposals`)."""
-    return registry.known(task.reference) and registry.of(task.reference).implements("audit_proposals")
+    """Whether the task's source has a deterministic auditor (its `auditor`, by default its format's)."""
+    return registry.known(task.reference) and registry.of(task.reference).auditor() is not None
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
-    if not supports(task):
-        raise NotImplementedError(f"no deterministic auditor for {task.type.value} tasks yet")
-    return registry.of(task.reference).audit_proposals(task, round_index, seed)
+    auditor = registry.of(task.reference).auditor() if registry.known(task.reference) else None
+    if auditor is None:
+        raise NotImplementedError(f"no deterministic auditor for {task.source.value} tasks yet")
+    return auditor(task, round_index, seed)

@@ -19,7 +19,7 @@ from verifierbench.audit.witness import Witness
 from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
 from verifierbench.construction.proposals import Proposal, candidate_key
 from verifierbench.executor.staging import FrozenVerifier
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.schema import Label, Task, TestCase
@@ -153,7 +153,7 @@ async def audit(task: Task, hidden: list[TestCase], trial: Trial, executor: Back
         result.certified += len(certified)
         found, decided = [], {}
         # State-task runs take seconds each: those rounds stop early; others run whole, so every witness is found.
-        size = kind_of(task).audit_batch_size(len(certified), executor.slots)
+        size = format_of(task).audit_batch_size(len(certified), executor.slots)
         for batch in batches(certified, size):
             decisions, runs = await asyncio.to_thread(decide_all, executor, trial, {w.key: w.candidate for w in batch}, task)
             result.executions += runs

@@ -10,7 +10,7 @@ import re
 from typing import Any, TYPE_CHECKING
 
 from verifierbench.construction.proposals import Proposal
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Label, Task
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
@@ -46,7 +46,7 @@ Reply with one JSON object in a ```json block:
 def prompt(task: Task, files: dict[str, dict[str, str]]) -> str:
     code = "\n\n".join(f"### {path}\n```\n{body['text']}\n```" for path, body in sorted(files.items()) if "text" in body)
     return PROMPT.format(instruction=task.instruction, code=code[:MAX_CODE_CHARS], limit=MAX_CANDIDATES,
-                         failure_modes=kind_of(task).audit_failure_modes, format_note=kind_of(task).audit_format_note)
+                         failure_modes=format_of(task).audit_failure_modes, format_note=format_of(task).audit_format_note)
 
 
 def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
@@ -54,7 +54,7 @@ def completed(task: Task, proposals: list[Proposal]) -> list[Proposal]:
     (a malformed record is passed on unchanged; the engine drops it)."""
     from verifierbench.sources.interaction import audit as interaction_audit
 
-    if not kind_of(task).replays_proposed_results or not interaction_audit.supports(task):
+    if not format_of(task).replays_proposed_results or not interaction_audit.supports(task):
         return proposals
     for proposal in proposals:
         try:

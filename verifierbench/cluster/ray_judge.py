@@ -23,7 +23,7 @@ from verifierbench.errors import UserError
 from verifierbench.executor import Outcome
 from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.protocol import Decision
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.suite import load_suite
 
 NAMESPACE = "verifierbench"
@@ -127,7 +127,7 @@ class RayJudge:
                 files, skipped = read_staged(run.verifier.directory)
                 self._files[digest] = [ray.put(files)] if not skipped else [ray.put({})]
             item = {"task_id": run.task.id, "key": run.key, "candidate": run.candidate}
-            if kind_of(run.task).runs_tests:  # a long run: a chunk of its own
+            if format_of(run.task).runs_tests:  # a long run: a chunk of its own
                 code.append((digest, [item]))
             else:
                 groups.setdefault((digest, run.task.id), []).append(item)

@@ -1,4 +1,4 @@
-"""Proposals: what a source's deterministic auditor makes of its drafts (`Source.audit_proposals`), a candidate with
+"""Proposals: what a source's deterministic auditor makes of its drafts (`Source.auditor`), a candidate with
 the label the auditor intends and the requirement it targets. The audit certifies each through the reference and keeps
 a certified one as a witness (audit/witness.py)."""
 

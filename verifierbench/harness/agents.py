@@ -35,7 +35,7 @@ from verifierbench.harness.connection_trace import traced_connections
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
-from verifierbench.kinds import sample_kind
+from verifierbench.sources.formats.registry import sample_public_format
 
 SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
 CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
@@ -69,11 +69,11 @@ def harness_solver(name: str, run_public_budget: int) -> Solver:
 @solver
 def default_harness(run_public_budget: int = 20) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        kind = sample_kind(state.metadata.get("task_type"))
+        public = sample_public_format(state.metadata)
         timeout = command_timeout(state.metadata)
         tools = [bash(timeout=timeout), python(timeout=timeout), write_file(), replace_in_file()]
-        if kind.has_public_environment:
-            tools += [run_public(kind.name, run_public_budget), reset(kind.name)]
+        if public is not None:
+            tools += [run_public(public.name, run_public_budget), reset(public.name)]
         agent = react(
             prompt=AgentPrompt(instructions=SYSTEM),
             tools=tools,
@@ -234,9 +234,9 @@ def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
     from inspect_ai.agent import BridgedToolsSpec
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        kind = sample_kind(state.metadata.get("task_type"))
-        bridged = [BridgedToolsSpec(name="vgb", tools=[run_public(kind.name, run_public_budget), reset(kind.name)])] \
-            if kind.has_public_environment else []
+        public = sample_public_format(state.metadata)
+        bridged = [BridgedToolsSpec(name="vgb", tools=[run_public(public.name, run_public_budget), reset(public.name)])] \
+            if public is not None else []
         options: dict = {"version": CLI_VERSIONS.get(name, "sandbox"), "cwd": "/workspace", "system_prompt": SYSTEM,
                          **NO_WEB.get(name, {}), **EXTRA_OPTIONS.get(name, {})}
         if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env

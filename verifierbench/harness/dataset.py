@@ -9,10 +9,10 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from verifierbench.sandboxes.cli_overlay import with_clis
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.prompt import build_prompt, task_files
-from verifierbench.kinds import kind_of
-from verifierbench.public_env.registry import case_timeout
+from verifierbench.public_env.registry import case_timeout, has_environment
 from verifierbench.schema import Task
 from verifierbench.sources import registry
+from verifierbench.sources.formats.registry import SAMPLE_FORMAT, SAMPLE_PUBLIC, format_of
 from verifierbench.suite import Suite
 
 
@@ -25,8 +25,10 @@ def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: 
         # suite_dir and the budget let the sandbox start the task's run_public service (host side)
         metadata={"task_id": task.id, "source": task.source.value, "source_id": task.source_id,
                   "task_type": task.type.value, "task_hash": task.content_hash, "run_public_budget": run_public_budget,
+                  # what the harness offers: run_public and reset only where the task has a public environment
+                  SAMPLE_FORMAT: task.candidate_format.value, SAMPLE_PUBLIC: has_environment(task),
                   # a code task's budget per verifier run: the agent's commands may run its verifier that long
-                  **({"case_timeout_s": case_timeout(task)} if kind_of(task).runs_tests else {}),
+                  **({"case_timeout_s": case_timeout(task)} if format_of(task).runs_tests else {}),
                   **({"suite_dir": str(suite_dir)} if suite_dir else {})},
         files=task_files(task),
     )

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 
 from verifierbench.errors import UserError
 from verifierbench.harness.agents import SWE_HARNESSES
-from verifierbench.kinds import kind_of
 from verifierbench.schema import Task
 from verifierbench.sources import registry
 
@@ -76,7 +75,7 @@ def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
             continue
         problem = registry.of(task.reference).judging_problem(task.reference)
         if problem:
-            return f"{kind_of(task).name} task {task.id}: {problem}"
+            return f"{task.type.value} task {task.id}: {problem}"
     return None
 
 

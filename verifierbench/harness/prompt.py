@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from verifierbench.kinds import kind_of
-from verifierbench.public_env.registry import case_timeout
+from verifierbench.public_env.registry import case_timeout, has_environment
 from verifierbench.schema import Task
+from verifierbench.sources.formats.registry import format_of
 
 VERIFIER_DIR = "/workspace/verifier"
 VERIFIER_PATH = f"{VERIFIER_DIR}/verify.py"
@@ -44,7 +44,7 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
         "",
         CONTRACT,
     ]
-    limit = case_timeout(task) if kind_of(task).runs_tests else None
+    limit = case_timeout(task) if format_of(task).runs_tests else None
     if limit is not None:  # a code task's verifier may run the tests: its budget is the task's own
         parts += [f"Each run of your verifier on one candidate may take up to {limit:g} s of wall-clock time "
                   "(at least three times what the task's hidden tests took when the suite was built), `run_public` calls included; "
@@ -56,7 +56,7 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
             f"`{TASK_DIR}/` holds the task as files (`task.json`: instruction, tool definitions, candidate format;",
             "`example_candidate.json`: the candidate format on a made-up call, not a hint about the answer).",
             "Files you create under /workspace persist between commands; /tmp does not.",
-            kind_of(task).environment_note(task, run_public_budget),
+            environment_note(task, run_public_budget),
             "When the verifier is written and tested, call `submit()` with a one-line summary.",
         ]
     else:
@@ -67,22 +67,24 @@ def build_prompt(task: Task, run_public_budget: int, has_tools: bool = True) -> 
     return "\n".join(parts)
 
 
+def environment_note(task: Task, budget: int) -> str:
+    """What the agent is told about the task's public environment: `run_public` is promised only where the task's
+    source serves one (public_env/registry.py `has_environment`)."""
+    public_run = format_of(task).public_run
+    if public_run is None or not has_environment(task):
+        return (f"This is a {task.type.value} task: there is no public environment to execute, "
+                "so `run_public` and `reset` are unavailable.")
+    return (public_run.note(task) + "`run_public` executes in the task's public environment and `reset` restores its "
+            f"initial state. During generation you have {budget} `run_public` executions in all (tool calls and calls "
+            "through `vgb_env`); past that it answers `BudgetExceeded: run_public`.")
+
+
 def task_files(task: Task) -> dict[str, str]:
     """The task as files in the generation sandbox: only what a solver of the task gets."""
     public = {"instruction": task.instruction, "task_type": task.type.value, "candidate_format": task.candidate_format.value,
               **task.environment}
     return {
         f"{TASK_DIR}/task.json": json.dumps(public, indent=2) + "\n",
-        f"{TASK_DIR}/example_candidate.json": json.dumps(EXAMPLES[task.candidate_format.value], indent=2) + "\n",
+        f"{TASK_DIR}/example_candidate.json": json.dumps(format_of(task).example, indent=2) + "\n",
     }
 
-
-# Format examples on a made-up tool: they show shape, never content of any hidden case.
-EXAMPLES = {
-    "tool_calls": {"raw": "[example_tool(city=\"Paris\", days=3)]",
-                   "parsed": [{"name": "example_tool", "arguments": {"city": "Paris", "days": 3}}]},
-    "interaction_record": {"messages": [{"role": "user", "content": "..."}, {"role": "assistant", "content": "...",
-                            "tool_calls": [{"name": "example_tool", "arguments": {}, "result": "..."}]}], "final_response": "..."},
-    "code": {"code": "print('example')"},
-    "diff": {"diff": "--- a/example.py\n+++ b/example.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"},
-}

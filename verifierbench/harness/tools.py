@@ -4,7 +4,7 @@
 sample's host-side service (public_env.service), which both these tools and code in the sandbox
 (`vgb_env.run_public`) reach, so one budget covers both. Its counters are copied to the sample store
 as `cap_run_public` (requests, blocked ones included) and `cap_budget_blocks` (harness/sample_service.py);
-the scorer logs them. What a request and a reply look like is the task kind's (verifierbench/kinds.py).
+the scorer logs them. What a request and a reply look like is the candidate format's (its `public_run`, sources/formats/).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.sample_service import current_service as _sample_service
 from verifierbench.harness.sample_service import sync_counters
-from verifierbench.kinds import kind_named
+from verifierbench.sources.formats.base import PublicRun
+from verifierbench.sources.formats.registry import format_named
 
 BUDGET_EXCEEDED = "BudgetExceeded: run_public"
 STATE_FILE = "/workspace/public/last_state.json"
@@ -86,30 +87,30 @@ def replace_in_file() -> Tool:
 
 
 @tool
-def run_public(task_type: str, budget: int) -> Tool:
+def run_public(candidate_format: str, budget: int) -> Tool:
     async def execute(request: str) -> str:
         """Execute in the task's public environment. State tasks: replay tool calls on a fresh copy of the initial state and return every observation and the resulting state's hash (the full state is written to /workspace/public/last_state.json). Code tasks: apply a diff to a scratch copy of the checkout and run the named tests with the repository's test command (pytest node ids, or django test labels such as utils_tests.test_http).
 
         Args:
           request: JSON. State tasks: an interaction record (the candidate format), or {"calls": [{"name": ..., "arguments": {...}}]}. Code tasks: {"diff": "<unified diff>", "tests": ["tests/test_x.py::test_y", ...]}.
         """
-        service = _service("run_public", task_type)
+        public_run = _public_run(candidate_format)
+        service = _service("run_public")
         try:
             data = json.loads(request)
         except RecursionError:
             raise ToolError("run_public: the request is nested too deeply") from None
         except ValueError as e:  # bad JSON, or an integer too long to convert: the model's mistake, not a crash
             raise ToolError(f"run_public: the request is not JSON ({e})") from None
-        kind = kind_named(task_type)
         try:
-            message: dict[str, Any] = kind.public_message(data)  # to the public service (`request` is the model's JSON)
+            message: dict[str, Any] = public_run.message(data)  # to the public service (`request` is the model's JSON)
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         reply = await asyncio.to_thread(service.handle, message)
         sync_counters()
         if "error" in reply:
             return str(reply["error"])  # BudgetExceeded: run_public, or what was wrong with the request
-        answer, state = kind.public_reply(reply, STATE_FILE)
+        answer, state = public_run.reply(reply, STATE_FILE)
         if state is not None:
             await _write_state(state)
         return json.dumps(answer)
@@ -118,10 +119,11 @@ def run_public(task_type: str, budget: int) -> Tool:
 
 
 @tool
-def reset(task_type: str) -> Tool:
+def reset(candidate_format: str) -> Tool:
     async def execute() -> str:
         """Restore the task's public environment to its initial state (every run_public starts from it); the state is written to /workspace/public/last_state.json."""
-        reply = await asyncio.to_thread(_service("reset", task_type).handle, {"op": "reset"})
+        _public_run(candidate_format)
+        reply = await asyncio.to_thread(_service("reset").handle, {"op": "reset"})
         if "state" not in reply:  # code tasks: nothing persists between runs
             return json.dumps(reply)
         await _write_state(reply["state"])
@@ -137,9 +139,17 @@ async def _write_state(state: object) -> None:
         raise ToolError(f"could not write {STATE_FILE}: {exc}") from None
 
 
-def _service(name: str, task_type: str):
+def _public_run(candidate_format: str) -> PublicRun:
+    """The format's run_public messages (the harness offers these tools only for a format that has them)."""
+    public_run = format_named(candidate_format).public_run
+    if public_run is None:
+        raise ToolError(f"run_public: {candidate_format} candidates have no public environment")
+    return public_run
+
+
+def _service(name: str):
     service = _sample_service()
     if service is None:
         # The vgb sandbox and, for container sandboxes, harness/public_channel.py start the service.
-        raise ToolError(f"{name}: no public environment is available for this {task_type} task in this sandbox")
+        raise ToolError(f"{name}: no public environment is available for this task in this sandbox")
     return service

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifierbench.kinds import kind_named
 from verifierbench.leaderboard.logs import Board, ConfigurationRun, ScoredRun, TaskSet
 from verifierbench.metrics import GROUPS, display
+from verifierbench.sources import registry
 
 Cell = str | int | float | None
 
@@ -156,7 +156,7 @@ def table_budget(scored: list[ScoredRun]) -> Table:
     """Table 15: generation runs that hit the run_public budget, among tasks with a public environment."""
     rows = []
     for s in scored:
-        env_tasks = [m for m in s.samples.values() if kind_named(m["task_type"]).has_public_environment]
+        env_tasks = [m for m in s.samples.values() if registry.source(m["source"]).public_environment]
         blocked = sum(1 for m in env_tasks if m.get("run_public", {}).get("cap_budget_blocks", 0) > 0)
         uses = [m.get("run_public", {}).get("cap_run_public", 0) for m in env_tasks]
         rows.append([s.run.name, len(env_tasks), blocked, 100 * blocked / len(env_tasks) if env_tasks else None,

@@ -28,8 +28,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from verifierbench.inspect_errors import InspectUserError
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
-from verifierbench.harness.sample_store import current_sample_id, current_task_type
-from verifierbench.kinds import sample_kind
+from verifierbench.harness.sample_store import current_public_format, current_sample_id
 from verifierbench.policies.verifiers import POLICIES, READ_MARKER, READ_TASK, verifier_source
 
 TASK_FILE = f"{TASK_DIR}/task.json"
@@ -81,7 +80,8 @@ class PolicyModel(ModelAPI):
             test = f"python3 {VERIFIER_PATH} {EXAMPLE} /tmp/result.json && cat /tmp/result.json"
             return self._call(words.shell, words.shell_arguments(test), "Trying it on the example candidate.")
         run_public_tool = next((n for n in sorted(names) if n == "run_public" or n.endswith("__run_public")), None)
-        request = sample_kind(current_task_type()).empty_public_request()
+        public = current_public_format()
+        request = public.public_run.empty_request() if public is not None and public.public_run is not None else None
         looks_at_environment = request is not None
         if step == 3 and request is not None:  # state and code tasks: look at the public environment once (one budgeted call)
             if run_public_tool:

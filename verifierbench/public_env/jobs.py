@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from verifierbench.executor import Job
 from verifierbench.public_env.registry import case_timeout, has_environment, read_only_inputs, recipe_for, request_timeout
 from verifierbench.public_env.service import PublicService
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Task
 
 EVALUATION_BUDGET = 20  # run_public calls per verifier run on one case (generation has its own budget)
@@ -37,4 +37,4 @@ def case_job(task: Task | None, verifier: Any, candidate: Any, key: str, budget:
     # A code task's verifier may run the repository's tests: its runs get the task's own budget (sources/swebench/budget.py).
     # ... and a loopback of its own, as the repository's tests may need one (executor Job.loopback).
     return Job(verifier, candidate, key=key, public=service, extra_ro=read_only_inputs(task), timeout_s=case_timeout(task),
-               loopback=kind_of(task).runs_tests)
+               loopback=format_of(task).runs_tests)

@@ -14,7 +14,8 @@ from verifierbench.sources.interaction.environment import ServedEnvironment
 
 
 def has_environment(task: Task) -> bool:
-    return registry.known(task.reference) and registry.of(task.reference).implements("environment")
+    """Whether the task has a public environment the agent may run (its source's `public_environment`)."""
+    return registry.known(task.reference) and registry.of(task.reference).public_environment
 
 
 def read_only_inputs(task: Task) -> tuple[tuple[str, str], ...]:

@@ -42,7 +42,7 @@ from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.layout import LIBRARY_ROOT as VGB_LIB, PUBLIC_DIR
-from verifierbench.kinds import sample_kind
+from verifierbench.sources.formats.registry import sample_public_format
 from verifierbench.public_env.service import SOCKET_NAME, PublicService
 from verifierbench.sandboxes import IN_SANDBOX_LIB
 
@@ -279,7 +279,7 @@ def _task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, t
 def task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, tuple[tuple[str, str], ...]]:
     """The sample's run_public service, not yet started, when its task has a public environment, and its
     read-only inputs. Container sandboxes serve it through harness/public_channel.py instead of the socket."""
-    if not sample_kind(metadata.get("task_type")).has_public_environment or not metadata.get("suite_dir"):
+    if sample_public_format(metadata) is None or not metadata.get("suite_dir"):
         return None, ()
     from verifierbench.suite_source import open_suite
     from verifierbench.public_env.registry import has_environment, read_only_inputs, recipe_for, request_timeout

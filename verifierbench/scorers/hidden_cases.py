@@ -33,7 +33,7 @@ from verifierbench.suite_source import open_suite
 from verifierbench.harness.sample_service import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
 from verifierbench.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Task, TestCase
 from verifierbench.suite import Suite
 from verifierbench import verifier_files
@@ -66,7 +66,7 @@ def judging_backend(backend: str | None = None, ray_address: str | None = None, 
 
 
 def rounds_for(task: Task, rounds: int) -> int:
-    return kind_of(task).judge_rounds(rounds)
+    return format_of(task).judge_rounds(rounds)
 
 
 @scorer(metrics=[verifierbench_metrics()])

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from verifierbench.hashing import canonical_json
 from verifierbench.construction.parallel import each
-from verifierbench.kinds import kind_of
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.schema import Category, Label, ManifestCase, Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import NoProbe
@@ -31,7 +31,7 @@ Result = tuple[bool, dict[str, Any]]
 
 def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
     """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
-    return dict(zip([c.id for c in cases], each(kind_of(task).runs_tests, lambda c: decide(task, c.candidate), cases)))
+    return dict(zip([c.id for c in cases], each(format_of(task).runs_tests, lambda c: decide(task, c.candidate), cases)))
 
 
 def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
@@ -42,7 +42,7 @@ def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> 
 
 
 def c2_repeat(task: Task, cases: list[TestCase], decisions: dict[str, bool], decide: Decide) -> Result:
-    runs = kind_of(task).repeat_runs
+    runs = format_of(task).repeat_runs
     changed = []
     for _ in range(runs - 1):
         again = decide_all(task, cases, decide)

@@ -4,14 +4,13 @@ A source is a subclass of `Source` in its own folder (`sources/<name>/source.py`
 `@register_source`; `sources/registry.py` lists the built-in sources' modules (and reads out-of-tree ones from
 $VERIFIERBENCH_SOURCES). The rest of the harness calls a source's typed methods, never its modules.
 
-A source module imports nothing but this module at its top, and every method imports the source's own modules
+A source module imports nothing but this module and its format (sources/formats/) at its top, and every method imports the source's own modules
 inside its body: an exported reference verifier runs `decide` inside the sandbox with the standard library only,
 so declaring a source must not import its build (pydantic, datasets) or its upstream packages.
 """
 
 from __future__ import annotations
 
-import random
 import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -19,13 +18,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
+from verifierbench.sources.formats.base import Auditor, Format, NaiveChecks
+
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
-    from verifierbench.construction.drafts import Draft
     from verifierbench.construction.selection import Selection
-    from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 # A task's reference record (JSON): what its source's reference verifier reads; its "checker" is the source's name.
 Reference = dict[str, Any]
@@ -54,18 +52,22 @@ class NoProbe(Exception):
 class Source(ABC):
     """One upstream benchmark: its construction, its reference decision, and what the rest of the harness reads.
 
-    `select` and `decide` are required; every other part has a default meaning "this source has none" (an empty
-    tuple, None, or `MissingPart` for a part a caller needs, such as an answer key). `implements(part)` tells
-    whether a subclass overrides an optional part.
+    `select`, `decide` and `format` are required; every other part has a default meaning "this source has none" (an
+    empty tuple, None, or `MissingPart` for a part a caller needs) or, for the screening and audit pieces, "its
+    format's". What only one family of sources has is on its base class: `ToolCallSource` (sources/toolcall/base.py:
+    the answer key) and `InteractionSource` (sources/interaction/base.py: gold records, replay, audit drafts).
 
     Class attributes:
         name: the source's name, as in `--source`, `Task.source` and its reference records' `checker`.
+        format: its tasks' candidate format (sources/formats/), which gives their task type; its build makes every
+            task with it (`Task.create(format=...)`, checked by the suite build).
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
         shares: a shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference version).
     """
 
     name: ClassVar[str]
+    format: ClassVar[Format]
     built_by_default: ClassVar[bool] = True
     shares: ClassVar[str | None] = None
     upstream: ClassVar[str | None] = None
@@ -176,9 +178,16 @@ class Source(ABC):
             A fresh environment (`sources/interaction/environment.py` has the base classes and the replay contract).
 
         Raises:
-            MissingPart: the source has no environment (`implements("environment")` is False).
+            MissingPart: the source has no environment (`public_environment` is False).
         """
         raise self._missing("environment")
+
+    @property
+    def public_environment(self) -> bool:
+        """Whether its tasks have a public environment the agent may run (`run_public`/`reset`): the source serves
+        one (`environment`) and its format has `run_public` messages."""
+        serves = type(self).environment is not Source.environment  # the subclass overrides it
+        return serves and self.format.public_run is not None
 
     def read_only_inputs(self, reference: Reference) -> tuple[tuple[str, str], ...]:
         """What every run of this task's verifiers sees read-only (SWE-bench: the checkout at /repo).
@@ -245,146 +254,36 @@ class Source(ABC):
         """`verifierbench doctor`'s lines for what this source's tasks need on this machine (one line each)."""
         return []
 
-    # ---- tool calls: the answer key ----------------------------------------------------------------------------------
-
-    def answer_key(self, reference: Reference) -> ToolCallSpec:
-        """The answer key the tool-call case generators, the deterministic auditor and the C6 mutants read.
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source's tasks have no answer key (not tool-call tasks).
-        """
-        raise self._missing("answer key")
-
-    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
-        """The source's own checker on parsed tool calls (the tool-call decision and the C6 mutants call it).
-
-        Args:
-            reference: the task's reference record.
-            calls: parsed calls, [{"name", "arguments"}].
-
-        Returns:
-            (PASS?, reason).
-
-        Raises:
-            MissingPart: the source has no call checker.
-        """
-        raise self._missing("check calls")
-
-    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
-        """The answer key's first acceptable call list (C6 mutants start from it).
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source has no answer key.
-        """
-        raise self._missing("expected calls")
-
-    # ---- state: interaction records on a replayable environment ----------------------------------------------------
-
-    def gold_record(self, reference: Reference) -> dict[str, Any]:
-        """A state task's gold interaction record, as the build makes it (C7's naive views, the state auditor).
-
-        Args:
-            reference: the task's reference record.
-
-        Raises:
-            MissingPart: the source has no interaction records.
-        """
-        raise self._missing("gold record")
-
-    def replay(self, reference: Reference, calls: list[dict[str, Any]]) -> tuple[list[Any], str]:
-        """The calls replayed on a fresh copy of the task's environment.
-
-        Args:
-            reference: the task's reference record.
-            calls: [{"name", "arguments", "role"}] in order.
-
-        Returns:
-            (the result a record shows for each call, the public state's hash after them).
-
-        Raises:
-            MissingPart: the source has no replayable environment.
-        """
-        raise self._missing("replay")
-
-    def replay_results(self, reference: Reference, calls: list[dict[str, Any]]) -> list[Any]:
-        """What the environment returns for each call, replayed from the initial state (C7's "recorded results
-        trusted" view). Default: the results of `replay`.
-
-        Args:
-            reference: the task's reference record.
-            calls: [{"name", "arguments", "role"}] in order.
-
-        Raises:
-            MissingPart: the source has no replayable environment.
-        """
-        return self.replay(reference, calls)[0]
-
     # ---- screening and the audit ----------------------------------------------------------------------------------------
 
-    def naive_checks_fooled(self, reference: Reference, candidate: Any) -> list[str]:
-        """C7 for a source whose task kind names the "code" probe (screening/potency.py): the naive graders that
-        accept `candidate`, a hack, from its hidden test run.
+    def naive_checks(self) -> NaiveChecks | None:
+        """Screening's C7 naive verifiers for this source's hack cases. Default: its format's.
 
-        Raises:
-            MissingPart: the source has no naive graders of its own.
+        Returns:
+            The function naming the naive checks a hack candidate fools (reference, candidate); None: none.
         """
-        raise self._missing("naive_checks_fooled")
+        return self.format.naive_checks()
 
     def mutation_operators(self) -> tuple[Any, ...]:
         """The C6 operators screening applies to this source's reference, through their protocol (`probe`,
         `applicable`, `detects`; screening/checks.py); `probe` raises `NoProbe` when a task lacks what it reads.
+        Default: its format's.
 
         Returns:
-            The operators; () when the source has none.
+            The operators; () when there are none.
         """
-        return ()
+        return self.format.mutation_operators()
 
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        """The deterministic auditor's fresh candidates for one round.
-
-        Args:
-            task: a task of this source.
-            round_index: the audit round (0-based).
-            seed: the audit's seed.
+    def auditor(self) -> Auditor | None:
+        """The deterministic auditor's fresh candidates for a round: (task, round index, seed) -> labelled proposals
+        for the reference to certify. Default: its format's.
 
         Returns:
-            Labelled candidates for the reference to certify.
-
-        Raises:
-            MissingPart: the source has no deterministic auditor (`implements("audit_proposals")` is False).
+            The auditor; None: the source's tasks have no deterministic auditor.
         """
-        raise self._missing("deterministic auditor")
-
-    def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
-        """The build's case generators with the audit's wider caps (the state auditor's fresh cases).
-
-        Args:
-            reference: the task's reference record.
-            rng: the round's random source.
-
-        Raises:
-            MissingPart: the source has no such generators.
-        """
-        raise self._missing("audit case generators")
+        return self.format.auditor()
 
     # ---- helpers ------------------------------------------------------------------------------------------------------
-
-    def implements(self, part: str) -> bool:
-        """Whether this source overrides the optional method `part` (such as "environment").
-
-        Args:
-            part: a method name of `Source`.
-
-        Raises:
-            AttributeError: `Source` has no such method.
-        """
-        return getattr(type(self), part) is not getattr(Source, part)
 
     def _missing(self, part: str) -> MissingPart:
         return MissingPart(f"source {self.name} has no {part}")
@@ -399,15 +298,17 @@ def register_source(cls: S) -> S:
     """Class decorator: registers one instance of a `Source` subclass under its `name`.
 
     Args:
-        cls: the subclass; it sets `name`.
+        cls: the subclass; it sets `name` and `format`.
 
     Returns:
         The class, unchanged.
 
     Raises:
-        ValueError: another class is registered under the same name.
+        ValueError: another class is registered under the same name, or the class declares no `format`.
     """
     name = cls.name
+    if not isinstance(getattr(cls, "format", None), Format):
+        raise ValueError(f"source {name!r} declares no candidate format (`format = ...`, sources/formats/)")
     known = _REGISTERED.get(name)
     # the same class again (its module imported a second time, under another name) replaces the first
     if known is not None and type(known).__qualname__ != cls.__qualname__:

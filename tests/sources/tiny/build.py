@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.candidate import candidate, render_json
 from verifierbench.construction.drafts import Draft
@@ -19,9 +20,9 @@ TASKS = {"weather_paris": "Paris", "weather_oslo": "Oslo"}
 
 def make_task(source_id: str, city: str) -> Task:
     expected = [{"name": "get_weather", "arguments": {"city": city}}]
-    return Task.create(source="tiny", source_id=source_id, type=TaskType.tool_call,
+    return Task.create(source="tiny", source_id=source_id, format=TOOL_CALLS,
                        instruction=toolcall_task.instruction(f"What is the weather in {city}?", [TOOL]),
-                       environment=toolcall_task.environment([TOOL]), candidate_format=CandidateFormat.tool_calls,
+                       environment=toolcall_task.environment([TOOL]),
                        reference={"checker": "tiny", "functions": [TOOL], "expected": expected})
 
 

@@ -8,7 +8,8 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for, spec_for_reference
 from verifierbench.sources.base import SourcePaths
@@ -32,10 +33,9 @@ def make_task(record: data.Record) -> Task:
     return Task.create(
         source="acebench",
         source_id=record.id,
-        type=TaskType.tool_call,
         instruction=toolcall_task.instruction(request, record.functions, record.context),
         environment=toolcall_task.environment(record.functions, record.context),
-        candidate_format=CandidateFormat.tool_calls,
+        format=TOOL_CALLS,
         reference={"checker": "acebench", "functions": record.functions, "ground_truth": record.ground_truth},
         metadata={"upstream_category": data.CATEGORIES[record.category]},
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.toolcall.base import ToolCallSource
 
 if TYPE_CHECKING:
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 @register_source
 class AceBench(ToolCallSource):
     name = "acebench"
+    format = TOOL_CALLS
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from verifierbench.sources.acebench.build import select_tasks

@@ -18,7 +18,8 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
 from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls
 from verifierbench.sources.agentdojo.reference import decide
@@ -33,10 +34,9 @@ def make_task(ref: data.TaskRef) -> Task:
     return Task.create(
         source="agentdojo",
         source_id=ref.source_id,
-        type=TaskType.state,
         instruction=task.instruction(ref),
         environment=task.environment(ref),
-        candidate_format=CandidateFormat.interaction_record,
+        format=INTERACTION_RECORD,
         reference={"checker": "agentdojo", **ref.to_json(), "suite_version": data.SUITE_VERSION, "agentdojo": data.installed_version(),
                    **({"injections": dict(data.injections(ref))} if ref.injection_task and _injectable(ref) else {})},
         metadata={"subset": "injection" if ref.injection_task else "user", "suite": ref.suite},

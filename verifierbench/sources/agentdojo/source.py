@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
+from verifierbench.sources.interaction.base import InteractionSource
 
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
-    from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.drafts import Draft
     from verifierbench.construction.selection import Selection
@@ -19,9 +19,9 @@ AUDIT_CAPS = {"writes": 16, "permitted_reads": 8}
 
 
 @register_source
-class AgentDojo(Source):
+class AgentDojo(InteractionSource):
     name = "agentdojo"
-    shares = "interaction"
+    format = INTERACTION_RECORD
     upstream = "agentdojo"
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
@@ -69,11 +69,6 @@ class AgentDojo(Source):
         from verifierbench.sources.agentdojo.mutants import OPERATORS
 
         return OPERATORS
-
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.sources.interaction.audit import propose
-
-        return propose(task, round_index, seed)
 
     def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
         from verifierbench.sources.agentdojo import cases

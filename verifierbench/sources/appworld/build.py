@@ -9,7 +9,8 @@ from typing import Any, Callable
 from verifierbench.construction.replay import replay
 from verifierbench.construction.selection import Selection
 from verifierbench.errors import UserError
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.code import CODE
 from verifierbench.sources.appworld import cases, runtime
 from verifierbench.sources.appworld.reference import decide
 from verifierbench.sources.base import SourcePaths
@@ -32,11 +33,11 @@ def make_task(entry: dict[str, Any], version: str) -> Task:
     supervisor = entry.get("supervisor") or {}
     name = " ".join(str(supervisor.get(k, "")) for k in ("first_name", "last_name")).strip() or "the supervisor"
     return Task.create(
-        source="appworld", source_id=entry["task_id"], type=TaskType.state,
+        source="appworld", source_id=entry["task_id"],
         instruction=INSTRUCTION.format(name=name, email=supervisor.get("email", "?"), datetime=entry.get("datetime", "?"),
                                        instruction=entry["instruction"]),
         environment={"allowed_apps": entry.get("allowed_apps", []), "supervisor": supervisor},
-        candidate_format=CandidateFormat.code,
+        format=CODE,
         reference={"checker": "appworld", "task_id": entry["task_id"], "appworld": version},
         metadata={"split": entry.get("split")},
     )

@@ -7,7 +7,8 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.bfcl import data
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
@@ -36,10 +37,9 @@ def make_task(record: data.Record) -> Task:
     return Task.create(
         source="bfcl",
         source_id=record.id,
-        type=TaskType.tool_call,
         instruction=toolcall_task.instruction(request, record.functions),
         environment=toolcall_task.environment(record.functions),
-        candidate_format=CandidateFormat.tool_calls,
+        format=TOOL_CALLS,
         reference={"checker": "bfcl", "category": record.category, "functions": record.functions,
                    "ground_truth": record.ground_truth, "bfcl_eval": PINNED_VERSION},
         metadata={"upstream_category": record.category},

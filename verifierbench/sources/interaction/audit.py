@@ -22,6 +22,7 @@ from verifierbench.construction.drafts import Draft
 from verifierbench.schema import Category, Task
 from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
+from verifierbench.sources.interaction.base import InteractionSource, interaction_source
 from verifierbench.sources.toolcall.cases import letter_changed
 
 PER_OPERATOR = 12  # at most this many proposals from one operator in one round
@@ -40,14 +41,14 @@ REQUIREMENTS = {
 
 
 def supports(task: Task) -> bool:
-    """Whether the task's source replays interaction records (its `replay`): what the operators below need."""
-    return registry.known(task.reference) and registry.of(task.reference).implements("replay")
+    """Whether the task's source replays interaction records (an `InteractionSource`): what the operators below need."""
+    return registry.known(task.reference) and isinstance(registry.of(task.reference), InteractionSource)
 
 
 def propose(task: Task, round_index: int, seed: int) -> list[Proposal]:
     """This round's proposals: the generators with a round seed and wide caps, then the audit's own operators."""
     rng = random.Random(f"{seed}:audit:{task.id}:{round_index}")
-    drafts = registry.of(task.reference).audit_drafts(task.reference, rng)  # the build's generators, wider caps
+    drafts = interaction_source(task.reference).audit_drafts(task.reference, rng)  # the build's generators, wider caps
     gold = next((d.candidate for d in drafts if d.category == "gold"), None)
     if gold is not None:
         for operator in (each_result_fabricated, each_call_repeated):
@@ -95,7 +96,7 @@ def replay(reference: dict[str, Any], calls: list[dict[str, Any]]) -> tuple[list
         calls: [{"name", "arguments", "role"?}] in order.
     """
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    return registry.of(reference).replay(reference, plain)
+    return interaction_source(reference).replay(reference, plain)
 
 
 def gold_record(reference: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +105,7 @@ def gold_record(reference: dict[str, Any]) -> dict[str, Any]:
     Args:
         reference: the task's reference record (its source replays records: `supports`).
     """
-    return registry.of(reference).gold_record(reference)
+    return interaction_source(reference).gold_record(reference)
 
 
 def with_replayed_results(reference: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
+from verifierbench.sources.interaction.base import interaction_source
 
 
 def state_checks_fooled(reference: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
@@ -36,12 +37,12 @@ def state_checks_fooled(reference: dict[str, Any], candidate: dict[str, Any]) ->
 
 
 def _gold_record(reference: dict[str, Any]) -> dict[str, Any]:
-    return registry.of(reference).gold_record(reference)
+    return interaction_source(reference).gold_record(reference)
 
 
 def _replay(reference: dict[str, Any], calls: list[dict[str, Any]]) -> list[Any]:
     plain = [{"name": c["name"], "arguments": c["arguments"], "role": c.get("role") or "assistant"} for c in calls]
-    return registry.of(reference).replay_results(reference, plain)
+    return interaction_source(reference).replay_results(reference, plain)
 
 
 def _shown(candidate: dict[str, Any]) -> list[dict[str, Any]]:

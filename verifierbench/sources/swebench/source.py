@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.formats.base import Auditor, NaiveChecks
+from verifierbench.sources.formats.diff import DIFF
 
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
     from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.selection import Selection
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 @register_source
 class SweBench(Source):
     name = "swebench"
+    format = DIFF
     built_by_default = False
     upstream = "swebench"
 
@@ -78,17 +80,17 @@ class SweBench(Source):
 
         add_search_dir(directory)
 
-    def naive_checks_fooled(self, reference: Reference, candidate: Any) -> list[str]:
+    def naive_checks(self) -> NaiveChecks | None:
         from verifierbench.sources.swebench.naive_checks import code_checks_fooled
 
-        return code_checks_fooled(reference, candidate)
+        return code_checks_fooled
 
     def mutation_operators(self) -> tuple[Any, ...]:
         from verifierbench.sources.swebench.mutants import OPERATORS
 
         return OPERATORS
 
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
+    def auditor(self) -> Auditor | None:
         from verifierbench.sources.swebench.audit import propose
 
-        return propose(task, round_index, seed)
+        return propose

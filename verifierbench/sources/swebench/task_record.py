@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.diff import DIFF
 from verifierbench.sources.swebench import budget, instances
 
 INSTRUCTION = """\
@@ -47,13 +48,12 @@ def make_task(inst: instances.Instance, digest: str, test_files: list[str], gold
     return Task.create(
         source="swebench",
         source_id=inst.instance_id,
-        type=TaskType.code,
         instruction=INSTRUCTION.format(repo=inst.repo, commit=inst.base_commit, problem=inst.problem_statement.strip(),
                                        tests_hint=TESTS_HINT[runner]),
         environment={"repository": inst.repo, "base_commit": inst.base_commit, "checkout": "/repo", "checkout_digest": digest,
                      "test_runner": runner, **({"test_environment": "/env"} if environment else {}),
                      "run_public": f"vgb_env.run_public(diff=str, tests=[{tests}]) -> {{applied, exit_code, outcomes, log}}"},
-        candidate_format=CandidateFormat.diff,
+        format=DIFF,
         # `patch` (the gold) is not used to decide; the auditor builds its candidates from it, as the build does.
         reference={"checker": "swebench", "instance_id": inst.instance_id, "checkout": digest, "patch": inst.patch,
                    "test_patch": inst.test_patch,

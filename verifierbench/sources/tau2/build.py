@@ -21,7 +21,8 @@ from typing import Any, Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.schema import Task
+from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
 from verifierbench.sources.tau2 import data
@@ -72,10 +73,9 @@ def make_task(domain: str, task_id: str) -> Task:
     return Task.create(
         source="tau2",
         source_id=data.source_id(domain, task_id),
-        type=TaskType.state,
         instruction=instruction(domain, raw, tools, user_tools),
         environment=environment,
-        candidate_format=CandidateFormat.interaction_record,
+        format=INTERACTION_RECORD,
         reference={"checker": "tau2", "domain": domain, "task_id": task_id,
                    "evaluation_criteria": raw["evaluation_criteria"], "initial_state": raw.get("initial_state"),
                    "user_tools": raw.get("user_tools"), "inspect_evals": data.installed_version()},

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
+from verifierbench.sources.interaction.base import InteractionSource
 
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
-    from verifierbench.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.drafts import Draft
     from verifierbench.construction.selection import Selection
@@ -19,9 +19,9 @@ AUDIT_CAPS = {"partial": 16, "near_miss": 32}
 
 
 @register_source
-class Tau2(Source):
+class Tau2(InteractionSource):
     name = "tau2"
-    shares = "interaction"
+    format = INTERACTION_RECORD
     upstream = "inspect-evals"
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
@@ -62,16 +62,6 @@ class Tau2(Source):
 
         observations, state_hash = environment_for(reference).run(calls)
         return [recorded_result(o) for o in observations], state_hash
-
-    def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.sources.interaction.mutants import OPERATORS
-
-        return OPERATORS
-
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.sources.interaction.audit import propose
-
-        return propose(task, round_index, seed)
 
     def audit_drafts(self, reference: Reference, rng: random.Random) -> list[Draft]:
         from verifierbench.sources.tau2 import cases

@@ -22,7 +22,8 @@ from verifierbench.sources.toolcall.cases import (FAMILIES, default_passed_expli
                                                   each_numeric_form, generate, other_tool_called, raw_single_json_object,
                                                   raw_without_list_brackets, unknown_argument_added, value_off_by_one,
                                                   wrong_values)
-from verifierbench.sources.toolcall.spec import ArgSpec, ToolCallSpec, spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
+from verifierbench.sources.toolcall.spec import ArgSpec, ToolCallSpec
 
 # Wider than the build's caps, so later rounds reach arguments and calls the hidden suite left out.
 AUDIT_CAPS = {"near_miss_values": 64, "alternatives": 32, "drop_calls": 16, "drop_args": 32, "type_confusion": 16}

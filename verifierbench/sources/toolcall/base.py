@@ -1,17 +1,20 @@
 """What the tool-call sources (BFCL, ACEBench) share as sources: the tool-call reference decision (raw and parsed
-calls must agree, then the source's checker decides), the tool-call mutation operators and the tool-call auditor.
-A tool-call source subclasses `ToolCallSource` and gives its selection and its answer key (`answer_key`,
-`check_calls`, `expected_calls`). Standard library only at the top, like every source module (sources/base.py)."""
+calls must agree, then the source's checker decides) and the answer key the shared case generators, mutation
+operators, naive checks and auditor read (their format's pieces: sources/formats/tool_calls.py). A tool-call source
+subclasses `ToolCallSource`, declares `format = TOOL_CALLS`, and gives its selection and its answer key
+(`answer_key`, `check_calls`, `expected_calls`). Standard library only at the top, like every source module
+(sources/base.py)."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from verifierbench.sources.base import Reference, Source
+from verifierbench.sources import registry
+from verifierbench.sources.base import MissingPart, Reference, Source
 
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
-    from verifierbench.schema import Task
+    from verifierbench.sources.toolcall.spec import ToolCallSpec
 
 
 class ToolCallSource(Source):
@@ -20,19 +23,66 @@ class ToolCallSource(Source):
     shares = "toolcall"
 
     def decide(self, reference: Reference, candidate: Any) -> tuple[bool, str]:
-        from verifierbench.sources.toolcall.reference import decide
+        """The candidate must be self-consistent (raw and parsed calls agree), then the source's checker decides."""
+        from verifierbench.sources.toolcall.candidate import read_candidate
 
-        return decide(reference, candidate)
+        try:
+            calls = read_candidate(candidate)
+        except ValueError as e:
+            return False, f"malformed candidate: {e}"
+        return self.check_calls(reference, calls)
 
     def preload(self) -> tuple[str, ...]:
-        return ("verifierbench.sources.toolcall.reference",)
+        return ("verifierbench.sources.toolcall.reference", "verifierbench.sources.toolcall.candidate")
 
-    def mutation_operators(self) -> tuple[Any, ...]:
-        from verifierbench.sources.toolcall.mutants import OPERATORS
+    @abstractmethod
+    def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
+        """The source's own checker on parsed tool calls (the tool-call decision, the C6 mutants and C7 call it).
 
-        return OPERATORS
+        Args:
+            reference: the task's reference record.
+            calls: parsed calls, [{"name", "arguments"}].
 
-    def audit_proposals(self, task: Task, round_index: int, seed: int) -> list[Proposal]:
-        from verifierbench.sources.toolcall.audit import propose
+        Returns:
+            (PASS?, reason).
+        """
 
-        return propose(task, round_index, seed)
+    @abstractmethod
+    def expected_calls(self, reference: Reference) -> list[dict[str, Any]]:
+        """The answer key's first acceptable call list (C6 mutants and C7 start from it).
+
+        Args:
+            reference: the task's reference record.
+        """
+
+    def answer_key(self, reference: Reference) -> ToolCallSpec:
+        """The answer key the shared case generators, the tool-call auditor and the C6 mutants read.
+
+        Args:
+            reference: the task's reference record.
+
+        Raises:
+            MissingPart: the source builds its cases without the shared generators and has no answer key.
+        """
+        raise self._missing("answer key")
+
+
+def tool_call_source(reference: Reference) -> ToolCallSource:
+    """The source of a tool-call task, by its reference record.
+
+    Args:
+        reference: a task's reference record.
+
+    Raises:
+        ValueError: the record names no known source.
+        MissingPart: its source is not a tool-call source.
+    """
+    found = registry.of(reference)
+    if not isinstance(found, ToolCallSource):
+        raise MissingPart(f"source {found.name} has no answer key (not a tool-call source)")
+    return found
+
+
+def spec_for_reference(reference: Reference) -> ToolCallSpec:
+    """The answer key of a built task (its reference record) as a spec, for generators run after the build."""
+    return tool_call_source(reference).answer_key(reference)

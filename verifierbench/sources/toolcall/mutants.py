@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from verifierbench.schema import Task, TestCase
-from verifierbench.sources import registry
+from verifierbench.sources.toolcall.base import tool_call_source
 from verifierbench.sources.toolcall.candidate import read_candidate
 
 Calls = list[dict[str, Any]]
@@ -26,12 +26,12 @@ Calls = list[dict[str, Any]]
 
 def expected_calls(task: Task) -> Calls:
     """The answer key's first acceptable call list, in the answer key's order (the source's `expected_calls`)."""
-    return registry.of(task.reference).expected_calls(task.reference)
+    return tool_call_source(task.reference).expected_calls(task.reference)
 
 
 def source_check(task: Task, calls: Calls) -> bool:
     """The source's own checker on parsed calls (its `check_calls`)."""
-    return registry.of(task.reference).check_calls(task.reference, calls)[0]
+    return tool_call_source(task.reference).check_calls(task.reference, calls)[0]
 
 
 def _parsed(candidate: dict[str, Any]) -> Calls | None:

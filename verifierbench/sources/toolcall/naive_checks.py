@@ -14,7 +14,7 @@ import itertools
 import json
 from typing import Any, Callable, Iterator
 
-from verifierbench.sources import registry
+from verifierbench.sources.toolcall.base import tool_call_source
 from verifierbench.sources.toolcall.candidate import RawParseError, parse_raw
 
 MAX_CHOICES = 512  # `expected_calls_present` tries at most this many choices of calls
@@ -30,7 +30,7 @@ def _passes(reference: dict[str, Any], calls: Any) -> bool:
                                               and isinstance(c.get("arguments"), dict) for c in calls):
         return False
     try:
-        return registry.of(reference).check_calls(reference, calls)[0]
+        return tool_call_source(reference).check_calls(reference, calls)[0]
     except Exception:  # noqa: BLE001 - a view the checker cannot read fools nothing
         return False
 
@@ -55,7 +55,7 @@ def _raw(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
 
 
 def _expected_present(reference: dict[str, Any], candidate: dict[str, Any]) -> Iterator[Any]:
-    calls, expected = candidate.get("parsed"), registry.of(reference).expected_calls(reference)
+    calls, expected = candidate.get("parsed"), tool_call_source(reference).expected_calls(reference)
     if not isinstance(calls, list) or len(calls) <= len(expected):
         return
     calls = [c for c in calls if isinstance(c, dict)]

@@ -1,4 +1,5 @@
-"""The reference verifier for tool-call tasks: the candidate must be self-consistent, then the source's checker decides.
+"""The reference verifier for tool-call tasks: the candidate must be self-consistent, then the source's checker
+decides (`ToolCallSource.decide`, sources/toolcall/base.py).
 
 Stdlib plus the source's checker (its `check_calls`) only, so the same function runs in the build (C1 replay) and inside
 the sandbox as an exported verifier file.
@@ -8,14 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifierbench.sources import registry
-from verifierbench.sources.toolcall.candidate import read_candidate
+from verifierbench.sources.toolcall.base import tool_call_source
 
 
 def decide(reference: dict[str, Any], candidate: dict[str, Any]) -> tuple[bool, str]:
     """(PASS?, reason) for one candidate against one task's reference record."""
-    try:
-        calls = read_candidate(candidate)
-    except ValueError as e:
-        return False, f"malformed candidate: {e}"
-    return registry.of(reference).check_calls(reference, calls)
+    return tool_call_source(reference).decide(reference, candidate)

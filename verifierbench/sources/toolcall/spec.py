@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifierbench.sources import registry
 
 NO_DEFAULT = object()
 
@@ -111,7 +110,3 @@ def documented_default(schema: dict[str, Any]) -> Any:
         return word if word else NO_DEFAULT
     return NO_DEFAULT
 
-
-def spec_for_reference(reference: dict[str, Any]) -> ToolCallSpec:
-    """The answer key of a built task (its reference record) as a spec, for generators run after the build."""
-    return registry.of(reference).answer_key(reference)

@@ -1,0 +1,197 @@
+"""The candidate format interface: what one candidate format means to the rest of the harness.
+
+A format is what a verifier receives as its candidate (schema.CandidateFormat; docs/protocol.md). Its object owns
+what follows from that shape: the example the generating agent is shown, whether a candidate is well-formed, the
+`run_public` messages of a format whose tasks may have a public environment (`PublicRun`), how often its verifiers
+are judged and screened, what the LLM auditors are told, and the format's naive checks, mutation operators and
+deterministic auditor. A source declares its format (`Source.format`); a task's type is its format's `task_type`.
+
+Standard library only at module level, like every source module (sources/base.py): an exported reference verifier
+imports the source declarations inside the sandbox. The pieces that need more (the mutation operators, the auditor,
+the naive checks) are imported inside the methods that return them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from verifierbench.construction.proposals import Proposal
+    from verifierbench.schema import Task as SuiteTask
+
+# (reference record, hack candidate) -> the naive checks it fools (screening's C7)
+NaiveChecks = Callable[[dict[str, Any], Any], list[str]]
+# (task, round index, seed) -> the deterministic auditor's proposals for that round
+Auditor = Callable[["SuiteTask", int, int], list["Proposal"]]
+
+
+class Task(Protocol):
+    """What a format reads of a suite task (schema.Task; a protocol, so this module imports nothing of the package)."""
+
+    @property
+    def environment(self) -> dict[str, Any]: ...
+
+
+class PublicRun(ABC):
+    """The `run_public` messages of a format whose tasks may have a public environment (a source serving one)."""
+
+    @abstractmethod
+    def note(self, task: Task) -> str:
+        """What the generating agent is told about the environment beyond the budget (a prompt sentence, or "").
+
+        Args:
+            task: a task of this format whose source serves a public environment.
+
+        Returns:
+            The sentence, with a trailing space when not empty.
+        """
+
+    @abstractmethod
+    def empty_request(self) -> dict[str, Any]:
+        """The request that only looks at the initial environment (the model-free policies' first look).
+
+        Returns:
+            The request, as the agent would write it.
+        """
+
+    @abstractmethod
+    def message(self, request: Any) -> dict[str, Any]:
+        """The message to the public service for a request the agent wrote.
+
+        Args:
+            request: the agent's request, parsed from JSON.
+
+        Returns:
+            The service message (`op` run_public).
+
+        Raises:
+            ValueError: the request cannot be read (the message says what is expected).
+        """
+
+    @abstractmethod
+    def reply(self, reply: dict[str, Any], state_file: str) -> tuple[dict[str, Any], Any]:
+        """What the `run_public` tool answers for the service's reply, and the state it writes to `state_file`.
+
+        Args:
+            reply: the public service's reply (no `error`).
+            state_file: where the tool writes the resulting state in the sandbox.
+
+        Returns:
+            (the tool's answer, the state to write or None).
+        """
+
+
+class Format(ABC):
+    """One candidate format. Subclasses set the class attributes and implement `well_formed`; `register_format`
+    registers one instance under its `name`.
+
+    Class attributes:
+        name: the `CandidateFormat` value (a task's `candidate_format`).
+        task_type: the `TaskType` value of its tasks: derived from the format, declared nowhere else.
+        example: a candidate on a made-up tool, shown to the generating agent (shape only, never a hidden case).
+        public_run: its `run_public` messages; None: its tasks never have a public environment.
+        repeat_runs: how many times screening's C2 decides every case in all (the first run included).
+        runs_tests: whether a decision runs the repository's tests, seconds to minutes in a sandbox each: reference
+            decisions then run a few at a time, a cluster schedules each case on its own, a verifier run gets a
+            loopback interface, and its time limit is the task's own (its source's `case_timeout`), which the
+            generating agent is told.
+        replays_proposed_results: whether an auditor's proposed candidate may leave tool results out, the audit
+            filling in a replay's.
+        audit_failure_modes: the verifier failure modes the LLM auditors are told to look for (a prompt paragraph).
+        audit_format_note: what the LLM auditors are told about writing candidates beyond the format ("" for none).
+    """
+
+    name: ClassVar[str]
+    task_type: ClassVar[str]
+    example: ClassVar[dict[str, Any]]
+    public_run: ClassVar[PublicRun | None] = None
+    repeat_runs: ClassVar[int] = 3
+    runs_tests: ClassVar[bool] = False
+    replays_proposed_results: ClassVar[bool] = False
+    audit_failure_modes: ClassVar[str]
+    audit_format_note: ClassVar[str] = ""
+
+    @abstractmethod
+    def well_formed(self, candidate: Any) -> bool:
+        """Whether `candidate` has the shape this format promises (an auditor may write anything).
+
+        Args:
+            candidate: a proposed candidate, any JSON value.
+
+        Returns:
+            True when it is well-formed.
+        """
+
+    def judge_rounds(self, requested: int) -> int:
+        """How many times a generated verifier is judged on the hidden cases.
+
+        Args:
+            requested: the rounds the run asks for (at least 1).
+
+        Returns:
+            The rounds for a task of this format.
+        """
+        return requested
+
+    def audit_batch_size(self, certified: int, slots: int) -> int:
+        """How many certified candidates an audit round runs at a time (a round stops after the first batch that refutes).
+
+        Args:
+            certified: the round's certified candidates.
+            slots: the executor's parallel slots.
+
+        Returns:
+            The batch size (at least 1).
+        """
+        return max(1, certified)
+
+    def naive_checks(self) -> NaiveChecks | None:
+        """Screening's C7 naive verifiers for this format's hack cases (the check a hack targets made, the rest trusted).
+
+        Returns:
+            The function naming the naive checks a hack fools; None: the format has none (its source may).
+        """
+        return None
+
+    def mutation_operators(self) -> tuple[Any, ...]:
+        """Screening's C6 operators for this format's references (protocol: `probe`, `applicable`, `detects`;
+        screening/checks.py).
+
+        Returns:
+            The operators; () when the format has none (its source may).
+        """
+        return ()
+
+    def auditor(self) -> Auditor | None:
+        """The deterministic auditor for this format's tasks.
+
+        Returns:
+            The function making a round's proposals; None: the format has none (its source may).
+        """
+        return None
+
+
+_REGISTERED: dict[str, Format] = {}
+FORMATS: Mapping[str, Format] = MappingProxyType(_REGISTERED)  # name -> format, read-only, kept current
+F = TypeVar("F", bound=Format)
+
+
+def register_format(format: F) -> F:
+    """Registers a format under its `name`.
+
+    Args:
+        format: an instance of a `Format` subclass; its `name` is not registered yet.
+
+    Returns:
+        The format, unchanged.
+
+    Raises:
+        ValueError: another format of that name is registered (its module imported twice registers the same class).
+    """
+    known = _REGISTERED.get(format.name)
+    if known is not None and type(known).__qualname__ != type(format).__qualname__:
+        raise ValueError(f"candidate format {format.name!r} is registered twice")
+    _REGISTERED[format.name] = format
+    return format
