@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from inspect_ai import Task, task_with
 
+from verifierbench.harness import registry as harnesses
+
 OVERRIDE_ENV = "VERIFIERBENCH_CONFIG_MODEL"
 
 MODELS = {
@@ -42,9 +44,9 @@ MODELS = {
     "Doubao Seed 2.0 Mini": "openrouter/bytedance/doubao-seed-2.0-mini",
 }
 
-# Paper harness name -> our harness; None: no Inspect agent for it.
-HARNESS_NAMES = {"Pi": "pi", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
-                 "mini-swe": "mini_swe_agent", "OpenClaw": "openclaw"}
+# Paper harness name -> our harness, from the harness registry (each record's display name); a label with no
+# registered harness has no Inspect agent (not runnable).
+HARNESS_NAMES = {record.display_name: record.name for record in harnesses.HARNESSES.values()}
 
 ALTERNATIVES = [  # paper Table 12, in its order
     ("Claude Opus 4.8", "Claude Code"), ("GPT-6-astra", "Claude Code"), ("GPT-6-astra", "Codex"),
@@ -68,7 +70,7 @@ class Configuration:
 
     @property
     def harness(self) -> str | None:
-        return HARNESS_NAMES[self.harness_label]
+        return HARNESS_NAMES.get(self.harness_label)
 
     @property
     def model(self) -> str:
@@ -79,7 +81,9 @@ class Configuration:
         return self.harness is not None
 
 
-CONFIGURATIONS = [Configuration(label, "Pi") for label in MODELS] + [Configuration(m, h) for m, h in ALTERNATIVES]
+# The paper's (Table 2, then Table 12), then those an added harness declares (its record's `configurations`).
+CONFIGURATIONS = [Configuration(label, "Pi") for label in MODELS] + [Configuration(m, h) for m, h in ALTERNATIVES] + \
+    [Configuration(m, record.display_name) for record in harnesses.HARNESSES.values() for m in record.configurations]
 BY_NAME = {c.name: c for c in CONFIGURATIONS}
 
 
@@ -91,7 +95,7 @@ def configuration_task(name: str, **options) -> Task:
     if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     harness = options.pop("harness", config.harness)  # `-T harness=default`: the no-Docker stand-in
-    if harness not in ("default", "single_reply"):
+    if harnesses.get(harness).runs_cli:
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
     base = verifierbench(harness=as_harness(harness), **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,
