@@ -132,7 +132,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         tasks = shard_of(tasks, shard)
     prerequisites.check(harness, sandbox, tasks)  # one line now, not a traceback at the first sample
     return Task(
-        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
+        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=chosen.has_tools, suite_dir=directory,
                               sandbox=sandbox, cli_image=chosen.runs_cli),
         solver=[record_sample(), freeze_verifier(chosen.solver(run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.

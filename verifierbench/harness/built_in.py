@@ -34,7 +34,7 @@ register_harness(Harness(name="default", display_name="Inspect ReAct agent", sol
                          transports={"vgb": IN_PROCESS, "docker": IN_PROCESS, "k8s": IN_PROCESS},
                          message_limit=MESSAGE_LIMIT))
 register_harness(Harness(name="single_reply", display_name="one reply, no tools", solver=_single_reply,
-                         transports={"vgb": IN_PROCESS, "docker": IN_PROCESS, "k8s": IN_PROCESS}))
+                         transports={"vgb": IN_PROCESS, "docker": IN_PROCESS, "k8s": IN_PROCESS}, has_tools=False))
 
 
 def _inspect_swe(name: str, display_name: str, version: str, executable: str, package: str, install: str,

@@ -51,6 +51,7 @@ class Harness:
     install: str = "part of verifierbench"  # how the CLI gets into the sandbox, in words
     image_paths: tuple[str, ...] = ()  # what of the harness image the CLI needs (sandboxes/cli_overlay.py copies them)
     message_limit: int | None = None  # the task's message limit when `-T message_limit` is unset
+    has_tools: bool = True  # whether the model works with tools (the prompt says how to reach the task's files)
     # Model labels (configurations.MODELS) to run this harness with, as configurations beyond the paper's tables (whose
     # labels name a harness by its display_name): an added harness's own.
     configurations: tuple[str, ...] = ()
