@@ -6,7 +6,7 @@ import functools
 from typing import Any, Callable
 
 from inspect_ai.scorer import Scorer
-from inspect_ai.scorer._scorer import scorer_register  # what @scorer registers with (not public API)
+from verifierbench.inspect_private import scorer_register  # what @scorer registers with (not public API)
 from inspect_ai.util import registry_info
 
 from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment  # noqa: F401
