@@ -86,8 +86,9 @@ def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
 
 
 def sandbox_problem(sandbox: str) -> str | None:
-    """What this machine lacks for the sandbox itself, whatever the harness (k8s: not checked here)."""
-    return docker_problem() if sandbox == "docker" else None
+    """What this machine lacks for the sandbox itself, whatever the harness, in a few words (the doctor's docker line
+    says what to do; k8s: not checked here)."""
+    return "no docker executable on PATH" if sandbox == "docker" and docker_problem() else None
 
 
 def doctor_lines() -> list[str]:
