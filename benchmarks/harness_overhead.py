@@ -51,6 +51,7 @@ def run(harness: str, suite: Path, limit: int, model: str, extra: list[str]) -> 
         "submitted": [s.scores["hidden_cases"].value.get("submitted") for s in samples if "hidden_cases" in s.scores],
         "metrics": {name: round(m.value, 2) for name, m in scores.items() if name.startswith(("BA_norm", "TPR", "TNR"))},
         "harness_version": (log.eval.metadata or {}).get("harness_version"),
+        "harness_transport": (log.eval.metadata or {}).get("harness_transport"),
     }
 
 

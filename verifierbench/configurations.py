@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from inspect_ai import Task, task_with
 
+from verifierbench.harness import registry as harnesses
+
 OVERRIDE_ENV = "VERIFIERBENCH_CONFIG_MODEL"
 
 MODELS = {
@@ -43,11 +45,9 @@ MODELS = {
     "Doubao Seed 2.0 Mini": "openrouter/bytedance/doubao-seed-2.0-mini",
 }
 
-# The harnesses that run in the default `vgb` sandbox (pi through a bridge socket of its own, docs/isolation.md).
-NO_DOCKER_HARNESSES = ("default", "single_reply", "pi")
-# Paper harness name -> our harness; None: no Inspect agent for it.
-HARNESS_NAMES = {"Pi": "pi", "Claude Code": "claude_code", "Codex": "codex_cli", "Gemini CLI": "gemini_cli",
-                 "mini-swe": "mini_swe_agent", "OpenClaw": "openclaw"}
+# Paper harness name -> our harness, from the harness registry (each record's display name); a label with no
+# registered harness has no Inspect agent (not runnable).
+HARNESS_NAMES = {record.display_name: record.name for record in harnesses.HARNESSES.values()}
 
 ALTERNATIVES = [  # paper Table 12, in its order
     ("Claude Opus 4.8", "Claude Code"), ("GPT-6-astra", "Claude Code"), ("GPT-6-astra", "Codex"),
@@ -71,7 +71,7 @@ class Configuration:
 
     @property
     def harness(self) -> str | None:
-        return HARNESS_NAMES[self.harness_label]
+        return HARNESS_NAMES.get(self.harness_label)
 
     @property
     def model(self) -> str:
@@ -82,7 +82,9 @@ class Configuration:
         return self.harness is not None
 
 
-CONFIGURATIONS = [Configuration(label, "Pi") for label in MODELS] + [Configuration(m, h) for m, h in ALTERNATIVES]
+# The paper's (Table 2, then Table 12), then those an added harness declares (its record's `configurations`).
+CONFIGURATIONS = [Configuration(label, "Pi") for label in MODELS] + [Configuration(m, h) for m, h in ALTERNATIVES] + \
+    [Configuration(m, record.display_name) for record in harnesses.HARNESSES.values() for m in record.configurations]
 BY_NAME = {c.name: c for c in CONFIGURATIONS}
 
 
@@ -94,7 +96,7 @@ def configuration_task(name: str, **options) -> Task:
     if config.harness is None:  # not runnable
         raise ValueError(f"configuration {name}: the {config.harness_label} harness has no Inspect agent")
     harness = options.pop("harness", config.harness)  # `-T harness=default`: the no-Docker stand-in
-    if harness not in NO_DOCKER_HARNESSES:
+    if "vgb" not in harnesses.get(harness).sandboxes:  # pi runs in the no-Docker sandbox too (docs/isolation.md)
         options.setdefault("sandbox", "docker")  # the CLI agents run inside a container (verifierbench/sandboxes/README.md)
     base = verifierbench(harness=as_harness(harness), **options)
     return task_with(base, name=f"verifierbench_{name}", model=config.model,

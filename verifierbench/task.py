@@ -13,7 +13,8 @@ from inspect_ai.model import GenerateConfig
 
 from verifierbench.errors import UserError
 from verifierbench.inspect_errors import for_inspect
-from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS, HARNESSES, VGB_CLI_HARNESSES, harness_solver
+from verifierbench.harness.agents import MESSAGE_LIMIT  # noqa: F401 - the default harness's, named here too
+from verifierbench.harness import registry as harnesses
 from verifierbench.harness import prerequisites
 from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
@@ -38,22 +39,20 @@ TASK_VERSION_METADATA = {"full_task_version": TASK_VERSION, "task_interface_vers
 TIME_LIMIT_S = 5400  # paper App. E
 MAX_TOKENS = 32768  # per reply, paper App. E
 RUN_PUBLIC_BUDGET = 20  # generation executions per task, paper App. E
-# Messages per sample for the default harness. Not a paper budget: the paper caps time, tokens per
-# reply and run_public only (App. E), but without a cap a model that never calls submit is urged on
-# until the time limit. 400 messages is about 200 model turns, far above what a submitting agent uses.
-MESSAGE_LIMIT = 400
+# MESSAGE_LIMIT (harness/agents.py): the default harness's message limit, its record's (harness/built_in.py).
 
 
-# The values of the options with a fixed set of choices (the registered sources, the candidate formats' task types,
-# agents.HARNESSES; SandboxName is sandboxes/spec.py's). The sources' and the types' Literals are made from their
-# registries, so a new source or format needs no edit here; mypy, which cannot read a computed Literal, sees a str.
+# The values of the options with a fixed set of choices (the registered sources and harnesses, the candidate formats'
+# task types; SandboxName is sandboxes/spec.py's). These Literals are made from their registries, so a new source,
+# harness or format needs no edit here; mypy, which cannot read a computed Literal, sees a str.
 if TYPE_CHECKING:
     SourceName = str
     TaskTypeName = str
+    HarnessName = str
 else:
     SourceName = Literal[registry.NAMES]
     TaskTypeName = Literal[formats.TASK_TYPES]
-HarnessName = Literal["default", "single_reply", "claude_code", "codex_cli", "gemini_cli", "mini_swe_agent", "pi", "openclaw"]
+    HarnessName = Literal[harnesses.NAMES]
 
 
 @task(name="verifierbench")
@@ -123,11 +122,9 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
             raise UserError(f"-T {option}={text!r}: expected a {'directory' if option == 'suite' else 'share i/N'}")
     if task_ids is not None and not (isinstance(task_ids, str) or (isinstance(task_ids, list) and all(isinstance(i, str) for i in task_ids))):
         raise UserError(f"-T task_ids={task_ids!r}: expected comma-separated task ids")
-    if harness not in HARNESSES:
-        raise UserError(f"unknown harness {harness!r} (choose from {', '.join(HARNESSES)})")
-    if harness in CLI_HARNESSES and sandbox == "vgb" and harness not in VGB_CLI_HARNESSES:
-        raise UserError(f"harness {harness} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host "
-                         "(only pi can: harness/pi_vgb.py): use -T sandbox=docker (see verifierbench/sandboxes/README.md)")
+    chosen = harnesses.get(harness)
+    if sandbox not in chosen.sandboxes:
+        raise UserError(unhosted(chosen, sandbox))
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)
@@ -140,24 +137,36 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         tasks = shard_of(tasks, shard)
     prerequisites.check(harness, sandbox, tasks)  # one line now, not a traceback at the first sample
     return Task(
-        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=harness != "single_reply", suite_dir=directory,
-                              sandbox=sandbox, cli_image=harness in CLI_HARNESSES),
-        solver=[record_sample(), freeze_verifier(harness_solver(harness, run_public_budget))],
+        dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=chosen.has_tools, suite_dir=directory,
+                              sandbox=sandbox, cli_image=chosen.runs_cli),
+        solver=[record_sample(), freeze_verifier(chosen.solver(run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=max((formats.format_of(t).judge_rounds(rounds) for t in tasks), default=1)),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
-        sandbox=sandbox_spec(sandbox, cli_image=harness in CLI_HARNESSES),
+        sandbox=sandbox_spec(sandbox, cli_image=chosen.runs_cli),
         cleanup=prune_replaced_images if sandbox == "docker" else None,
         config=GenerateConfig(max_tokens=max_tokens),
         time_limit=time_limit,
         message_limit=resolve_message_limit(message_limit, harness),
         version=TASK_COMPARABILITY_VERSION,
-        # harness_version: the pinned CLI's (the paper's, App. E); the built-in harnesses have the task's version.
+        # harness_version: the pinned CLI's (the paper's, App. E); the project's own harnesses have the task's version.
+        # harness_transport: how its model calls reach the eval's model in this sandbox (harness/registry.py).
         metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
-                  "harness": harness, "harness_version": HARNESS_VERSIONS.get(harness, f"verifierbench task {TASK_VERSION}"),
+                  "harness": harness, "harness_version": chosen.logged_version(TASK_VERSION),
+                  "harness_transport": chosen.transports[sandbox],
                   "rounds": rounds,
                   "run_public_budget": run_public_budget, **TASK_VERSION_METADATA},
     )
+
+
+def unhosted(chosen: harnesses.Harness, sandbox: str) -> str:
+    """Why the harness cannot run in the sandbox it was given, and where it can."""
+    if sandbox == "vgb":
+        hosted = [h.name for h in harnesses.HARNESSES.values() if h.runs_cli and "vgb" in h.sandboxes]
+        return (f"harness {chosen.name} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host "
+                f"(only {', '.join(hosted) or 'none'} can: harness/pi_vgb.py): use -T sandbox=docker "
+                "(see verifierbench/sandboxes/README.md)")
+    return f"harness {chosen.name} does not run in the {sandbox} sandbox: use -T sandbox={' or '.join(chosen.sandboxes)}"
 
 
 def as_harness(name: str) -> HarnessName:
@@ -186,7 +195,7 @@ def _check_choice(option: str, value: object, choices: object) -> None:
 def resolve_message_limit(message_limit: int | None, harness: str) -> int | None:
     """The task's message limit: the option when given (0 = none), else the harness's default."""
     if message_limit is None:
-        return MESSAGE_LIMIT if harness == "default" else None
+        return harnesses.get(harness).message_limit
     if int(message_limit) < 0:
         raise UserError(f"message_limit must be 0 (no limit) or positive, not {message_limit}")
     return int(message_limit) or None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from verifierbench.harness.agents import CLI_HARNESSES, HARNESS_VERSIONS
+from verifierbench.harness.registry import HARNESSES
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, failure_note, missing_cli_message
 
 
@@ -34,9 +34,10 @@ def test_openclaw_reaches_only_the_bridge_without_web_tools_or_update_check():
 
 
 def test_every_cli_harness_records_the_paper_version():
-    assert HARNESS_VERSIONS == {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0",
+    versions = {name: record.version for name, record in HARNESSES.items() if record.runs_cli}
+    assert versions == {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0",
                                 "mini_swe_agent": "2.4.6", "pi": "0.84.2", "openclaw": "2026.6.34"}
-    assert set(HARNESS_VERSIONS) == set(CLI_HARNESSES)
+    assert all(record.version is None for record in HARNESSES.values() if not record.runs_cli)
 
 
 def test_failure_notes_are_one_line_with_the_stderr_tail():

@@ -7,6 +7,7 @@ import pytest
 from tests.conftest import ci_sample, logs_of
 from tests.harness.inspect_cli import eval_log, inspect, metrics
 from verifierbench.suite import load_suite
+from verifierbench.task import TASK_VERSION
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
@@ -73,6 +74,9 @@ def test_score_metadata_holds_the_frozen_verifier_and_every_case(tmp_path, bfcl_
     calls = [e.function for e in sample.events if e.event == "tool"]
     assert calls == ["bash", "write_file", "bash", "submit"]
     assert all(e.error is None for e in sample.events if e.event == "tool")
+    # The log names the harness, its version (the task's, for the project's own) and how its model was reached.
+    assert {key: log.eval.metadata[key] for key in ("harness", "harness_version", "harness_transport")} == {
+        "harness": "default", "harness_version": f"verifierbench task {TASK_VERSION}", "harness_transport": "inspect-model"}
 
 
 def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, bfcl_suite):

@@ -355,6 +355,7 @@ def _delivered(result, log) -> tuple[Any, dict]:
     assert score.value["submitted"] == 1, score.explanation
     assert score.metadata["cases"] and all(case["decisions"] for case in score.metadata["cases"])
     assert log.eval.metadata["harness"] == "pi" and log.eval.metadata["harness_version"] == PI.version
+    assert log.eval.metadata["harness_transport"] == "unix-socket"  # the project's own endpoint, not Inspect's bridge
     return sample, score
 
 

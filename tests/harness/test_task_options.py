@@ -122,14 +122,15 @@ def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
 
 
 def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
-    from verifierbench.harness.agents import HARNESSES
+    from verifierbench.harness.registry import NAMES as HARNESSES
     from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName  # SandboxName: sandboxes/spec.py
     from verifierbench.schema import TaskType
     from verifierbench.sources import registry
 
     assert set(get_args(SourceName)) == set(registry.NAMES)
     assert set(get_args(TaskTypeName)) == {t.value for t in TaskType}
-    assert get_args(HarnessName) == HARNESSES
+    assert get_args(HarnessName) == HARNESSES == ("default", "single_reply", "claude_code", "codex_cli", "gemini_cli",
+                                                  "mini_swe_agent", "pi", "openclaw")
     for name in get_args(SandboxName):
         sandbox_spec(name)
     with pytest.raises(UserError, match=r"unknown source 'bfcl-v3' \(choose from bfcl, "):

@@ -1,4 +1,4 @@
-"""Generation harnesses, selected with `-T harness=`.
+"""The generation harnesses' solvers, selected with `-T harness=` (each registered in harness/built_in.py).
 
 - `default`: Inspect's ReAct agent with bash, python, file editing, (where the task has a public
   environment) `run_public` and `reset`, and a submit step. The task's message limit bounds its loop
@@ -31,19 +31,15 @@ from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, in_vgb, missing_cli_message
-from verifierbench.harness.connection_trace import traced_connections
 from verifierbench.harness.prompt import VERIFIER_PATH
-from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.sources.formats.registry import sample_public_format
 
-SWE_HARNESSES = ("claude_code", "codex_cli", "gemini_cli", "mini_swe_agent")  # inspect-swe's agents
-CLI_HARNESSES = (*SWE_HARNESSES, *BRIDGED_CLIS)  # the harnesses whose CLI runs in the sandbox (image of scripts/harness-clis.sh)
-HARNESSES = ("default", "single_reply", *CLI_HARNESSES)
-VGB_CLI_HARNESSES = ("pi",)  # the CLI harnesses the no-Docker vgb sandbox hosts too (harness/pi_vgb.py)
-# The CLI versions the image pins (scripts/harness-clis.sh), the paper's (App. E); recorded in each log's metadata.
-HARNESS_VERSIONS = {"claude_code": "2.1.263", "codex_cli": "0.149.0", "gemini_cli": "0.60.0", "mini_swe_agent": "2.4.6",
-                    **{name: cli.version for name, cli in BRIDGED_CLIS.items()}}
+# The harnesses themselves, their versions and where they run are registered in harness/built_in.py.
+# Messages per sample for the default harness. Not a paper budget: the paper caps time, tokens per
+# reply and run_public only (App. E), but without a cap a model that never calls submit is urged on
+# until the time limit. 400 messages is about 200 model turns, far above what a submitting agent uses.
+MESSAGE_LIMIT = 400
 COMMAND_TIMEOUT_S = 300  # per bash/python call (a code task's budget when longer); the task's time limit bounds the whole generation
 GENERATION_END = "verifierbench:generation_end"  # store: why the harness ended without delivering, in one line
 REJECTED_REQUEST_STATUSES = (400, 413)  # a request the server refuses as sent (context overflow): no retry helps
@@ -51,19 +47,6 @@ MAX_NOTE_CHARS = 300  # how much of a model's error text a recorded reason keeps
 
 SYSTEM = ("You are an expert engineer writing verifiers for agent tasks. Work in the sandbox with the tools you have; "
           "test your verifier on candidates you construct yourself, then submit.")
-
-
-def harness_solver(name: str, run_public_budget: int) -> Solver:
-    """The harness's solver; with tools, run_public also reachable from code in a container sandbox."""
-    if name == "default":
-        return with_public_channel(default_harness(run_public_budget))
-    if name == "single_reply":
-        return single_reply()
-    if name in SWE_HARNESSES:
-        return with_public_channel(traced_connections(name, swe_harness(name, run_public_budget)))
-    if name in BRIDGED_CLIS:
-        return with_public_channel(traced_connections(name, bridged_cli_harness(name)))
-    raise ValueError(f"unknown harness {name!r} (choose from {', '.join(HARNESSES)})")
 
 
 @solver
@@ -203,9 +186,6 @@ NO_WEB: dict[str, dict] = {"claude_code": {"disallowed_tools": ["WebSearch", "We
                            "codex_cli": {"web_search": "disabled"}, "gemini_cli": {"web_search": False}}
 
 
-# inspect-swe asks GitHub for Gemini CLI's latest version unless given one: the version scripts/harness-clis.sh
-# installs, so the installed CLI is used and nothing is looked up.
-CLI_VERSIONS = {"gemini_cli": HARNESS_VERSIONS["gemini_cli"]}
 # mini-swe-agent's litellm would route "<provider>/inspect" by the eval model's provider name, which it may not
 # know (verifierbench/heuristic, a local server): the bridge speaks the OpenAI API whatever the model.
 # It stops on a model litellm has no price for unless told to ignore that, and litellm would try to fetch its price
@@ -218,14 +198,16 @@ EXTRA_OPTIONS: dict[str, dict] = {"mini_swe_agent": {"env": {
 
 
 @solver
-def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
+def swe_harness(name: str, run_public_budget: int = 20, version: str = "sandbox") -> Solver:
     """An inspect-swe agent running its CLI in the sandbox (the image of scripts/harness-clis.sh): never a download.
 
     State and code tasks get `run_public` and `reset` as the CLI's own tools, bridged to the host-side service.
 
     Args:
-      name: One of SWE_HARNESSES.
+      name: The name of inspect-swe's agent (claude_code, codex_cli, gemini_cli, mini_swe_agent).
       run_public_budget: The task's run_public budget (enforced on the host).
+      version: inspect-swe's `version` option: "sandbox" (the CLI on the sandbox's $PATH), or the pinned version for a
+        CLI it looks for elsewhere (Gemini CLI: without one it asks GitHub for the latest).
     """
     try:
         import inspect_swe
@@ -237,7 +219,7 @@ def swe_harness(name: str, run_public_budget: int = 20) -> Solver:
         public = sample_public_format(state.metadata)
         bridged = [BridgedToolsSpec(name="vgb", tools=[run_public(public.name, run_public_budget), reset(public.name)])] \
             if public is not None else []
-        options: dict = {"version": CLI_VERSIONS.get(name, "sandbox"), "cwd": "/workspace", "system_prompt": SYSTEM,
+        options: dict = {"version": version, "cwd": "/workspace", "system_prompt": SYSTEM,
                          **NO_WEB.get(name, {}), **EXTRA_OPTIONS.get(name, {})}
         if name != "mini_swe_agent":  # it takes no bridged tools: its code reaches run_public through vgb_env
             options["bridged_tools"] = bridged

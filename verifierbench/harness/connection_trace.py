@@ -28,9 +28,6 @@ BRIDGE_PORTS_KEY = "verifierbench:bridge_ports"  # store: the ports the sample's
 TRACE_DIR = "/tmp/vgb-connections"
 SYSCALLS = "connect,sendto,sendmsg,sendmmsg"
 MAX_TRACE_LINES = 2000
-# The executable each harness starts (Gemini CLI, Pi and OpenClaw are JavaScript run by the image's node).
-TRACED_EXECUTABLES = {"claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini",
-                      "gemini_cli": "node", "pi": "node", "openclaw": "node"}
 # Where each harness's agent records its bridge's port in the store (inspect-swe's keys, and bridged_clis').
 PORT_KEYS = ("claude_code_model_port", "codex_cli_model_port", "gemini_cli_model_port", "mini_swe_agent_model_port",
              "verifierbench:bridged_cli_port")
@@ -47,17 +44,17 @@ def trace_requested() -> bool:
 
 
 @solver
-def traced_connections(harness: str, inner: Solver) -> Solver:
+def traced_connections(executable: str, inner: Solver) -> Solver:
     """Runs `inner` (a CLI harness) with its CLI under strace when TRACE_ENV is set; else `inner` as it is.
 
     Args:
-      harness: A key of TRACED_EXECUTABLES.
+      executable: What the harness starts in the sandbox (its record's `traced_executable`: node for a JavaScript CLI).
       inner: The harness's solver.
     """
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if not trace_requested():
             return await inner(state, generate)
-        await install_tracer(TRACED_EXECUTABLES[harness])
+        await install_tracer(executable)
         try:
             return await inner(state, generate)
         finally:

@@ -188,9 +188,9 @@ Generate = Callable[[dict[str, Any], dict[str, str]], Awaitable[dict[str, Any]]]
 
 def bridge_generate(bridge: Any) -> Generate:
     """The chat-completions method of Inspect's own bridge service (errors forwarded to the client as the proxy does)."""
-    from inspect_ai.agent._bridge.sandbox.service import _forward_provider_errors, generate_completions
+    from verifierbench.inspect_private import forward_provider_errors, generate_completions
 
-    return _forward_provider_errors(generate_completions(bridge), bridge)
+    return forward_provider_errors(generate_completions(bridge), bridge)
 
 
 @asynccontextmanager
@@ -338,7 +338,7 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         request = None
     if not isinstance(request, dict):
         return http_response(400, {"error": {"message": "the body is not a JSON object"}})
-    from inspect_ai.agent._bridge._errors import PROVIDER_ERROR_KEY
+    from verifierbench.inspect_private import PROVIDER_ERROR_KEY
 
     completion = await generate(request, headers)
     error = completion.get(PROVIDER_ERROR_KEY)
@@ -406,7 +406,7 @@ def pi_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_key
 
 async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generation_end_key: str, state: AgentState) -> AgentState:
     """Pi in the sample's vgb sandbox, its model calls answered by the bridge on the host (module docstring)."""
-    from inspect_ai.agent._bridge.sandbox.types import SandboxAgentBridge
+    from inspect_ai.agent import SandboxAgentBridge
 
     from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 
@@ -421,12 +421,18 @@ async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generatio
     try:
         result = await run_pi(box, chain, bridge_generate(bridge), cli.command("", system_prompt, user_prompt(state)), cwd, port, cli)
     except Exception as exc:  # a limit or termination the bridge raised, out of the endpoint's task group
-        from inspect_ai.util._anyio import inner_exception
-
-        raise inner_exception(exc) from None
+        raise first_leaf(exc) from None
     if not result.success:
         fail(cli.executable, result.returncode, result.stderr or result.stdout, generation_end_key, state)
     return bridge.state
+
+
+def first_leaf(exc: BaseException) -> BaseException:
+    """The exception an exception group was raised for: its first member, descending through nested groups (anyio's
+    task group wraps what the bridge raised, and Inspect ends the sample on the limit error itself, not the group)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 async def run_pi(box: "VgbSandboxEnvironment", chain: Toolchain, generate: Generate, argv: list[str], cwd: str, port: int,

@@ -2,8 +2,9 @@
 missing one is one line from `inspect eval` before any sample starts, not a traceback after the first (issue 54).
 `verifierbench doctor` prints the same checks, one line each (`doctor_lines`).
 
-Checked: pi's toolchain for `-T harness=pi` in the vgb sandbox, the `[harnesses]` extra (inspect-swe) for its CLI
-agents, a `docker` executable for `-T sandbox=docker`, and what judging the selected code tasks needs here: each
+Checked: what the chosen harness's record names as missing in the chosen sandbox (`Harness.problem`: pi's toolchain
+for `-T harness=pi` in the vgb sandbox, the `[harnesses]` extra (inspect-swe) for its CLI agents), a `docker`
+executable for `-T sandbox=docker`, and what judging the selected code tasks needs here: each
 task's checkout, and what its test environment is made from when it is not made yet (the Python 3.9 root file system,
 matplotlib's Debian build packages). Not checked: the package index that making an environment downloads from.
 """
@@ -12,11 +13,14 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from verifierbench.errors import UserError
-from verifierbench.harness.agents import SWE_HARNESSES
 from verifierbench.schema import Task
 from verifierbench.sources import registry
+
+if TYPE_CHECKING:
+    from verifierbench.harness.registry import Harness
 
 HARNESSES_EXTRA = "pip install 'verifierbench[harnesses]'"
 
@@ -29,10 +33,11 @@ def check(harness: str, sandbox: str, tasks: Sequence[Task]) -> None:
         sandbox: the `-T sandbox` value.
         tasks: the selected tasks.
     """
+    from verifierbench.harness import registry as harnesses
+
     problems = [
         docker_problem() if sandbox == "docker" else None,
-        harnesses_extra_problem(harness) if harness in SWE_HARNESSES else None,
-        pi_toolchain_problem() if harness == "pi" and sandbox == "vgb" else None,  # under docker pi is in the image
+        harnesses.get(harness).problem(sandbox),
         code_tasks_problem(tasks),
     ]
     found = [p for p in problems if p]
@@ -79,13 +84,38 @@ def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
     return None
 
 
+def sandbox_problem(sandbox: str) -> str | None:
+    """What this machine lacks for the sandbox itself, whatever the harness, in a few words (the doctor's docker line
+    says what to do; k8s: not checked here)."""
+    return "no docker executable on PATH" if sandbox == "docker" and docker_problem() else None
+
+
 def doctor_lines() -> list[str]:
-    """`verifierbench doctor`'s lines for the harnesses and sandboxes (code tasks have their own, doctor_cmd)."""
+    """`verifierbench doctor`'s lines for the harnesses and sandboxes (code tasks have their own, doctor_cmd): the
+    shared ones, then one line per registered harness saying in which sandboxes this machine can run it."""
     from verifierbench.harness import pi_vgb
+    from verifierbench.harness import registry as harnesses
 
     pi = pi_toolchain_problem()
     docker = shutil.which("docker")
     extra = harnesses_extra_problem("claude_code")
-    return [f"pi toolchain (-T harness=pi, vgb sandbox): {pi or f'checked in {pi_vgb.cache_root()}'}",
-            f"CLI harnesses' extra (inspect-swe): {'missing: ' + HARNESSES_EXTRA if extra else 'installed'}",
-            f"docker (-T sandbox=docker): {docker or 'no docker executable on PATH'}"]
+    lines = [f"pi toolchain (-T harness=pi, vgb sandbox): {pi or f'checked in {pi_vgb.cache_root()}'}",
+             f"CLI harnesses' extra (inspect-swe): {'missing: ' + HARNESSES_EXTRA if extra else 'installed'}",
+             f"docker (-T sandbox=docker): {docker or 'no docker executable on PATH'}"]
+    return lines + [harness_line(record) for record in harnesses.HARNESSES.values()]
+
+
+def harness_line(record: "Harness") -> str:
+    """`harness NAME (VERSION): runs here in vgb, docker` or `... cannot run here (vgb: why; docker: why)`. The
+    Docker image's contents are not looked at (that needs the engine: scripts/harness-clis.sh status)."""
+    runs, why = [], []
+    for sandbox in (s for s in record.sandboxes if s != "k8s"):  # a k8s cluster is not checked from here
+        problem = sandbox_problem(sandbox) or record.problem(sandbox)
+        if problem:
+            why.append(f"{sandbox}: {problem}")
+        else:
+            runs.append(sandbox)
+    name = f"harness {record.name} ({record.display_name}{' ' + record.version if record.version else ''})"
+    if not runs:
+        return f"{name}: cannot run here ({'; '.join(why)})"
+    return f"{name}: runs here in {', '.join(runs)}" + (f"; not in {'; '.join(why)}" if why else "")

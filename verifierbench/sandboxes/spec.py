@@ -18,7 +18,7 @@ def sandbox_spec(name: str, cli_image: bool = False) -> str | tuple[str, str]:
 
     Args:
       name: The `sandbox` task option.
-      cli_image: Whether the harness is a CLI agent (harness.agents.CLI_HARNESSES): under docker those run on the
+      cli_image: Whether the harness runs a CLI (its record's `runs_cli`, harness/registry.py): under docker those run on the
         image with their CLIs (docker/harness.compose.yaml, built by scripts/harness-clis.sh).
 
     Returns:

@@ -1,0 +1,91 @@
+"""The harness registry (harness/registry.py, harness/built_in.py) is the one home of each harness's facts: the files
+that cannot import it (the image build script, the docs, the code-task overlay) are held to it here, and the decisions
+it drives are the ones the harnesses had before it."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from verifierbench.configurations import ALTERNATIVES, HARNESS_NAMES
+from verifierbench.errors import UserError
+from verifierbench.harness.registry import HARNESSES, IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, get
+from verifierbench.sandboxes.cli_overlay import CLI_PATHS
+from verifierbench.task import resolve_message_limit
+
+CLIS = {name: record for name, record in HARNESSES.items() if record.runs_cli}
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_harness_table_is_generated_from_the_registry():
+    table = _script("harnesses_table")
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert table.rewritten(text) == text, "run python scripts/harnesses_table.py"
+    edited = text.replace("| `pi` | Pi | 0.84.2 |", "| `pi` | Pi | 0.84.3 |")
+    assert edited != text and table.rewritten(edited) == text
+
+
+def test_the_image_build_script_pins_each_cli_harness_at_its_record_version():
+    """scripts/harness-clis.sh fetches exactly each record's package, whose version is the record's."""
+    script = (REPO_ROOT / "scripts" / "harness-clis.sh").read_text(encoding="utf-8")
+    pins = dict(re.findall(r"^([A-Z_]+)=(\S+)$", script, flags=re.MULTILINE))
+    for name, record in CLIS.items():
+        assert record.package in pins.values(), f"{name}: scripts/harness-clis.sh does not fetch {record.package}"
+        assert record.version is not None and record.version in record.package
+    packages = {record.package for record in CLIS.values()}
+    fetched = {pin for key, pin in pins.items() if key in ("CLAUDE_CODE", "CODEX", "GEMINI_CLI", "PI", "OPENCLAW", "MINI_SWE_AGENT")}
+    assert fetched == packages  # no pin the registry does not know
+
+
+def test_docker_md_names_each_cli_harness_package():
+    text = (REPO_ROOT / "docs" / "docker.md").read_text(encoding="utf-8")
+    for name, record in CLIS.items():
+        rows = [line for line in text.splitlines() if line.startswith(f"| {name} |")]
+        assert len(rows) == 1 and record.package in rows[0], f"docs/docker.md: no row of {name} naming {record.package}"
+
+
+def test_the_code_task_overlay_copies_what_the_cli_harnesses_need():
+    assert set(CLI_PATHS) == {path for record in CLIS.values() for path in record.image_paths}
+
+
+def test_the_paper_configurations_name_registered_harnesses():
+    assert HARNESS_NAMES["Pi"] == "pi"
+    for _, label in ALTERNATIVES:
+        assert label in HARNESS_NAMES, f"{label}: no harness has that display name"
+    assert {HARNESS_NAMES[label] for _, label in ALTERNATIVES} == {"claude_code", "codex_cli", "gemini_cli", "mini_swe_agent",
+                                                                  "openclaw"}
+
+
+def test_where_each_harness_runs_and_how_its_model_is_reached():
+    """The decisions of before the registry: every harness in the container sandboxes, only the project's own and pi
+    in vgb; pi in vgb over the project's socket, every other CLI over Inspect's bridge."""
+    assert {name for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {"default", "single_reply", "pi"}
+    assert all(h.sandboxes[-2:] == ("docker", "k8s") for h in HARNESSES.values())
+    assert {name: h.transports["vgb"] for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {
+        "default": IN_PROCESS, "single_reply": IN_PROCESS, "pi": UNIX_SOCKET}
+    assert all(h.transports["docker"] == SANDBOX_BRIDGE for h in CLIS.values())
+    assert {name: h.traced_executable for name, h in CLIS.items()} == {
+        "claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini", "gemini_cli": "node", "pi": "node",
+        "openclaw": "node"}
+
+
+def test_message_limits_are_the_records():
+    assert {name: resolve_message_limit(None, name) for name in HARNESSES} == {
+        name: 400 if name == "default" else None for name in HARNESSES}
+
+
+def test_an_unknown_harness_or_sandbox_is_refused():
+    with pytest.raises(UserError, match=r"unknown harness 'pie' \(choose from default, single_reply, "):
+        get("pie")
+    with pytest.raises(ValueError, match="transports must name sandboxes"):
+        Harness(name="x", display_name="x", solver=lambda budget: None, transports={"lxc": IN_PROCESS})  # type: ignore[arg-type,return-value]
