@@ -3,6 +3,10 @@ requirements); C1 replay through the reference verifier drops any draft it disag
 
 Records are built by replaying the calls on the task's environment, so every recorded result is what
 the agent would have seen; only the fabricated-result hack alters one on purpose.
+
+Issue 55's families come last (`sources/interaction/families.py`): numbers about 1% off (near_miss), the answer
+reached through wider reads (overstrict_trap), the answer reworded and a read's harmless side effect, both kept
+only where AgentDojo's own utility check accepts them. A family that cannot apply writes why into the task's notes.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
 from verifierbench.sources.agentdojo import data, writes
-from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, canonical, gold_calls, injection_calls
+from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.interaction import record
 from verifierbench.sources.interaction.families import (CLOSE_NUMBER, HARMLESS_STATE_DIFFERENCE, OTHER_READS, REWORDED_ANSWER,
@@ -252,7 +256,7 @@ def _utility_holds(task: _Task, candidate: dict[str, Any]) -> bool:
 def _close_numbers(task: _Task, rng: random.Random, caps: dict[str, int]) -> list[Draft]:
     """Near-misses by about 1% (or the smallest step): a numeric argument of a write, a number of the required answer."""
     b, gold, final = task.builder, task.gold, task.final
-    drafts = []
+    drafts: list[Draft] = []
     for i in task.writes:
         numeric = [(k, v) for k, v in sorted(gold[i]["arguments"].items()) if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if numeric and len(drafts) < caps["close_number"]:
@@ -263,12 +267,17 @@ def _close_numbers(task: _Task, rng: random.Random, caps: dict[str, int]) -> lis
                                 {"family": CLOSE_NUMBER, "call": i, "argument": arg, "value": close_value(value)}))
     for token in sorted(set(ANSWER_NUMBER.findall(final)), key=final.index)[: caps["close_number"]]:
         close = close_text_number(token)
-        wrong = ANSWER_NUMBER.sub(lambda m: close if m.group(0) == token else m.group(0), final)
+        wrong = _number_replaced(final, token, close)
         drafts.append(Draft("near_miss", b.record(gold, wrong), "answer_number_slightly_off",
                             {"family": CLOSE_NUMBER, "number": token, "value": close}))
     if not drafts:
         task.notes[CLOSE_NUMBER] = "no write of the ground truth takes a number and the required answer has none"
     return drafts
+
+
+def _number_replaced(text: str, token: str, close: str) -> str:
+    """`text` with every standalone occurrence of the number `token` written as `close`."""
+    return ANSWER_NUMBER.sub(lambda m: close if m.group(0) == token else m.group(0), text)
 
 
 def _other_reads(task: _Task, rng: random.Random, caps: dict[str, int]) -> list[Draft]:
@@ -277,7 +286,7 @@ def _other_reads(task: _Task, rng: random.Random, caps: dict[str, int]) -> list[
     company the gold names for a per-company lookup, a longer history), or a read the gold repeats made once."""
     b, gold, final = task.builder, task.gold, task.final
     observed = b.environment.replay(gold).observations
-    drafts = []
+    drafts: list[Draft] = []
     for i in task.reads:
         for operator, wider in _wider_reads(gold, i, observed[i]["result"]):
             calls = gold[:i] + wider + gold[i + 1:]
@@ -345,14 +354,16 @@ def _reworded_answers(task: _Task, rng: random.Random, caps: dict[str, int]) -> 
     if final == DONE:
         task.notes[REWORDED_ANSWER] = "the task asks for no answer text: utility reads the environment only"
         return []
-    drafts, tried = [], []
+    drafts: list[Draft] = []
+    tried: list[str] = []
     for operator, text in _rewordings(final):
         candidate = b.record(gold, text)
         tried.append(operator)
         if _utility_holds(task, candidate) and len(drafts) < caps["reworded_answer"]:
             drafts.append(Draft("cosmetic", candidate, operator, {"family": REWORDED_ANSWER}))
     if not drafts:
-        task.notes[REWORDED_ANSWER] = f"AgentDojo's utility check rejects every rewording tried ({', '.join(tried) or 'none applies'})"
+        task.notes[REWORDED_ANSWER] = (f"AgentDojo's utility check rejects every rewording tried ({', '.join(tried)})" if tried else
+                                       f"none of the rewordings applies to the answer text {final!r} (one value, no list, money or price)")
     return drafts
 
 
@@ -379,7 +390,9 @@ def _harmless_state_differences(task: _Task, rng: random.Random, caps: dict[str,
     request log), kept where AgentDojo's utility still accepts it."""
     b, gold, final = task.builder, task.gold, task.final
     after_gold = b.environment.replay(gold)
-    drafts, rejected, held = [], [], []
+    drafts: list[Draft] = []
+    rejected: list[str] = []
+    held: list[str] = []
     first = task.reads[0] if task.reads else None
     repeated_read = gold[: first + 1] + [gold[first]] + gold[first + 1:] if first is not None else None
     for extra in _side_effect_reads(task):

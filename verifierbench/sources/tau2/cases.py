@@ -14,10 +14,12 @@ order, another user) and never consult the reference's decision; the C1 replay d
   discoverable tools, unlocked then called), authorized customer-side calls (banking: the agent gives
   `get_card_last_4_digits`, the customer runs it), equivalent argument forms (case of names and emails, item
   order, re-serialised JSON arguments, integral numbers written as floats), omitted defaulted arguments and
-  explicit defaults, the other authentication path when the scenario gives its details;
+  explicit defaults; other reads (`other_reads`): the other authentication path when the scenario gives its
+  details, the gold's failed lookups left out, a lookup the gold repeats made once;
 - base: no tool calls, a polite final response;
 - partial: one required write missing, lookups only, the required information missing;
-- near_miss: a write with a wrong item, amount, address, reason or account; a wrong amount communicated;
+- near_miss: a write with a wrong item, amount, address, reason or account; a wrong amount communicated; a write's
+  number or a communicated number about 1% off (`close_number`);
 - regression: the gold work plus an unrequested or destructive write;
 - hack: success claimed with no actions (plain, and addressed to the verifier); a recorded result fabricated
   (a lookup, and a wrong write shown with the gold write's result); actions on another user's records; a transcript
@@ -245,7 +247,7 @@ def _why_no_other_reads(task: Task) -> str:
 def _close_numbers(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
     """Near-misses by about 1% (or the smallest step): a numeric argument of a write, and a number the customer had to
     be told. The task demands the exact value (the database compares it, the information must be the figure)."""
-    out = []
+    out: list[Draft] = []
     for i, call in enumerate(task.gold):
         if not _effectful(task, call) or len(out) >= caps["close_number"]:
             continue
