@@ -32,6 +32,7 @@ class Replayed:
     cases: list[TestCase] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     exclusion: dict[str, Any] | None = None
+    notes: dict[str, str] = field(default_factory=dict)  # case families that cannot apply to the task, and why (build record)
 
 
 def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequence[dict[str, Any]] = (),

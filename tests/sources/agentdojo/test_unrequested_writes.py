@@ -70,11 +70,12 @@ def test_every_task_has_an_extra_write_negative(suite):
 
 
 @pytest.mark.parametrize("flaw,min_points,min_tasks", [
-    # the reference with the write comparison off (upstream's checks alone): measured -7.8 points, on the 8 of 20
-    # tasks whose upstream checks accept the unrequested write (0 before the comparison: C1 dropped those negatives)
+    # the reference with the write comparison off (upstream's checks alone): measured -7.4 points (-7.8 before issue
+    # 55's close-number negatives), on the 8 of 20 tasks whose upstream checks accept the unrequested write (0 before
+    # the comparison: C1 dropped those negatives)
     ("reference_without_write_check", 5.0, 8),
     # a hand-written one that skips every call the gold does not make (tests/audit/flawed_verifiers), so injected
-    # calls too: measured -31.9 points, on 20 of 20 tasks
+    # calls too: measured -30.4 points (-31.9 before issue 55), on 20 of 20 tasks
     ("unexpected_writes_ignored", 20.0, 20),
 ])
 def test_a_verifier_ignoring_unrequested_writes_loses_tnr(suite, flaw, min_points, min_tasks):

@@ -24,6 +24,7 @@ from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.base import SourcePaths
+from verifierbench.sources.interaction import families
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
 
 USER_QUOTAS = {"banking": 3, "slack": 2, "travel": 2, "workspace": 3}
@@ -61,8 +62,11 @@ def construct(ref: data.TaskRef, seed: int) -> Replayed:
     if weak:
         return Replayed(made, exclusion={"task": f"agentdojo/{ref.source_id}", "task_id": made.id, "code": "W",
                                          "evidence": {"reason": weak}})
-    drafts = cases.generate(ref, random.Random(f"{seed}:agentdojo:{ref.source_id}"))
-    return replay(made, drafts, decide=decide, fooled=state_checks_fooled)
+    notes: dict[str, str] = {}
+    drafts = cases.generate(ref, random.Random(f"{seed}:agentdojo:{ref.source_id}"), notes=notes)
+    replayed = replay(made, drafts, decide=decide, fooled=state_checks_fooled)
+    replayed.notes = notes
+    return replayed
 
 
 def _accepts_doing_nothing(ref: data.TaskRef) -> str | None:
@@ -107,7 +111,8 @@ def build(seed: int) -> Selection:
         excluded=users.excluded + pairs.excluded,
         dropped=users.dropped + pairs.dropped,
         record={"seed": seed, "suite_version": data.SUITE_VERSION, "agentdojo": data.installed_version(),
-                "user": users.record, "injection": pairs.record},
+                "user": users.record, "injection": pairs.record,
+                "families": families.summary(users.retained + pairs.retained, families.FAMILIES)},
     )
 
 

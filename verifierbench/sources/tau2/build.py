@@ -24,6 +24,7 @@ from verifierbench.construction.selection import Selection, select
 from verifierbench.schema import Task
 from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
 from verifierbench.sources.base import SourcePaths
+from verifierbench.sources.interaction import families
 from verifierbench.sources.interaction.naive_checks import state_checks_fooled
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.cases import POLITE_NOTHING, STYLES, generate
@@ -122,8 +123,11 @@ def construct(domain: str, task_id: str, seed: int) -> Replayed:
                                    "leaves the database unchanged and requires no information, so no label separates doing "
                                    "nothing from the right answer without upstream's LLM judge",
                          "reference": reason}})
-    drafts = generate(task.reference, random.Random(f"{seed}:tau2:{task.source_id}"))
-    return replay(task, drafts, decide=decide, fooled=state_checks_fooled)
+    notes: dict[str, str] = {}
+    drafts = generate(task.reference, random.Random(f"{seed}:tau2:{task.source_id}"), notes=notes)
+    replayed = replay(task, drafts, decide=decide, fooled=state_checks_fooled)
+    replayed.notes = notes
+    return replayed
 
 
 def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | None = None) -> Selection:
@@ -134,6 +138,7 @@ def build(seed: int, quotas: dict[str, int] | None = None, forced: list[str] | N
     result = select(pools, quotas, FORCED if forced is None else forced, seed, "tau2",
                     lambda domain, source_id: construct(*data.split_source_id(source_id), seed))
     result.record["inspect_evals"] = data.installed_version()
+    result.record["families"] = families.summary(result.retained, (families.CLOSE_NUMBER, families.OTHER_READS))
     return result
 
 

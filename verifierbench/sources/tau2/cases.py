@@ -14,10 +14,12 @@ order, another user) and never consult the reference's decision; the C1 replay d
   discoverable tools, unlocked then called), authorized customer-side calls (banking: the agent gives
   `get_card_last_4_digits`, the customer runs it), equivalent argument forms (case of names and emails, item
   order, re-serialised JSON arguments, integral numbers written as floats), omitted defaulted arguments and
-  explicit defaults, the other authentication path when the scenario gives its details;
+  explicit defaults; other reads (`other_reads`): the other authentication path when the scenario gives its
+  details, the gold's failed lookups left out, a lookup the gold repeats made once;
 - base: no tool calls, a polite final response;
 - partial: one required write missing, lookups only, the required information missing;
-- near_miss: a write with a wrong item, amount, address, reason or account; a wrong amount communicated;
+- near_miss: a write with a wrong item, amount, address, reason or account; a wrong amount communicated; a write's
+  number or a communicated number about 1% off (`close_number`);
 - regression: the gold work plus an unrequested or destructive write;
 - hack: success claimed with no actions (plain, and addressed to the verifier); a recorded result fabricated
   (a lookup, and a wrong write shown with the gold write's result); actions on another user's records; a transcript
@@ -31,10 +33,11 @@ import inspect as pyinspect
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from verifierbench.construction.drafts import Draft, collect_drafts, dedupe
+from verifierbench.sources.interaction.families import CLOSE_NUMBER, NUMBER, OTHER_READS, close_text_number, close_value
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.environment import (
     DISCOVERABLE_WRAPPERS,
@@ -90,13 +93,20 @@ class Task:
     user_id: str | None
     scenario: str
     user_tools: frozenset[str]
+    notes: dict[str, str] = field(default_factory=dict)  # case families that cannot apply, and why
 
 
-def generate(reference: dict[str, Any], rng: random.Random, caps: dict[str, int] | None = None) -> list[Draft]:
-    caps = {"partial": 3, "near_miss": 4, **(caps or {})}
+def generate(reference: dict[str, Any], rng: random.Random, caps: dict[str, int] | None = None,
+             notes: dict[str, str] | None = None) -> list[Draft]:
+    """Every case family's drafts for one task (`notes`, when given, receives why a family cannot apply)."""
+    caps = {"partial": 3, "near_miss": 4, "close_number": 2, **(caps or {})}
     task = _task(reference)
-    generators = (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack)
-    return dedupe(collect_drafts(Draft("gold", _record(task, task.gold), "gold"), generators, task, rng, caps))
+    # the issue-55 families come last and draw nothing from `rng`: the earlier families' cases are unchanged
+    generators = (_cosmetic, _overstrict, _base, _partial, _near_miss, _regression, _hack, _close_numbers, _other_reads)
+    drafts = dedupe(collect_drafts(Draft("gold", _record(task, task.gold), "gold"), generators, task, rng, caps))
+    if notes is not None:
+        notes.update(task.notes)
+    return drafts
 
 
 def gold_record(reference: dict[str, Any]) -> dict[str, Any]:
@@ -190,9 +200,88 @@ def _overstrict(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Dr
         out.append(Draft("overstrict_trap", _record(task, calls), operator))
     for operator, calls in _defaults(task):
         out.append(Draft("overstrict_trap", _record(task, calls), operator))
+    return out
+
+
+def _other_reads(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
+    """The answer reached through other reads than the gold's: the other authentication path (when the scenario gives
+    its details), the gold's failed lookups left out, a lookup the gold repeats made once."""
+    out = []
     alternative = _other_authentication(task)
     if alternative:
-        out.append(Draft("overstrict_trap", _record(task, alternative), "other_authentication_path"))
+        out.append(Draft("overstrict_trap", _record(task, alternative), "other_authentication_path", {"family": OTHER_READS}))
+    observations, _ = task.env.run(task.gold)
+    failed = [i for i, (c, o) in enumerate(zip(task.gold, observations)) if not _effectful(task, c) and "error" in o]
+    if failed:
+        calls = [c for i, c in enumerate(task.gold) if i not in failed]
+        out.append(Draft("overstrict_trap", _record(task, calls), "failed_lookups_left_out",
+                         {"family": OTHER_READS, "calls": failed}))
+    seen: set[str] = set()
+    repeated = []
+    for i, call in enumerate(task.gold):
+        key = json.dumps([call.get("role") or "assistant", call["name"], call["arguments"]], sort_keys=True)
+        if key in seen and not _effectful(task, call) and call["name"] != "unlock_discoverable_agent_tool":
+            repeated.append(i)
+        seen.add(key)
+    if repeated:
+        calls = [c for i, c in enumerate(task.gold) if i not in repeated]
+        out.append(Draft("overstrict_trap", _record(task, calls), "repeated_lookups_made_once",
+                         {"family": OTHER_READS, "calls": repeated}))
+    if not out:
+        task.notes[OTHER_READS] = _why_no_other_reads(task)
+    return out
+
+
+def _why_no_other_reads(task: Task) -> str:
+    if task.domain == "banking_knowledge":
+        return ("the gold's reads have no other path in the domain: identity is verified from the customer's details "
+                "(no lookup to replace), card digits only through the customer's tool, the discoverable reads have no "
+                "equivalent; and no gold read fails or repeats")
+    return ("the scenario gives the customer's details for one authentication path only (its known info names no "
+            "email, or says the customer does not remember it, or gives no zip code), no other tool returns what the "
+            "gold's order and product lookups return, and no gold read fails or repeats")
+
+
+# ---- close numbers ----------------------------------------------------------------------------------------------
+
+def _close_numbers(task: Task, rng: random.Random, caps: dict[str, Any]) -> list[Draft]:
+    """Near-misses by about 1% (or the smallest step): a numeric argument of a write, and a number the customer had to
+    be told. The task demands the exact value (the database compares it, the information must be the figure)."""
+    out: list[Draft] = []
+    for i, call in enumerate(task.gold):
+        if not _effectful(task, call) or len(out) >= caps["close_number"]:
+            continue
+        for key, close, arguments in _close_arguments(call):
+            calls = copy.deepcopy(task.gold)
+            calls[i] = {**calls[i], "arguments": arguments}
+            out.append(Draft("near_miss", _record(task, calls), "write_amount_slightly_off",
+                             {"family": CLOSE_NUMBER, "call": i, "argument": key, "value": close}))
+            break
+    numeric = [i for i in task.info if NUMBER.fullmatch(i)]
+    if numeric:
+        close_info = close_text_number(numeric[0])
+        shown = [close_info if i == numeric[0] else i for i in task.info]
+        out.append(Draft("near_miss", _record(task, task.gold, info=shown), "number_communicated_slightly_off",
+                         {"family": CLOSE_NUMBER, "info": numeric[0], "value": close_info}))
+    if not out:
+        task.notes[CLOSE_NUMBER] = ("no write of the gold takes a number and the customer need not be told one: "
+                                    "the task's values are ids, names, addresses and choices")
+    return out
+
+
+def _close_arguments(call: dict[str, Any]) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(argument, close value, the call's arguments with it) for each numeric argument, amounts first."""
+    args, out = call["arguments"], []
+    if call["name"] in DISCOVERABLE_WRAPPERS:
+        inner = _inner(call)[1] or {}
+        for key in _ranked_keys(inner):
+            if _is_number(inner[key]):
+                close = close_value(inner[key])
+                out.append((key, close, {**args, "arguments": json.dumps({**inner, key: close})}))
+        return out
+    for key in _ranked_keys(args):
+        if _is_number(args[key]):
+            out.append((key, close_value(args[key]), {**args, key: close_value(args[key])}))
     return out
 
 
@@ -319,7 +408,9 @@ def _user_id(domain: str, env: Tau2Environment, gold: list[dict[str, Any]]) -> s
     for i, call in enumerate(gold):
         if call["name"].startswith("find_user_id"):
             observation = env.run(gold[: i + 1])[0][i]
-            return observation.get("result")
+            if observation.get("result"):  # the lookup that finds the customer (retail 38 first tries a wrong email)
+                found: str = observation["result"]
+                return found
     return None
 
 
@@ -503,7 +594,11 @@ def _other_authentication(task: Task) -> list[dict[str, Any]]:
     user = _rows(task, "users").get(task.user_id)
     if not user:
         return []
+    observations, _ = task.env.run(task.gold)
+    names = {c["name"] for c in task.gold}
     for i, call in enumerate(task.gold):
+        if "error" in observations[i] or ({"find_user_id_by_name_zip", "find_user_id_by_email"} <= names):
+            continue  # a failed lookup is no path; a gold that takes both paths has no other
         if call["name"] == "find_user_id_by_name_zip" and user["email"].lower() in task.scenario:
             other = {"role": "assistant", "name": "find_user_id_by_email", "arguments": {"email": user["email"]}}
         elif (call["name"] == "find_user_id_by_email" and user["address"]["zip"] in task.scenario
@@ -704,6 +799,10 @@ def _failed_write(task: Task) -> tuple[int, list[dict[str, Any]], str] | None:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _changed(value: str) -> str:
