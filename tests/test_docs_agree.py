@@ -95,3 +95,9 @@ def test_eval_yaml_is_inspect_evals_listing_of_this_task(built, state_suite):
 
     task = verifierbench(suite=str(built), task_ids="bfcl/parallel_114")  # the version Inspect compares is N
     assert task.version == TASK_COMPARABILITY_VERSION and task.metadata["full_task_version"] == TASK_VERSION
+
+
+def test_the_readme_stays_under_250_lines():
+    """Detail belongs in docs/ (the README skeleton of inspect_evals: what it is, quick start, options, report)."""
+    lines = len(text("README.md").splitlines())
+    assert lines < 250, f"README.md has {lines} lines: move detail to docs/"
