@@ -10,7 +10,7 @@ from pathlib import Path
 
 class Logged:
     """Logs each run_public to `log` (one line each); `hold`: "spin" (a replay that never ends, burning CPU, like a
-    catastrophic regular expression), "sleep" (one that waits 60 s) or "" (answers at once)."""
+    catastrophic regular expression), "sleep" (one that waits 60 s), "allocate" (one that fills 1 GiB) or "" (answers at once)."""
 
     def __init__(self, log: str, hold: str = "") -> None:
         self.log, self.hold = Path(log), hold
@@ -23,6 +23,10 @@ class Logged:
                 pass
         if self.hold == "sleep":
             time.sleep(60)
+        if self.hold == "allocate":  # 1 GiB touched page by page: under the worker's RLIMIT_AS, past a small cgroup
+            held = bytearray(1 << 30)
+            for page in range(0, len(held), 4096):
+                held[page] = 1
         return {"ok": True, "calls": len(request.get("calls", []))}
 
     def reset_reply(self) -> dict:

@@ -15,7 +15,7 @@ from functools import partial
 
 import pytest
 
-from tests.conftest import require_module
+from tests.conftest import require_module, skip_unless_required
 from tests.public_env.environments import Logged, lines
 from tests.public_env.test_service import _spinning_workers, _wait_for
 from verifierbench.public_env.service import MAX_CONNECTIONS, TOO_MANY_CONNECTIONS, PublicService
@@ -172,3 +172,27 @@ def test_a_hostile_replay_in_generation_neither_lags_the_event_loop_nor_stalls_s
     lag, cleanup = asyncio.run(scenario())
     assert cleanup < 1.0 and lag < 0.2, (cleanup, lag)
     _wait_for(lambda: not _spinning_workers(), "the replay's worker killed", timeout=2)
+
+
+def test_a_replay_past_its_workers_memory_cgroup_ends_that_worker_not_the_harness(tmp_path, monkeypatch):
+    """A worker's memory cgroup (executor.memcg) caps what RLIMIT_AS does not see, kernel memory included; here a
+    replay filling 1 GiB, under the worker's 4 GiB RLIMIT_AS, meets a 256 MiB cgroup: the kernel kills that worker,
+    the request gets one line, and the next request is served by a fresh worker."""
+    from verifierbench.executor import memcg
+    from verifierbench.public_env import pool
+
+    if memcg.hierarchy() is None or not memcg.enabled():
+        skip_unless_required("memcg", "no memory cgroups here (not root, or no writable memory controller)")
+    monkeypatch.setattr(pool, "CGROUP_BYTES", 256 << 20)
+    with pool._idle_lock:  # workers made under the real cap stay out of this test
+        idle, pool._idle[:] = list(pool._idle), []
+    try:
+        log = str(tmp_path / "log")
+        with PublicService(partial(Logged, log, "allocate"), budget=50, request_timeout_s=60) as service:
+            assert service.handle({"op": "reset"})["state_hash"] == "initial"
+            answer = _ask(service, {"op": "run_public", "calls": []}, timeout=60)
+            assert answer["error"].startswith("run_public: the environment's worker ended"), answer
+            assert service.handle({"op": "reset"})["state_hash"] == "initial"  # a fresh worker serves on
+    finally:
+        with pool._idle_lock:
+            pool._idle.extend(idle)

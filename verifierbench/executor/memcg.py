@@ -95,7 +95,7 @@ def _v2_ready(own: Path) -> bool:
 
 
 _lock = threading.Lock()
-_made: dict[int, Path] = {}  # sandbox uid -> its cgroup
+_made: dict[int | str, Path] = {}  # sandbox uid (or a named group's name, `cgroup_named`) -> its cgroup
 _swept = False
 
 
@@ -116,19 +116,30 @@ def _parent(found: Hierarchy) -> Path:
 def cgroup_for(uid: int, limit_bytes: int) -> Path | None:
     """The procs file of sandbox uid `uid`'s memory cgroup, capped at `limit_bytes` (made at first use, its limit
     kept up to date); None when memory cgroups are unavailable (RLIMIT_AS only)."""
+    return _group(uid, f"uid-{uid}", limit_bytes)
+
+
+def cgroup_named(name: str, limit_bytes: int) -> Path | None:
+    """The procs file of a memory cgroup of the harness's own processes that serve untrusted requests (a run_public
+    worker: public_env.pool), capped at `limit_bytes`; None when memory cgroups are unavailable. `forget(name)` removes
+    it once its processes have ended. Spawn into it with `enter_argv(procs, None, argv)`."""
+    return _group(name, f"named-{name}", limit_bytes)
+
+
+def _group(key: int | str, directory: str, limit_bytes: int) -> Path | None:
     found = hierarchy() if enabled() else None
     if found is None:
         return None
     with _lock:
         try:
-            group = _made.get(uid)
+            group = _made.get(key)
             if group is None:
-                group = _parent(found) / f"uid-{uid}"
+                group = _parent(found) / directory
                 group.mkdir(mode=0o755, exist_ok=True)
-                _made[uid] = group
+                _made[key] = group
             _set_limit(found.version, group, limit_bytes)
         except OSError as exc:
-            logger.warning("no memory cgroup for sandbox uid %d (%s): RLIMIT_AS only", uid, exc)
+            logger.warning("no memory cgroup %s (%s): RLIMIT_AS only", directory, exc)
             return None
     return group / "cgroup.procs"
 
@@ -164,13 +175,14 @@ def thread_in(procs_file: Path) -> Iterator[bool]:
         (found.own / "tasks").write_text(tid)
 
 
-def enter_argv(procs_file: Path, uid: int, argv: list[str]) -> list[str]:
-    """`argv` started as root in the cgroup whose procs file is `procs_file`, then as `uid` (and its group, no others)."""
-    return ["/bin/sh", "-c", ENTER, str(procs_file),
-            SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--", *argv]
+def enter_argv(procs_file: Path, uid: int | None, argv: list[str]) -> list[str]:
+    """`argv` started as root in the cgroup whose procs file is `procs_file`, then as `uid` (and its group, no others);
+    uid None: as the caller (a harness-side worker)."""
+    drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"] if uid is not None else []
+    return ["/bin/sh", "-c", ENTER, str(procs_file), *drop, *argv]
 
 
-def peak_bytes(uid: int) -> int | None:
+def peak_bytes(uid: int | str) -> int | None:
     """The most memory sandbox uid `uid`'s cgroup has held (tests and measurements), or None."""
     group = _made.get(uid)
     if group is None:
@@ -181,9 +193,9 @@ def peak_bytes(uid: int) -> int | None:
     return None
 
 
-def forget(uid: int) -> None:
-    """Removes sandbox uid `uid`'s cgroup once its sandbox is gone for good (a generation sandbox's at its end); a
-    later spawn as that uid makes a new one."""
+def forget(uid: int | str) -> None:
+    """Removes sandbox uid `uid`'s cgroup (or a named group's) once its sandbox is gone for good (a generation
+    sandbox's at its end); a later spawn as that uid makes a new one."""
     with _lock:
         group = _made.pop(uid, None)
         if group is not None:

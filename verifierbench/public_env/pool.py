@@ -10,6 +10,7 @@ nothing from one run to the next that a request could see.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pickle
@@ -24,9 +25,13 @@ from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any, Callable
 
+from verifierbench.executor import memcg
 from verifierbench.public_env import run_counts
 
 MEMORY_BYTES = 4 << 30  # RLIMIT_AS of a worker: a tau2 worker maps about 1 GiB
+# The memory cgroup of each worker (executor.memcg, as root): what RLIMIT_AS does not see, the kernel's memory for
+# it (socket buffers, page tables), counts too; past it the kernel kills the worker, whose request then errs.
+CGROUP_BYTES = 4 << 30
 BUILD_TIMEOUT_S = 300.0  # building an environment is trusted code (the source's loaders), not the request's time
 IDLE_KEPT = max(2, os.cpu_count() or 1)
 MAX_REPORT = 4096
@@ -55,6 +60,7 @@ class Worker:
         self.recipes: set[bytes] = set()  # environments built in it
         self.killed = False
         self.run_counts: dict[str, dict[str, int]] = {}  # what its requests ran (ServedEnvironment.run_counts), as last reported
+        self.cgroup: str | None = None  # its memory cgroup's name (executor.memcg), removed with it
 
     def alive(self) -> bool:
         return not self.killed and self.process.poll() is None
@@ -71,6 +77,8 @@ class Worker:
         self.kill()
         self.process.wait()
         self.channel.close()
+        if self.cgroup is not None:
+            memcg.forget(self.cgroup)
 
     def serve(self, client: socket.socket, recipe: bytes, counters: dict[str, int], timeout_s: float,
               on_report: Callable[[dict[str, Any]], None]) -> None:
@@ -185,12 +193,32 @@ def _spawn_loop() -> None:
 
 
 def _start() -> Worker:
+    global _started
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    _started += 1  # only the spawner thread starts workers
+    cgroup = f"public-worker-{_started}"
+    argv = [sys.executable, "-m", "verifierbench.public_env.worker", str(theirs.fileno())]
+    procs = memcg.cgroup_named(cgroup, CGROUP_BYTES)
     with theirs:
         # The harness's own path, so recipes name what it imports (this checkout; a test module's environment class).
         path = os.pathsep.join(p for p in sys.path if p)
-        process = subprocess.Popen([sys.executable, "-m", "verifierbench.public_env.worker", str(theirs.fileno())],
+        process = subprocess.Popen(memcg.enter_argv(procs, None, argv) if procs is not None else argv,
                                    pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
                                    env={**os.environ, "PYTHONPATH": path})
     ours.send(pickle.dumps({"memory_bytes": MEMORY_BYTES}))
-    return Worker(process, ours)
+    worker = Worker(process, ours)
+    worker.cgroup = cgroup if procs is not None else None
+    if _started == 1:  # after memcg's own exit handler (made with the first cgroup), so this one runs before it
+        atexit.register(_close_idle)
+    return worker
+
+
+_started = 0  # workers started by this process: each one's cgroup name
+
+
+def _close_idle() -> None:
+    """At exit: the idle workers end, so their cgroups are empty when executor.memcg removes them."""
+    with _idle_lock:
+        idle, _idle[:] = list(_idle), []
+    for worker in idle:
+        worker.close()
