@@ -57,3 +57,15 @@ def test_a_bad_sources_variable_is_refused_in_one_line_by_the_cli_and_by_inspect
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
         assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr[-2000:]
         assert done.stderr.startswith(expected), done.stderr
+
+
+def test_a_sources_build_option_comes_from_its_own_folder(tiny_env, tmp_path):
+    """The source declares `--tiny-only` (`build_options`): `verifierbench build` offers it and the source reads it,
+    with no edit to the CLI."""
+    shown = cli("build", "--help", env=tiny_env)
+    assert "--tiny-only ID,..." in shown.stdout, shown.stdout
+    suite = tmp_path / "suite"
+    built = cli("build", "--out", str(suite), "--source", "tiny", "--tiny-only", "weather_oslo", env=tiny_env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    tasks = [json.loads(line) for line in (suite / "tasks.jsonl").read_text().splitlines()]
+    assert [t["source_id"] for t in tasks] == ["weather_oslo"]

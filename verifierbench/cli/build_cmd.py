@@ -10,6 +10,8 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from verifierbench.build import SOURCES, SourcePaths, build_suite
+from verifierbench.sources import registry
+from verifierbench.sources.base import BuildOption
 from verifierbench.cli.options import DEFAULT_SUITE, output_dir
 
 
@@ -23,22 +25,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="selection and generation seed (default 0)")
     p.add_argument("--source", action="append", dest="sources", choices=SOURCES,
                    help="only this source; repeatable (default: all but swebench, which is built only when named)")
-    p.add_argument("--acebench-dir", metavar="DIR", help="ACEBench data_en directory (default "
-                   "$VERIFIERBENCH_ACEBENCH_DIR, else the copy shipped in the package)")
-    p.add_argument("--swebench-instances", metavar="FILE", help="SWE-bench rows (JSON, JSONL or parquet; default "
-                   "$VERIFIERBENCH_SWEBENCH_INSTANCES, else ../shared/upstream/swebench/instances.jsonl beside the project, "
-                   "else the dataset hub at the pinned revision)")
-    p.add_argument("--swebench-repos", metavar="DIR", help="git clones (bare or not) to test against, named like django__django "
-                   "or django__django.git (default $VERIFIERBENCH_SWEBENCH_REPOS, else ../shared/upstream/swebench/repos)")
-    p.add_argument("--swebench-ids", metavar="ID,...", help="build these SWE-bench instances instead of the seeded selection "
-                   "of 47 (default $VERIFIERBENCH_SWEBENCH_IDS); test environments go to $VERIFIERBENCH_ENVS")
+    for option in _source_options():  # where each source's data is, as the source declares it
+        p.add_argument(f"--{option.flag}", metavar=option.metavar, help=option.help)
     p.set_defaults(handler=run)
+
+
+def _source_options() -> list[BuildOption]:
+    return [option for name in SOURCES for option in registry.source(name).build_options]
 
 
 def run(args: argparse.Namespace) -> int:
     output_dir(args.out, "--out")
     started = time.perf_counter()
-    paths = SourcePaths(args.acebench_dir, args.swebench_instances, args.swebench_repos, swebench_ids=args.swebench_ids)
+    paths = SourcePaths({option.dest: getattr(args, option.dest) for option in _source_options()})
     if sys.stdout.isatty():  # a bar over the sources with the one being built; plain lines otherwise (logs, CI)
         with Progress(SpinnerColumn(), TextColumn("build {task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), transient=True) as progress:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
@@ -31,14 +31,30 @@ SOURCES_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
-class SourcePaths:
-    """Where sources without an installable package find their data (None: the default/env var)."""
+class BuildOption:
+    """A `verifierbench build` option a source declares for where its data is (`Source.build_options`): the CLI adds
+    `--<flag>`, and the source reads the value from its `SourcePaths` by `dest`."""
 
-    acebench_dir: str | None = None
-    swebench_instances: str | None = None
-    swebench_repos: str | None = None
-    checkouts: Path | None = None  # where code tasks' checkouts go (build_suite: <suite>/checkouts)
-    swebench_ids: str | None = None  # these instances instead of the seeded selection
+    flag: str  # without the dashes, e.g. "acebench-dir"
+    help: str
+    metavar: str = "DIR"
+
+    @property
+    def dest(self) -> str:
+        return self.flag.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class SourcePaths:
+    """What a build was told about where the sources' data is: each source's declared options (`BuildOption`, by
+    `dest`; a missing or None value means the source's default or environment variable), and where code tasks'
+    checkouts go (build_suite: <suite>/checkouts)."""
+
+    options: Mapping[str, str | None] = field(default_factory=dict)
+    checkouts: Path | None = None
+
+    def get(self, dest: str) -> str | None:
+        return self.options.get(dest)
 
 
 class MissingPart(ValueError):
@@ -62,6 +78,7 @@ class Source(ABC):
         format: its tasks' candidate format (sources/formats/), which gives their task type; its build makes every
             task with it (`Task.create(format=...)`, checked by the suite build).
         built_by_default: False for a source built only when named (`--source`), such as code tasks.
+        build_options: its `verifierbench build` options saying where its data is (`select` reads them from `paths`).
         shares: a shared folder under sources/ whose code is part of this source's reference ("toolcall").
         upstream: the distribution whose release decides with our code (its version is in the reference version).
     """
@@ -69,6 +86,7 @@ class Source(ABC):
     name: ClassVar[str]
     format: ClassVar[Format]
     built_by_default: ClassVar[bool] = True
+    build_options: ClassVar[tuple[BuildOption, ...]] = ()
     shares: ClassVar[str | None] = None
     upstream: ClassVar[str | None] = None
 

@@ -36,8 +36,10 @@ def drafts(city: str) -> list[Draft]:
             Draft("hack", candidate(gold, raw="[]"), "parsed_disagrees_with_raw")]
 
 
-def select_tasks(seed: int) -> Selection:
+def select_tasks(seed: int, only: list[str] | None = None) -> Selection:
     result = Selection(record={"seed": seed})
     for source_id, city in TASKS.items():
+        if only is not None and source_id not in only:
+            continue
         result.retained.append(replay(make_task(source_id, city), drafts(city), decide, fooled=naive_checks_fooled))
     return result

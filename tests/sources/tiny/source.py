@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.base import BuildOption, Reference, SourcePaths, register_source
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.toolcall.base import ToolCallSource
 
@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 class Tiny(ToolCallSource):
     name = "tiny"
     format = TOOL_CALLS
+    build_options = (BuildOption("tiny-only", "build only these task ids (comma-separated)", metavar="ID,..."),)
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from tests.sources.tiny.build import select_tasks
 
-        return select_tasks(seed)
+        only = paths.get("tiny_only")
+        return select_tasks(seed, only.split(",") if only else None)
 
     def check_calls(self, reference: Reference, calls: list[Any]) -> tuple[bool, str]:
         from tests.sources.tiny.reference import check_calls

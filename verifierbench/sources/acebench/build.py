@@ -64,4 +64,4 @@ def build(seed: int, directory: Path, quotas: dict[str, int] | None = None, forc
 
 def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
     """The source hook (`Source.select`): ACEBench's data from `--acebench-dir`, else its default place."""
-    return build(seed, data.resolve_dir(paths.acebench_dir))
+    return build(seed, data.resolve_dir(paths.get("acebench_dir")))

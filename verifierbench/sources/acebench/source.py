@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, SourcePaths, register_source
+from verifierbench.sources.base import BuildOption, Reference, SourcePaths, register_source
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.toolcall.base import ToolCallSource
 
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 class AceBench(ToolCallSource):
     name = "acebench"
     format = TOOL_CALLS
+    build_options = (BuildOption("acebench-dir", "ACEBench data_en directory (default $VERIFIERBENCH_ACEBENCH_DIR, else "
+                                 "the copy shipped in the package)"),)
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from verifierbench.sources.acebench.build import select_tasks

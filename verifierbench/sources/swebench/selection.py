@@ -163,4 +163,5 @@ def _nothing_tried(record: dict[str, Any], repos_dir: Path, ordered: list[instan
 
 def select_tasks(seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
     """The source hook (`Source.select`): instances, clones and chosen ids from the build's paths."""
-    return build(seed, paths.swebench_instances, paths.swebench_repos, paths.checkouts, paths.swebench_ids, say=say)
+    return build(seed, paths.get("swebench_instances"), paths.get("swebench_repos"), paths.checkouts, paths.get("swebench_ids"),
+                 say=say)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from verifierbench.sources.base import Reference, Source, SourcePaths, register_source
+from verifierbench.sources.base import BuildOption, Reference, Source, SourcePaths, register_source
 from verifierbench.sources.formats.base import Auditor, NaiveChecks
 from verifierbench.sources.formats.diff import DIFF
 
@@ -21,6 +21,15 @@ class SweBench(Source):
     format = DIFF
     built_by_default = False
     upstream = "swebench"
+    build_options = (
+        BuildOption("swebench-instances", "SWE-bench rows (JSON, JSONL or parquet; default $VERIFIERBENCH_SWEBENCH_INSTANCES, "
+                    "else ../shared/upstream/swebench/instances.jsonl beside the project, else the dataset hub at the "
+                    "pinned revision)", metavar="FILE"),
+        BuildOption("swebench-repos", "git clones (bare or not) to test against, named like django__django or "
+                    "django__django.git (default $VERIFIERBENCH_SWEBENCH_REPOS, else ../shared/upstream/swebench/repos)"),
+        BuildOption("swebench-ids", "build these SWE-bench instances instead of the seeded selection of 47 (default "
+                    "$VERIFIERBENCH_SWEBENCH_IDS); test environments go to $VERIFIERBENCH_ENVS", metavar="ID,..."),
+    )
 
     def select(self, seed: int, paths: SourcePaths, say: Callable[[str], None]) -> Selection:
         from verifierbench.sources.swebench.selection import select_tasks
