@@ -91,9 +91,12 @@ def hidden_cases(suite: str | None = None, rounds: int = DEFAULT_ROUNDS, backend
         test_runs: dict[str, int] = {}
         if verifier_files.has_entrypoint(files):
             runner = judging_backend(backend, ray_address, str(sample_suite(state, suite)[0]))
-            before = test_run_counts(task)
+            # Counted in this process only: on the Ray backend the test runs happen on the nodes, and a count of 0 here
+            # would be made up, so none is recorded.
+            counted = resolve_backend(backend, ray_address)[0] == "local"
+            before = test_run_counts(task) if counted else {}
             verifier_hash, decisions = await asyncio.to_thread(judge_cases, files, cases, judged, task, runner)
-            after = test_run_counts(task)
+            after = test_run_counts(task) if counted else {}
             test_runs = {what: after[what] - before.get(what, 0) for what in after}
         else:
             verifier_hash = None
