@@ -378,6 +378,17 @@ def test_pi_in_vgb_delivers_a_verifier_on_a_state_task_and_reaches_run_public(tm
     assert accepted, [(case["category"], case["decisions"]) for case in score.metadata["cases"]]
 
 
+@pytest.mark.timeout(900)
+@pytest.mark.usefixtures("toolchain", "bwrap_available")
+def test_pi_in_vgb_delivers_a_verifier_on_a_code_task_and_reaches_run_public(tmp_path, code_suite):
+    """The third task type (issue 53): the offline fixture's code task, its verifier testing diffs through run_public
+    from pi's bash tool; a real django task is the same path (VERIFIERBENCH_ALL_HARNESSES=1 runs the CLIs on one)."""
+    _, score = _delivered(*_eval(tmp_path, code_suite, "--limit", "1"))
+    assert score.metadata["run_public"]["cap_run_public"] >= 1, score.metadata["run_public"]
+    decided = {decision for case in score.metadata["cases"] for decision in case["decisions"]}
+    assert decided <= {"P", "F"} and len(decided) == 2, decided  # judged, no infrastructure U, both decisions
+
+
 # Without the toolchain, the task is refused in one line before any sample: tests/harness/test_prerequisites.py.
 
 
