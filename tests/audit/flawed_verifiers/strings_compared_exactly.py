@@ -3,7 +3,7 @@ character for character, though the source's checker standardises case, spacing 
 ("san francisco" for "San Francisco" fails)."""
 
 from _common import calls_of
-from verifierbench.sources.toolcall.spec import spec_for_reference
+from verifierbench.sources.toolcall.base import spec_for_reference
 
 
 def apply(reference, candidate, accepted):
