@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verifierbench.audit import engine  # noqa: E402
 from verifierbench.audit.pool import WitnessPool  # noqa: E402
-from verifierbench.export import TEMPLATES, reference_libraries  # noqa: E402
+from verifierbench.suite.export import TEMPLATES, reference_libraries  # noqa: E402
 from verifierbench.executor import Executor, Limits  # noqa: E402
-from verifierbench.suite_source import open_suite  # noqa: E402
-from verifierbench.schema import Category  # noqa: E402
+from verifierbench.suite.resolver import open_suite  # noqa: E402
+from verifierbench.core.schema import Category  # noqa: E402
 from verifierbench.scorers import verifier_files  # noqa: E402
 
 

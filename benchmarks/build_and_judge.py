@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from verifierbench.build import build_suite
+from verifierbench.suite.build import build_suite
 from verifierbench.executor import Executor
-from verifierbench.export import export, reference_libraries
-from verifierbench.judge import judge
+from verifierbench.suite.export import export, reference_libraries
+from verifierbench.judging.judge import judge
 
 
 def main() -> None:

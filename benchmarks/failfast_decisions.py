@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifierbench.schema import TaskType  # noqa: E402
+from verifierbench.core.schema import TaskType  # noqa: E402
 from verifierbench.sources.swebench import grading  # noqa: E402
 from verifierbench.sources.swebench.reference import failfast_decides, hidden_run  # noqa: E402
-from verifierbench.suite import load_suite  # noqa: E402
+from verifierbench.suite.store import load_suite  # noqa: E402
 
 
 def decide(reference: dict, diff: str, failfast: bool) -> tuple[bool, float, int]:

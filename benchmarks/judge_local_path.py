@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--bare", type=int, default=30, help="bare spawns per repeat")
     args = parser.parse_args()
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     suite = load_suite(Path(args.suite))
     tasks = sorted(t.id for t in suite.tasks.values() if t.type.value == "tool-call")

@@ -81,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     from ray.cluster_utils import Cluster
 
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     suite = load_suite(Path(args.suite))
     tasks = sorted(t.id for t in suite.tasks.values() if t.type.value == "tool-call")[:args.tasks]
@@ -122,7 +122,7 @@ def main() -> None:
 def code_overhead(code_suite: str, tmp: Path, address: str) -> dict:
     """The exported reference on the code suite's cases: half the cases, then all (one task: split by case count is
     not possible through `judge`, so the small run is the suite's first task and the large one every task)."""
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     tasks = sorted(load_suite(Path(code_suite)).tasks)
     subprocess.run([str(BIN / "verifierbench"), "export-verifiers", "reference", "--suite", code_suite, "--out",

@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifierbench.references import decide, preload_modules, warm_up  # noqa: E402
-from verifierbench.suite import load_suite  # noqa: E402
+from verifierbench.sources.references import decide, preload_modules, warm_up  # noqa: E402
+from verifierbench.suite.store import load_suite  # noqa: E402
 
 
 def forked(work, profile_path: str | None = None) -> tuple[float, float, object]:

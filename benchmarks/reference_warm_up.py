@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verifierbench.executor.warm import PRELOAD_FILE  # noqa: E402
-from verifierbench.suite import load_suite  # noqa: E402
+from verifierbench.suite.store import load_suite  # noqa: E402
 
 CLI = [sys.executable, "-m", "verifierbench"]
 

@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verifierbench" / "
 
 import vgb_env  # noqa: E402
 
-from verifierbench.suite_source import open_suite  # noqa: E402
+from verifierbench.suite.resolver import open_suite  # noqa: E402
 from verifierbench.public_env.registry import environment_for, has_environment, recipe_for  # noqa: E402
 from verifierbench.public_env.service import PublicService  # noqa: E402
-from verifierbench.schema import Category  # noqa: E402
+from verifierbench.core.schema import Category  # noqa: E402
 from verifierbench.sources.interaction import record  # noqa: E402
 
 

@@ -26,7 +26,7 @@ from inspect_ai.solver import TaskState  # noqa: E402
 from inspect_ai.util import store  # noqa: E402
 
 from verifierbench.executor import Job  # noqa: E402
-from verifierbench.suite_source import open_suite  # noqa: E402
+from verifierbench.suite.resolver import open_suite  # noqa: E402
 from verifierbench.scorers import verifier_files  # noqa: E402
 from verifierbench.scorers.hidden_cases import hidden_cases, shared_executor  # noqa: E402
 

@@ -23,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from verifierbench.executor import Executor  # noqa: E402
 from verifierbench.cli.options import judge_libraries  # noqa: E402
-from verifierbench.export import export  # noqa: E402
+from verifierbench.suite.export import export  # noqa: E402
 from verifierbench.harness.prompt import task_files  # noqa: E402
 from verifierbench.policies.verifiers import verifier_source  # noqa: E402
 from verifierbench.public_env.jobs import case_job  # noqa: E402
-from verifierbench.protocol import ENTRYPOINT  # noqa: E402
-from verifierbench.suite import Suite, Task, load_suite  # noqa: E402
+from verifierbench.core.protocol import ENTRYPOINT  # noqa: E402
+from verifierbench.suite.store import Suite, Task, load_suite  # noqa: E402
 
 KINDS = ("reference", "exact-match", "heuristic", "random")
 

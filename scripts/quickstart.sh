@@ -59,7 +59,7 @@ import sys
 from pathlib import Path
 
 from verifierbench.screening.run import retained_ids
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 directory = Path("tasks/suite")
 suite = load_suite(directory)

@@ -57,7 +57,7 @@ def test_configuration_counts_are_the_configurations_module():
 
 
 def test_suite_counts_are_a_fresh_builds(built, state_suite):
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     by_type: Counter = Counter()
     for suite in (built, state_suite):
@@ -78,7 +78,7 @@ def test_eval_yaml_is_inspect_evals_listing_of_this_task(built, state_suite):
     """eval.yaml: inspect_evals' schema, the code's task version, the README's paper, a fresh build's sample count."""
     import yaml
 
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
     from verifierbench.task import TASK_COMPARABILITY_VERSION, TASK_VERSION
 
     listing = yaml.safe_load(text("eval.yaml"))

@@ -1,4 +1,4 @@
-"""The private inspect_ai names the package uses live in verifierbench/inspect_private.py alone, each pinned here: an
+"""The private inspect_ai names the package uses live in verifierbench/inspect_api/private.py alone, each pinned here: an
 Inspect release that moves or changes one fails the test naming it, not a harness at run time. The harness package
 imports no private inspect_ai module at all."""
 
@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "verifierbench"
-CONFINED = PACKAGE / "inspect_private.py"
+CONFINED = PACKAGE / "inspect_api" / "private.py"
 
 
 def private_inspect_imports(path) -> list[str]:
@@ -35,14 +35,14 @@ def test_no_module_but_inspect_private_imports_a_private_inspect_module():
 
 
 def test_the_provider_error_key_is_the_one_inspects_proxy_mirrors():
-    from verifierbench.inspect_private import PROVIDER_ERROR_KEY
+    from verifierbench.inspect_api.private import PROVIDER_ERROR_KEY
 
     assert PROVIDER_ERROR_KEY == "__inspect_provider_error__"
 
 
 def test_forward_provider_errors_returns_a_provider_error_as_a_payload():
     """What pi_vgb.answer reads: the wrapped method's failure as {PROVIDER_ERROR_KEY: {status, message}}."""
-    from verifierbench.inspect_private import PROVIDER_ERROR_KEY, forward_provider_errors
+    from verifierbench.inspect_api.private import PROVIDER_ERROR_KEY, forward_provider_errors
 
     class RateLimited(Exception):
         status_code = 429
@@ -60,7 +60,7 @@ def test_forward_provider_errors_returns_a_provider_error_as_a_payload():
 
 
 def test_generate_completions_takes_the_bridge_and_answers_a_request_body():
-    from verifierbench.inspect_private import generate_completions
+    from verifierbench.inspect_api.private import generate_completions
 
     assert list(inspect.signature(generate_completions).parameters) == ["bridge"]
     method = generate_completions(object())
@@ -77,7 +77,7 @@ def test_the_sandbox_agent_bridge_takes_what_pi_vgb_gives_it():
 def test_the_other_private_names_are_what_their_users_expect():
     from inspect_ai.util import SandboxEnvironment
 
-    from verifierbench.inspect_private import DockerSandboxEnvironment, PrerequisiteError, scorer_register
+    from verifierbench.inspect_api.private import DockerSandboxEnvironment, PrerequisiteError, scorer_register
 
     assert issubclass(DockerSandboxEnvironment, SandboxEnvironment)
     assert issubclass(PrerequisiteError, Exception)

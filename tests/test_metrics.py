@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from verifierbench.metrics import DecisionRecord, TaskInfo, compute, display
-from verifierbench.protocol import Decision
-from verifierbench.schema import Category, TestCase
+from verifierbench.core.metrics import DecisionRecord, TaskInfo, compute, display
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Category, TestCase
 
 P, F, U = Decision.P, Decision.F, Decision.U
 
@@ -134,8 +134,8 @@ def test_display_rounds_each_value_half_away_from_zero(value, text):
 
 
 def test_case_counts_by_label_and_the_rate_of_a_label_without_cases():
-    from verifierbench.metrics import CaseCounts
-    from verifierbench.schema import Label
+    from verifierbench.core.metrics import CaseCounts
+    from verifierbench.core.schema import Label
 
     counts = CaseCounts()
     for decision in (Decision.P, Decision.P, Decision.U):
@@ -147,7 +147,7 @@ def test_case_counts_by_label_and_the_rate_of_a_label_without_cases():
 
 def test_the_audit_summary_rates_come_from_the_metrics_core(monkeypatch):
     """audit/lightweight.summarize aggregates through metrics.task_weighted: no rate logic of its own."""
-    from verifierbench import metrics
+    from verifierbench.core import metrics
     from verifierbench.audit import lightweight
 
     calls = []

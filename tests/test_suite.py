@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from verifierbench.errors import SuiteIntegrityError
-from verifierbench.schema import Category, Label, Task, TestCase
-from verifierbench.suite import CASES, MANIFEST, TASKS, Suite, load_suite, save_suite
+from verifierbench.core.errors import SuiteIntegrityError
+from verifierbench.core.schema import Category, Label, Task, TestCase
+from verifierbench.suite.store import CASES, MANIFEST, TASKS, Suite, load_suite, save_suite
 
 
 def make_suite() -> Suite:

@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from tests.conftest import REPO_ROOT
-from verifierbench.schema import TaskType
+from verifierbench.core.schema import TaskType
 
 PACKAGE = REPO_ROOT / "verifierbench"
 TYPE_VALUES = frozenset(t.value for t in TaskType)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from inspect_ai.scorer import Scorer
 # What @scorer registers with. Not public API, and no public one does this (inspect_ai 0.3.285): @scorer(name=...)
 # prefixes the package's name to any name, and registry_lookup finds an unqualified name only among inspect_ai's own.
-from verifierbench.inspect_private import scorer_register
+from verifierbench.inspect_api.private import scorer_register
 from inspect_ai.util import registry_info
 
 from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment  # noqa: F401

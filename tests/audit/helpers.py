@@ -10,12 +10,12 @@ from types import ModuleType
 
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
-from verifierbench.export import TEMPLATES, reference_libraries
+from verifierbench.suite.export import TEMPLATES, reference_libraries
 from verifierbench.executor import Executor, Limits
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.toolcall.base import spec_for_reference
-from verifierbench.suite import Suite, load_suite
-from verifierbench import verifier_files
+from verifierbench.suite.store import Suite, load_suite
+from verifierbench.core import verifier_files
 
 FLAWED_DIR = Path(__file__).resolve().parent / "flawed_verifiers"
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from tests.audit.helpers import load_flaw
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 from verifierbench.sources.toolcall.reference import decide
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 # flaw -> (the family that punishes it, the operators whose cases make a task applicable, the rate it attacks)
 FLAWS = {

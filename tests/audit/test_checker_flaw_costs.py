@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from tests.audit.helpers import load_flaw
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 from verifierbench.sources.toolcall.reference import decide
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 ATTACKED_RATE = {"optional_arguments_required": "TPR", "exact_number_types": "TPR", "unknown_arguments_ignored": "TNR"}
 MIN_POINTS = 5.0

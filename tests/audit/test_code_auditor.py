@@ -16,12 +16,12 @@ from verifierbench.sources.swebench import audit as code
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.construction.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
-from verifierbench.export import reference_libraries, reference_site_packages
+from verifierbench.suite.export import reference_libraries, reference_site_packages
 from verifierbench.sandboxes import VGB_ENV
-from verifierbench.protocol import Decision
-from verifierbench.references import decide
-from verifierbench.schema import Label
-from verifierbench.suite import load_suite
+from verifierbench.core.protocol import Decision
+from verifierbench.sources.references import decide
+from verifierbench.core.schema import Label
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

@@ -8,7 +8,7 @@ import multiprocessing
 
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID, Review, Witness
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 
 
 def witness(i: int, task_hash: str = "sha256:t1") -> Witness:

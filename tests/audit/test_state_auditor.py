@@ -22,12 +22,12 @@ from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
 from verifierbench.construction.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
-from verifierbench.export import reference_libraries, reference_site_packages
-from verifierbench.protocol import Decision
-from verifierbench.schema import Label
+from verifierbench.suite.export import reference_libraries, reference_site_packages
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Label
 from verifierbench.screening import reference
 from verifierbench.sources.interaction import audit as state
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 FLAWS = ("recorded_results_trusted", "final_text_only", "unexpected_writes_ignored", "exact_gold_sequence_required")
 AUDIT_ONLY = {"each_result_fabricated", "each_call_repeated"}

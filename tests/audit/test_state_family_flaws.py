@@ -16,9 +16,9 @@ from __future__ import annotations
 import pytest
 
 from tests.audit.helpers import load_flaw
-from verifierbench.references import decide
-from verifierbench.schema import Label
-from verifierbench.suite import load_suite
+from verifierbench.sources.references import decide
+from verifierbench.core.schema import Label
+from verifierbench.suite.store import load_suite
 
 FLAWS = {
     "numbers_within_tolerance": ("close_number", "TNR", ("tau2", "agentdojo")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from verifierbench.sources.toolcall import audit as toolcall
-from verifierbench.schema import Category, Label
+from verifierbench.core.schema import Category, Label
 from verifierbench.sources.toolcall.candidate import parse_raw, read_candidate, same_calls
 from verifierbench.sources.toolcall.spec import ArgSpec, CallSpec, ToolCallSpec
 
@@ -52,7 +52,7 @@ def test_errors_break_exactly_one_requirement():
 
 
 def test_proposals_are_reproducible_and_rounds_differ(bfcl_suite):
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     suite = load_suite(bfcl_suite)
     task = suite.tasks[sorted(suite.tasks)[0]]

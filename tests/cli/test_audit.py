@@ -16,7 +16,7 @@ from tests.cli.test_cli import BIN, cli
 from tests.conftest import AUDIT_TASKS
 from verifierbench.sources.toolcall.candidate import candidate, render_python
 from verifierbench.sources.toolcall.base import spec_for_reference
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 TASKS = AUDIT_TASKS

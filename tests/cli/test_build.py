@@ -8,8 +8,8 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.conftest import ACEBENCH
-from verifierbench.schema import Category, Label
-from verifierbench.suite import load_suite
+from verifierbench.core.schema import Category, Label
+from verifierbench.suite.store import load_suite
 
 TOOL_CALL_CATEGORIES = {c.value for c in Category} - {"process_violation"}  # injections belong to state tasks
 
@@ -119,7 +119,7 @@ def test_the_manifest_records_every_operator_and_the_audit_families_are_in_every
 def test_a_source_whose_package_is_missing_is_named_with_the_extra_that_installs_it():
     """The build's line for a missing upstream package (issue 39): the extra where pyproject.toml has one, and a
     missing module of verifierbench's own is a bug, raised as it is."""
-    from verifierbench.build import missing_package
+    from verifierbench.suite.build import missing_package
 
     assert missing_package("tau2", ModuleNotFoundError(name="inspect_evals")) == \
         "tau2 needs the package inspect_evals, which is not installed: pip install 'verifierbench[tau2]'"

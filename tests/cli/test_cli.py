@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_suite import make_suite
-from verifierbench.suite import save_suite
+from verifierbench.suite.store import save_suite
 
 BIN = Path(sys.executable).parent / "verifierbench"
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.test_suite import make_suite
-from verifierbench.suite import save_suite
+from verifierbench.suite.store import save_suite
 
 PASSES = 'import json, sys\njson.dump({"decision": "PASS"}, open(sys.argv[2], "w"))\n'
 

@@ -9,9 +9,9 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.test_suite import make_suite
-from verifierbench.errors import UserError
-from verifierbench.schema import Task, TestCase
-from verifierbench.suite import Suite, save_suite
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task, TestCase
+from verifierbench.suite.store import Suite, save_suite
 
 pytestmark = pytest.mark.sandbox
 
@@ -151,7 +151,7 @@ def test_judge_out_keeps_each_decisions_reason_and_stderr_tail(setup):
 
 @pytest.mark.parametrize("backend", ["local", "ray"])
 def test_every_backend_judges_on_the_suite_the_one_resolver_finds(tmp_path, monkeypatch, backend):
-    """Without --suite, `judge` uses ./tasks/suite (suite_source.py) for the ray backend as for the local one: the backend
+    """Without --suite, `judge` uses ./tasks/suite (suite/resolver.py) for the ray backend as for the local one: the backend
     is handed the directory the resolver found, not the unset option."""
     from verifierbench.cli import main, options
 

@@ -9,7 +9,7 @@ import pytest
 from tests.cli.test_cli import cli
 from tests.cli.test_judge_toolcall import judged, metrics_of
 from tests.conftest import write_verifier
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.sandbox
 # An AgentDojo user task and injection pair, and a tau2 retail task: the sandboxed reference imports its

@@ -12,7 +12,7 @@ import pytest
 
 from tests.cluster.test_ray_parity import judge, ray_listeners
 from tests.conftest import REPO_ROOT, write_verifier
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available", "ray_installed")]
 

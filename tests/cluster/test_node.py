@@ -10,9 +10,9 @@ import pytest
 from tests.conftest import write_verifier
 from verifierbench.cluster.backend import ExecutorConfig
 from verifierbench.cluster.node import NodeJudge
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import served_environment
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 
 @pytest.mark.usefixtures("bwrap_available")

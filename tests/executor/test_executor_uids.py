@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import write_verifier
 from verifierbench.executor import Executor, Job
 from verifierbench.executor.limits import Limits
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are the harness's own unless root")]
 

@@ -10,7 +10,7 @@ import pytest
 from tests.cli.test_cli import cli
 from tests.conftest import write_verifier
 from tests.executor.test_hostile_verifiers import DEEP, HUGE_INT, NOT_UTF8, run
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 
 pytestmark = pytest.mark.sandbox
 
@@ -47,7 +47,7 @@ def test_run_verifier_prints_a_reason_with_a_lone_surrogate(tmp_path, bwrap_avai
 
 def test_judge_writes_U_for_unparseable_results(tmp_path, bwrap_available):
     from tests.cli.test_judge import two_task_suite
-    from verifierbench.suite import save_suite
+    from verifierbench.suite.store import save_suite
 
     suite = two_task_suite()
     save_suite(suite, tmp_path / "suite")

@@ -12,7 +12,7 @@ import pytest
 
 from verifierbench.executor import Job
 from verifierbench.executor.isolation import running_as_root, slot_uid
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from tests.conftest import skip_unless_required, write_verifier
 
 pytestmark = pytest.mark.sandbox

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from verifierbench.errors import IsolationUnavailable
+from verifierbench.core.errors import IsolationUnavailable
 from verifierbench.executor import Executor, IsolationLevel, Job, Limits, isolation
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from tests.conftest import write_verifier
 
 

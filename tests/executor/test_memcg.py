@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import skip_unless_required, write_verifier
 from verifierbench.executor import Executor, Job, memcg
 from verifierbench.executor.limits import Limits
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 
 pytestmark = pytest.mark.sandbox
 MiB = 1 << 20

@@ -13,7 +13,7 @@ import pytest
 
 from verifierbench.executor import Executor, Job, Limits, netns
 from verifierbench.executor.isolation import running_as_root
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.service import PublicService
 from tests.conftest import write_verifier
 

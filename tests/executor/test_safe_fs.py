@@ -1,4 +1,4 @@
-"""Host-side file access below directories untrusted code controls (verifierbench.safe_fs)."""
+"""Host-side file access below directories untrusted code controls (verifierbench.core.safe_fs)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 
 
 def test_walk_refuses_links_and_creates_nothing_past_them(tmp_path):

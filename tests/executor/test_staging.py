@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import write_verifier
 from verifierbench.executor import Executor, Job, Limits, staging
 from verifierbench.executor.isolation import running_as_root
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 
 needs_root = pytest.mark.skipif(not running_as_root(), reason="the sandbox runs as another uid only under a root harness")
 

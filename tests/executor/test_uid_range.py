@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verifierbench.errors import IsolationUnavailable
+from verifierbench.core.errors import IsolationUnavailable
 from verifierbench.executor import uid_range
 from verifierbench.executor.uid_range import POOL_BASE, RANGE_SIZE
 

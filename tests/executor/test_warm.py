@@ -14,9 +14,9 @@ import pytest
 
 from verifierbench.executor import Executor, Job, Limits
 from verifierbench.executor import scheduler, staging, warm
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor.process import _children
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from tests.conftest import skip_unless_required, write_verifier
 
@@ -460,11 +460,11 @@ def test_a_malformed_preload_list_preloads_nothing(tmp_path):
     for number, text in enumerate(malformed_calls):
         (verifier / "preload.json").write_text(text)
         assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / f"call-{number}")) == warm.Preload()
-    (verifier / "preload.json").write_text('["json", "verifierbench.references"]')
-    assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.references"))
-    (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "verifierbench.references:warm_up", "argument": "reference.json"}')
+    (verifier / "preload.json").write_text('["json", "verifierbench.sources.references"]')
+    assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / "ok")) == warm.Preload(("json", "verifierbench.sources.references"))
+    (verifier / "preload.json").write_text('{"modules": ["json"], "warm_up": "verifierbench.sources.references:warm_up", "argument": "reference.json"}')
     assert warm.trusted_preload(staging.stage_verifier(verifier, tmp_path / "staged" / "call")) == warm.Preload(
-        ("json",), "verifierbench.references:warm_up", "reference.json")
+        ("json",), "verifierbench.sources.references:warm_up", "reference.json")
 
 
 def test_a_verifier_s_cases_share_one_sandbox_unless_they_are_more_than_a_slot_s_share():

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from benchmarks.warm_parity import KINDS, judge_both
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 

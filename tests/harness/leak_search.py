@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from verifierbench.harness.dataset import task_sample
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 SEARCH = "grep -rIlF -f - / --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; echo searched"
 

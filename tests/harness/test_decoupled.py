@@ -10,7 +10,7 @@ from inspect_ai.log import read_eval_log
 
 from tests.conftest import BIN, logs_of
 from tests.harness.inspect_cli import eval_log, inspect
-from verifierbench import verifier_files
+from verifierbench.core import verifier_files
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

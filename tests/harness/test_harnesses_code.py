@@ -12,7 +12,7 @@ import yaml
 
 from tests.conftest import SHARED, _build, skip_unless_required
 from tests.harness.test_harnesses import ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sandboxes import cli_overlay
 
 REAL_INSTANCE = "django__django-11848"  # as tests/sources/swebench/test_real_instances.py

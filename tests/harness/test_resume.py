@@ -14,7 +14,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import EXHAUSTIVE, REPO_ROOT
 from tests.harness.inspect_cli import INSPECT
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 PARALLEL = 2

@@ -7,7 +7,7 @@ import pytest
 
 from tests.conftest import one_task_per_source
 from tests.harness.inspect_cli import eval_log, inspect
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

@@ -16,7 +16,7 @@ from tests.cli.test_cli import cli
 from tests.conftest import first_tasks, logs_of, private_copy, skip_unless_required
 from tests.harness.inspect_cli import inspect
 from verifierbench.leaderboard.tables import AUDIT_COLUMNS, CI_COLUMN, TABLE2_COLUMNS
-from verifierbench.metrics import display
+from verifierbench.core.metrics import display
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bwrap_available")]
 SHARED_RUNS = ["verifierbench/always_accept", "verifierbench/always_reject"]  # bfcl_policy_logs' (the same options)

@@ -9,12 +9,12 @@ import pytest
 
 from verifierbench.audit.lightweight import TaskAudit, TrialAudit, summarize as summarize_audit
 from verifierbench.audit.witness import VALID, Review, Witness
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.leaderboard import audited
 from verifierbench.leaderboard.logs import ConfigurationRun, ScoredRun
 from verifierbench.leaderboard.tables import AUDIT_COLUMNS, MAIN_COLUMNS, TABLE2_COLUMNS, table_audited_sources, table_main, tables_by_type
-from verifierbench.protocol import Decision
-from verifierbench.schema import Label, TestCase
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Label, TestCase
 
 
 def task(kind="tool-call", source="bfcl", audited_=True, refuted=False, r_pos=1.0, r_neg=1.0, perfect=True):

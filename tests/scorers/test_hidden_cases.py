@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.scorers.diagnostics import Judged
 from verifierbench.executor import Executor
 from verifierbench.scorers.hidden_cases import build_score, judge_cases, shared_executor
-from verifierbench.verifier_files import decode, encode
-from verifierbench.suite import load_suite
+from verifierbench.core.verifier_files import decode, encode
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
@@ -79,7 +79,7 @@ def test_an_unparseable_result_is_u_not_an_exception(task_and_cases):
 
 def test_materialize_never_writes_outside_the_verifier_directory(tmp_path):
     # Files come from the log when re-scoring or auditing; an edited log must not place files on the host.
-    from verifierbench.verifier_files import materialize
+    from verifierbench.core.verifier_files import materialize
 
     outside = tmp_path / "outside"
     files = {"verify.py": encode(b"pass\n"), "../escape.py": encode(b"x"), str(outside / "abs.py"): encode(b"x"), "": encode(b"x")}

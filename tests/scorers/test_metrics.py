@@ -51,9 +51,9 @@ def test_the_inspect_metric_and_the_decisions_report_come_from_one_core():
     `verifierbench metrics` and the leaderboard use), give the same round and the same rates under the same keys."""
     from types import SimpleNamespace
 
-    from verifierbench import metrics as core
-    from verifierbench.protocol import Decision
-    from verifierbench.schema import Category
+    from verifierbench.core import metrics as core
+    from verifierbench.core.protocol import Decision
+    from verifierbench.core.schema import Category
     from verifierbench.scorers.diagnostics import Judged
     from verifierbench.scorers.hidden_cases import round_values
     from verifierbench.scorers.metrics import REPORTED
@@ -88,7 +88,7 @@ def test_the_inspect_metric_and_the_decisions_report_come_from_one_core():
 
 
 def test_the_median_round_rule():
-    from verifierbench.metrics import median_round as core_median_round
+    from verifierbench.core.metrics import median_round as core_median_round
 
     assert core_median_round([10.0, 30.0, 20.0]) == 2
     assert core_median_round([5.0, 5.0, 5.0]) == 1  # ties: by round

@@ -12,11 +12,11 @@ from inspect_ai.log import read_eval_log
 from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench.audit import engine
-from verifierbench.protocol import Decision
-from verifierbench.schema import Label
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Label
 from verifierbench.scorers.hidden_cases import shared_executor
 from verifierbench.screening import reference
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

@@ -7,7 +7,7 @@ import ast
 import inspect
 from dataclasses import dataclass
 
-from verifierbench.schema import Category, TaskType, TestCase
+from verifierbench.core.schema import Category, TaskType, TestCase
 from verifierbench.screening import checks
 from verifierbench.sources.interaction.mutants import OPERATORS as STATE_OPERATORS
 from verifierbench.sources import registry

@@ -7,8 +7,8 @@ import json
 
 from tests.cli.test_cli import cli
 from tests.conftest import private_copy
-from verifierbench.schema import Category, Label, TestCase
-from verifierbench.suite import Suite, load_suite, save_suite
+from verifierbench.core.schema import Category, Label, TestCase
+from verifierbench.suite.store import Suite, load_suite, save_suite
 
 TASK = "bfcl/parallel_114"
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from verifierbench import references
-from verifierbench.build import build_suite
-from verifierbench.errors import UserError
+from verifierbench.sources import references
+from verifierbench.suite.build import build_suite
+from verifierbench.core.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import MissingPart, Source, register_source
 from verifierbench.sources.interaction.base import InteractionSource, interaction_source
@@ -196,7 +196,7 @@ def test_the_declarations_and_the_decision_path_import_with_the_standard_library
     pydantic: declaring the sources must not import their builds."""
     (tmp_path / "verifierbench").symlink_to(PACKAGE)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from verifierbench.sources import registry; "
-            "from verifierbench.references import decide; [registry.source(n) for n in registry.NAMES]; "
+            "from verifierbench.sources.references import decide; [registry.source(n) for n in registry.NAMES]; "
             "print(decide({'checker': 'acebench', 'functions': [], 'ground_truth': {}}, {'raw': 'x', 'parsed': 1})[1][:9]); "
             "print('pydantic' in sys.modules)")
     result = subprocess.run(["/usr/bin/python3", "-I", "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)

@@ -22,7 +22,7 @@ from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.construction.proposals import candidate_key
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Task, TestCase
+from verifierbench.core.schema import Task, TestCase
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
     from inspect_ai.model import Model

@@ -10,7 +10,7 @@ from verifierbench.audit.witness import PENDING, Review, Witness
 from verifierbench.construction.parallel import each
 from verifierbench.construction.proposals import Proposal
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Label, Task
+from verifierbench.core.schema import Label, Task
 from verifierbench.screening import reference
 
 

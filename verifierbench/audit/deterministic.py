@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from verifierbench.construction.proposals import Proposal
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 
 NAME = "deterministic"

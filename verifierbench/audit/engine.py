@@ -20,10 +20,10 @@ from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
 from verifierbench.construction.proposals import Proposal, candidate_key
 from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.schema import Label, Task, TestCase
-from verifierbench import verifier_files
+from verifierbench.core.schema import Label, Task, TestCase
+from verifierbench.core import verifier_files
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
     from inspect_ai.model import Model

@@ -12,10 +12,10 @@ from verifierbench.audit import analysis, engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.cluster.backend import Backend
-from verifierbench.metrics import CaseCounts, TaskRates, task_weighted
-from verifierbench.protocol import Decision
-from verifierbench.schema import Task, TestCase
-from verifierbench import verifier_files
+from verifierbench.core.metrics import CaseCounts, TaskRates, task_weighted
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Task, TestCase
+from verifierbench.core import verifier_files
 
 REFUTED, CLEAN, UNAUDITED, NOT_AUDITABLE, NO_VERIFIER = "refuted", "audited-clean", "unaudited", "not auditable", "no verifier"
 

@@ -11,7 +11,7 @@ from typing import Any, TYPE_CHECKING
 
 from verifierbench.construction.proposals import Proposal
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Label, Task
+from verifierbench.core.schema import Label, Task
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
     from inspect_ai.model import Model

@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.audit.witness import Witness
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 ENV = "VERIFIERBENCH_WITNESS_POOL"
 

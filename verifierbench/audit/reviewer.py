@@ -13,7 +13,7 @@ import json
 import re
 
 from verifierbench.audit.witness import INVALID, QUESTIONABLE, VALID, Review, Witness
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 
 if TYPE_CHECKING:  # only annotations: judging and auditing import nothing of Inspect
     from inspect_ai.model import Model

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from verifierbench.construction.proposals import candidate_key
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 
 # Reviewer verdicts (testjack App. D): only VALID witnesses refute.
 VALID, QUESTIONABLE, INVALID = "valid", "questionable", "invalid"

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from verifierbench.cli.options import add_backend_options, add_suite_option, output_dir
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from verifierbench.audit import engine, lightweight
     from verifierbench.audit.pool import WitnessPool
-    from verifierbench.suite_source import open_logged_suite
+    from verifierbench.suite.resolver import open_logged_suite
     from verifierbench.leaderboard.logs import read_runs
     from verifierbench.scorers.hidden_cases import judging_backend
 

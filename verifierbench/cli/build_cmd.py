@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from verifierbench.build import SOURCES, SourcePaths, build_suite
+from verifierbench.suite.build import SOURCES, SourcePaths, build_suite
 from verifierbench.sources import registry
 from verifierbench.sources.base import BuildOption
 from verifierbench.cli.options import DEFAULT_SUITE, output_dir

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from verifierbench.cli.options import add_suite_option, output_dir
-from verifierbench.export import KINDS, export
-from verifierbench.judge import select_tasks
+from verifierbench.suite.export import KINDS, export
+from verifierbench.judging.judge import select_tasks
 from verifierbench.sources import registry
 
 
@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifierbench.suite_source import open_suite
+    from verifierbench.suite.resolver import open_suite
 
     output_dir(args.out, "--out")
     _, suite = open_suite(args.suite)

@@ -13,11 +13,11 @@ from rich.table import Table
 
 from verifierbench.cli.metrics_cmd import print_report
 from verifierbench.cli.options import add_backend_options, add_executor_options, add_suite_option, backend_from, output_file
-from verifierbench.decisions import read_decisions
-from verifierbench.errors import UserError
-from verifierbench.judge import judge, one_verifier, per_task_verifiers, select_tasks
-from verifierbench.metrics import compute, display, tally
-from verifierbench.schema import TaskType
+from verifierbench.judging.decisions import read_decisions
+from verifierbench.core.errors import UserError
+from verifierbench.judging.judge import judge, one_verifier, per_task_verifiers, select_tasks
+from verifierbench.core.metrics import compute, display, tally
+from verifierbench.core.schema import TaskType
 from verifierbench.sources import registry
 
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return run_logs(args)
     if not (args.tasks or args.source or args.task_type or args.all):
         raise UserError("choose the tasks: --task ID, --source S, --type T or --all")
-    from verifierbench.suite_source import open_suite
+    from verifierbench.suite.resolver import open_suite
 
     if args.out:
         output_file(args.out, "--out")
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_logs(args: argparse.Namespace) -> int:
-    from verifierbench.judge_logs import judge_logs
+    from verifierbench.judging.judge_logs import judge_logs
 
     directory = Path(args.logs)
     if not directory.is_dir():

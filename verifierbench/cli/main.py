@@ -7,7 +7,7 @@ import sys
 
 from verifierbench import __version__
 from verifierbench.cli import audit_cmd, build_cmd, doctor_cmd, export_cmd, judge_cmd, leaderboard_cmd, metrics_cmd, paper_cmd, run_cmd, screen_cmd, suite_cmd
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 COMMANDS = (build_cmd, export_cmd, judge_cmd, metrics_cmd, leaderboard_cmd, paper_cmd, audit_cmd, run_cmd, screen_cmd, suite_cmd, doctor_cmd)
 

@@ -11,9 +11,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from verifierbench.decisions import read_decisions, read_inventory
-from verifierbench.errors import UserError
-from verifierbench.metrics import compute, display
+from verifierbench.judging.decisions import read_decisions, read_inventory
+from verifierbench.core.errors import UserError
+from verifierbench.core.metrics import compute, display
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from verifierbench.cluster.backend import BACKEND_ENV, BACKENDS, RAY_ADDRESS_ENV, Backend, ExecutorConfig
 from verifierbench.cluster.factory import make_backend
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.isolation import ALLOW_ENV
 from verifierbench.executor.scheduler import COLD_ENV
@@ -21,7 +21,7 @@ MAX_TIMEOUT_S = 7 * 86400
 MAX_SLOTS = 1024
 
 # Where `verifierbench build` writes unless told. Every command that reads a suite resolves it as `inspect eval` does
-# (suite_source.py).
+# (suite/resolver.py).
 DEFAULT_SUITE = os.environ.get("VERIFIERBENCH_SUITE", "tasks/suite")
 SUITE_HELP = ("suite directory (default: $VERIFIERBENCH_SUITE, else the suite the logs were scored on where the command reads logs, else ./tasks/suite, else the default suite in ~/.cache/verifierbench, built on first use, as `inspect eval` does)")
 
@@ -52,7 +52,7 @@ def judge_libraries(reference_libs: bool) -> tuple[tuple[tuple[str, str], ...], 
     libraries: tuple[tuple[str, str], ...] = ((str(VGB_ENV), "vgb_env"),)
     if not reference_libs:
         return libraries, ()
-    from verifierbench.export import reference_libraries, reference_site_packages
+    from verifierbench.suite.export import reference_libraries, reference_site_packages
 
     return libraries + reference_libraries(), reference_site_packages()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from verifierbench.cli.leaderboard_cmd import PAD_HELP, print_table, report
 from verifierbench.cli.options import SUITE_HELP, output_dir
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 DEFAULT_LOGS = "results/quickstart/logs"
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from verifierbench.leaderboard.figures import all_figures
     from verifierbench.leaderboard.logs import read_board
     from verifierbench.leaderboard.render import write_all
-    from verifierbench.suite_source import open_logged_suite, open_suite
+    from verifierbench.suite.resolver import open_logged_suite, open_suite
     from verifierbench.leaderboard.suite_tables import suite_tables
     from verifierbench.leaderboard.tables import all_tables, table_runs
 

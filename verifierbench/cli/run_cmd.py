@@ -6,11 +6,11 @@ import argparse
 import json
 from pathlib import Path
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.cli.options import add_executor_options, executor_from
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import Job
-from verifierbench.jsonl import loads
+from verifierbench.core.jsonl import loads
 
 MAX_CANDIDATE_BYTES = 64 << 20  # hidden cases are far smaller; the harness holds the candidate several times over
 

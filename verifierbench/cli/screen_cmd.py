@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifierbench.suite_source import open_suite
+    from verifierbench.suite.resolver import open_suite
     from verifierbench.screening.run import screen, screen_here, summary
 
     output_dir(args.out, "--out")

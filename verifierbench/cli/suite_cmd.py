@@ -7,9 +7,9 @@ import json
 from collections import Counter
 
 from verifierbench.cli.options import SUITE_HELP
-from verifierbench.schema import Category
-from verifierbench.stats import suite_stats
-from verifierbench.suite import load_suite
+from verifierbench.core.schema import Category
+from verifierbench.suite.stats import suite_stats
+from verifierbench.suite.store import load_suite
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,6 +73,6 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def _load(directory: str | None):
     """The suite as every command finds it; `suite` only reads one, it never builds the default."""
-    from verifierbench.suite_source import resolve_suite_dir
+    from verifierbench.suite.resolver import resolve_suite_dir
 
     return load_suite(resolve_suite_dir(directory))

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol, Union, runtime_checkable
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import Executor, Limits, Outcome
 from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.public_env.jobs import case_job
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 
 BACKENDS = ("local", "ray")
 BACKEND_ENV = "VERIFIERBENCH_BACKEND"  # local | ray, when no option says

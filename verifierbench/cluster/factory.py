@@ -4,7 +4,7 @@ interface both implement), which the Ray side imports: so the interface never im
 from __future__ import annotations
 
 from verifierbench.cluster.backend import Backend, ExecutorConfig, resolve_backend
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 
 def make_backend(config: ExecutorConfig, backend: str | None = None, ray_address: str | None = None,

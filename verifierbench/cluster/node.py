@@ -17,13 +17,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from verifierbench import verifier_files
+from verifierbench.core import verifier_files
 from verifierbench.cluster.backend import ExecutorConfig
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor.staging import FrozenVerifier, MissingVerifier
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.jobs import case_job
-from verifierbench.suite import Suite, load_suite
+from verifierbench.suite.store import Suite, load_suite
 
 
 class NodeJudge:

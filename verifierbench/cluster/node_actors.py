@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterable, Iterator, Optional, Tuple, TypeVar
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 logger = logging.getLogger(__name__)
 Item = TypeVar("Item")

@@ -15,16 +15,16 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from verifierbench import verifier_files
+from verifierbench.core import verifier_files
 from verifierbench.cluster.backend import CaseRun, ExecutorConfig
 from verifierbench.cluster.node import NodeJudge
 from verifierbench.cluster.node_actors import NodeActors
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import Outcome
 from verifierbench.executor.staging import FrozenVerifier
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 NAMESPACE = "verifierbench"
 LOOPBACK = "127.0.0.1"

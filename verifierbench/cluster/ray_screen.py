@@ -16,9 +16,9 @@ from typing import Any, Iterator
 
 from verifierbench.cluster.node_actors import NodeActors
 from verifierbench.cluster.ray_judge import connect, require_ray
-from verifierbench.errors import UserError
-from verifierbench.schema import Task
-from verifierbench.suite import Suite, load_suite
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task
+from verifierbench.suite.store import Suite, load_suite
 
 
 class NodeScreener:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifierbench.hashing import content_hash
-from verifierbench.schema import Category, Label
+from verifierbench.core.hashing import content_hash
+from verifierbench.core.schema import Category, Label
 
 
 def candidate_key(candidate: Any) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifierbench.construction.drafts import Draft
-from verifierbench.schema import Category, Label, Task, TestCase
+from verifierbench.core.schema import Category, Label, Task, TestCase
 
 # (reference record, candidate) -> (PASS?, reason)
 Decide = Callable[[dict[str, Any], dict[str, Any]], tuple[bool, str]]

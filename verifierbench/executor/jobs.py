@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.executor.layout import result_name
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.staging import FrozenVerifier
-from verifierbench.protocol import NO_RESULT, RESULT_MAX_BYTES, Decision, parse_result_file
+from verifierbench.core.protocol import NO_RESULT, RESULT_MAX_BYTES, Decision, parse_result_file
 
 
 @dataclass(frozen=True)

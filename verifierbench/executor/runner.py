@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import layout, memcg, netns, process, uid_range
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root, slot_uid
 from verifierbench.executor.jobs import Job, Outcome, decide
@@ -38,7 +38,7 @@ from verifierbench.executor.scheduler import (GENERATED_FAMILY, cold_from_enviro
 from verifierbench.executor.staging import FrozenVerifier, MissingVerifier, VerifierStage
 from verifierbench.executor.warm import WarmCrash, WarmSandbox, trusted_preload
 from verifierbench.executor.workdirs import WorkDirs, clear, remove, tail
-from verifierbench.protocol import ENTRYPOINT, Decision
+from verifierbench.core.protocol import ENTRYPOINT, Decision
 
 DEFAULT_INTERPRETER = "/usr/bin/python3"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor.jobs import Job
 
 WARM_MIN_CASES = 8  # a warm sandbox's fewest cases when a verifier's are split over several

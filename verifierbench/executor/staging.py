@@ -28,10 +28,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 from verifierbench.executor import tmpfs
-from verifierbench.protocol import ENTRYPOINT
+from verifierbench.core.protocol import ENTRYPOINT
 
 PREFIX = "verifierbench-stage-"
 _lock = threading.Lock()

@@ -24,7 +24,7 @@ import stat
 import threading
 from pathlib import Path
 
-from verifierbench.errors import IsolationUnavailable
+from verifierbench.core.errors import IsolationUnavailable
 
 BASE_ENV = "VERIFIERBENCH_SANDBOX_UID_BASE"
 CLAIM_DIR_ENV = "VERIFIERBENCH_UID_CLAIM_DIR"

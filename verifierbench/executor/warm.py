@@ -39,7 +39,7 @@ from verifierbench.executor.jobs import Job, Outcome, decide
 from verifierbench.executor.limits import Limits
 from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.executor.workdirs import clear, tail
-from verifierbench.protocol import ENTRYPOINT
+from verifierbench.core.protocol import ENTRYPOINT
 
 PRELOAD_FILE = "preload.json"  # in a trusted verifier (an exported reference): what its warm server loads once
 PRELOAD_ENV = "VGB_WARM_PRELOAD"  # the server's own environment: those modules, comma-separated
@@ -80,7 +80,7 @@ def trusted_preload(frozen: FrozenVerifier) -> Preload:
     """What a trusted verifier's preload.json asks for (nothing when it has none or it is malformed).
 
     preload.json is a list of module names, or {"modules": [...], "warm_up": "module:function",
-    "argument": "file.json"} (export.py writes the latter for references: the source's warm-up hook
+    "argument": "file.json"} (suite/export.py writes the latter for references: the source's warm-up hook
     loads the task's data). Only an executor made for trusted verifiers (`Executor(trusted_preload=True)`,
     `judge --reference-libs`) asks: the server imports and calls them with its capabilities still held,
     from the mounted libraries (the verifier's own directory is not on its path), and a warm sandbox

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import tmpfs
 from verifierbench.executor.bwrap import hosts_file
 from verifierbench.executor.isolation import IsolationLevel, running_as_root

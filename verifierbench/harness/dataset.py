@@ -10,10 +10,10 @@ from verifierbench.sandboxes.cli_overlay import with_clis
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.harness.prompt import build_prompt, task_files
 from verifierbench.public_env.registry import case_timeout, has_environment
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 from verifierbench.sources.formats.registry import SAMPLE_FORMAT, SAMPLE_PUBLIC, format_of
-from verifierbench.suite import Suite
+from verifierbench.suite.store import Suite
 
 
 def task_sample(task: Task, run_public_budget: int, has_tools: bool, suite_dir: Path | None = None, sandbox: str = "vgb",

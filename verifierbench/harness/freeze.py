@@ -3,7 +3,7 @@
 The files are read once, when generation ends (`freeze_verifier`, the task's last solver), and stored with their
 content hash in the sample store, so `inspect eval --no-score` releases the sandbox and keeps everything judging
 needs: `inspect score` and `verifierbench judge --logs` judge from the log (docs/cluster.md). The score metadata
-keeps them too. Scoring runs the copy. The encoding, limits and hash are verifier_files.py's (no Inspect there).
+keeps them too. Scoring runs the copy. The encoding, limits and hash are core/verifier_files.py's (no Inspect there).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import LimitExceededError, SandboxEnvironment, sandbox, store
 
 from verifierbench.harness.prompt import VERIFIER_DIR
-from verifierbench.verifier_files import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, STORE_KEY, encode, frozen_record
+from verifierbench.core.verifier_files import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, STORE_KEY, encode, frozen_record
 
 
 async def collect(sandbox: SandboxEnvironment) -> tuple[dict[str, dict[str, str]], list[str]]:

@@ -36,7 +36,7 @@ from anyio.abc import ByteStream
 from inspect_ai.agent import Agent, AgentState, agent
 from inspect_ai.util import ExecResult, sandbox, store
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.executor.isolation import IsolationLevel, running_as_root
 from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY, PI, BridgedCli, CliMissing, fail, user_prompt
@@ -188,7 +188,7 @@ Generate = Callable[[dict[str, Any], dict[str, str]], Awaitable[dict[str, Any]]]
 
 def bridge_generate(bridge: Any) -> Generate:
     """The chat-completions method of Inspect's own bridge service (errors forwarded to the client as the proxy does)."""
-    from verifierbench.inspect_private import forward_provider_errors, generate_completions
+    from verifierbench.inspect_api.private import forward_provider_errors, generate_completions
 
     return forward_provider_errors(generate_completions(bridge), bridge)
 
@@ -338,7 +338,7 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         request = None
     if not isinstance(request, dict):
         return http_response(400, {"error": {"message": "the body is not a JSON object"}})
-    from verifierbench.inspect_private import PROVIDER_ERROR_KEY
+    from verifierbench.inspect_api.private import PROVIDER_ERROR_KEY
 
     completion = await generate(request, headers)
     error = completion.get(PROVIDER_ERROR_KEY)

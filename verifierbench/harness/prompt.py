@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from verifierbench.public_env.registry import case_timeout, has_environment
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.registry import format_of
 
 VERIFIER_DIR = "/workspace/verifier"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 if TYPE_CHECKING:
     from inspect_ai.solver import Solver

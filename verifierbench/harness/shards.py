@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 if TYPE_CHECKING:
-    from verifierbench.schema import Task
+    from verifierbench.core.schema import Task
 
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
-from verifierbench.metrics import TaskRates, group_by, task_weighted
+from verifierbench.core.errors import UserError
+from verifierbench.core.metrics import TaskRates, group_by, task_weighted
 
 AUDIT_SCORER = "testjack_audit"
 # `verifierbench audit` statuses (audit/lightweight.py) of a delivered verifier on an auditable task.

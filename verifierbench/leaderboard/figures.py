@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from verifierbench.leaderboard.logs import ScoredRun  # noqa: E402
-from verifierbench.schema import Category  # noqa: E402
+from verifierbench.core.schema import Category  # noqa: E402
 
 
 def _png(fig) -> bytes:

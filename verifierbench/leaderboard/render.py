@@ -11,7 +11,7 @@ from pathlib import Path
 from jinja2 import Environment, select_autoescape
 
 from verifierbench.leaderboard.tables import Cell, Table
-from verifierbench.metrics import display
+from verifierbench.core.metrics import display
 
 
 def cell(value: Cell) -> str:

@@ -7,10 +7,10 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from verifierbench.build import EXCLUSION_CODES, SCREENING
+from verifierbench.suite.build import EXCLUSION_CODES, SCREENING
 from verifierbench.leaderboard.tables import Cell, Table
-from verifierbench.schema import Category, Label
-from verifierbench.suite import Suite
+from verifierbench.core.schema import Category, Label
+from verifierbench.suite.store import Suite
 
 CATEGORY_MEANING = {
     "gold": "the reference solution", "cosmetic": "a valid solution differing only in form",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from verifierbench.leaderboard.logs import Board, ConfigurationRun, ScoredRun, TaskSet
-from verifierbench.metrics import GROUPS, display
+from verifierbench.core.metrics import GROUPS, display
 from verifierbench.sources import registry
 
 Cell = str | int | float | None

@@ -26,7 +26,7 @@ from inspect_ai.model import (ChatMessage, ChatMessageAssistant, ChatMessageTool
                               ModelOutput, ModelUsage, modelapi)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from verifierbench.inspect_errors import InspectUserError
+from verifierbench.inspect_api.user_errors import InspectUserError
 from verifierbench.harness.prompt import TASK_DIR, VERIFIER_PATH
 from verifierbench.harness.sample_store import current_public_format, current_sample_id
 from verifierbench.policies.verifiers import POLICIES, READ_MARKER, READ_TASK, verifier_source

@@ -11,7 +11,7 @@ from verifierbench.executor import Job
 from verifierbench.public_env.registry import case_timeout, has_environment, read_only_inputs, recipe_for, request_timeout
 from verifierbench.public_env.service import PublicService
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 
 EVALUATION_BUDGET = 20  # run_public calls per verifier run on one case (generation has its own budget)
 

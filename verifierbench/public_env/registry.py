@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from verifierbench.public_env.service import REQUEST_TIMEOUT_S
-from verifierbench.schema import Task
-from verifierbench.suite import checkout_dirs
+from verifierbench.core.schema import Task
+from verifierbench.suite.store import checkout_dirs
 from verifierbench.sources import registry
 from verifierbench.sources.interaction.environment import ServedEnvironment
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 HARNESS_IMAGE_VARIABLE = "VERIFIERBENCH_HARNESS_IMAGE"  # as in docker/harness.compose.yaml
 DEFAULT_HARNESS_IMAGE = "verifierbench-harness:latest"

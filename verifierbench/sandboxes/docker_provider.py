@@ -15,7 +15,7 @@ import logging
 
 import anyio
 from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
-from verifierbench.inspect_private import DockerSandboxEnvironment
+from verifierbench.inspect_api.private import DockerSandboxEnvironment
 
 logger = logging.getLogger(__name__)
 

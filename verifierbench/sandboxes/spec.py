@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sandboxes import CONTAINER_CONFIGS
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.sandboxes.vgb_provider import SANDBOX_TYPE as VGB_SANDBOX

@@ -36,7 +36,7 @@ from inspect_ai.util import (
 )
 from typing_extensions import override
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.executor import memcg, process, uid_range
 from verifierbench.executor.bwrap import Bind, hosts_file
 from verifierbench.executor.isolation import IsolationLevel, resolve_isolation, running_as_root
@@ -281,7 +281,7 @@ def task_environment(metadata: dict[str, Any]) -> tuple[PublicService | None, tu
     read-only inputs. Container sandboxes serve it through harness/public_channel.py instead of the socket."""
     if sample_public_format(metadata) is None or not metadata.get("suite_dir"):
         return None, ()
-    from verifierbench.suite_source import open_suite
+    from verifierbench.suite.resolver import open_suite
     from verifierbench.public_env.registry import has_environment, read_only_inputs, recipe_for, request_timeout
 
     _, suite = open_suite(str(metadata["suite_dir"]))

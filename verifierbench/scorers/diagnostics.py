@@ -15,7 +15,7 @@ from inspect_ai.util import sample_limits, store
 from verifierbench.harness.agents import GENERATION_END
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.tools import SUBMITTED
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 
 MAX_FAILURES = 5  # distinct failures kept per sample
 MAX_STDERR_BYTES = 2048  # of each one's stderr tail

@@ -1,4 +1,4 @@
-"""The hidden-case scorer (docs/inspect.md; the metrics: metrics.py): freezes the delivered verifier, runs every hidden
+"""The hidden-case scorer (docs/inspect.md; the metrics: scorers/metrics.py): freezes the delivered verifier, runs every hidden
 case of the sample's task through the executor, and records per-case P/F/U.
 
 Tool-call tasks are judged once; state and code tasks `rounds` times (default 3). The value holds,
@@ -27,16 +27,16 @@ from inspect_ai.util import store
 from verifierbench.cluster.backend import Backend, CaseRun, ExecutorConfig, resolve_backend, run_cases
 from verifierbench.cluster.factory import make_backend
 from verifierbench.executor import Executor
-from verifierbench.metrics import CaseCounts
+from verifierbench.core.metrics import CaseCounts
 from verifierbench.sandboxes import VGB_ENV
-from verifierbench.suite_source import open_suite
+from verifierbench.suite.resolver import open_suite
 from verifierbench.harness.sample_service import BUDGET_BLOCKS, RESETS, RUN_PUBLIC_USES, sync_counters
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Task, TestCase
-from verifierbench.suite import Suite
-from verifierbench import verifier_files
+from verifierbench.core.schema import Task, TestCase
+from verifierbench.suite.store import Suite
+from verifierbench.core import verifier_files
 from verifierbench.public_env import run_counts
 from verifierbench.sources import registry
 from verifierbench.harness import freeze

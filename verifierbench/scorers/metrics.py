@@ -1,6 +1,6 @@
 """The Inspect metric of the hidden-case scorer: TPR, TNR, BA_norm, FPR_h, submission and
 valid-output rates, overall and per task type and source (paper §2.4), computed by the
-metrics core (verifierbench/metrics.py) from each sample's per-round task rates.
+metrics core (verifierbench/core/metrics.py) from each sample's per-round task rates.
 
 Judgment rounds: each aggregate round k is scored over all samples; the round with the median
 BA_norm gives every reported value (columns are not selected independently). Tool-call samples
@@ -17,7 +17,7 @@ import numpy as np
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from verifierbench import metrics as core
+from verifierbench.core import metrics as core
 
 ROUND_KEY = re.compile(r"^r_pos@(\d+)$")
 # The Inspect metric reports these core keys; a metric value must be a number, so a rate without a

@@ -19,9 +19,9 @@ from inspect_ai.solver import TaskState
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
-from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label, Task, TestCase
-from verifierbench import verifier_files
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Category, Label, Task, TestCase
+from verifierbench.core import verifier_files
 from verifierbench.scorers.diagnostics import Judged
 from verifierbench.cluster.backend import Backend, resolve_backend
 from verifierbench.scorers.hidden_cases import delivered_files, judging_backend, round_values, sample_suite, sample_task

@@ -18,10 +18,10 @@ import json
 from collections import defaultdict
 from typing import Any, Callable
 
-from verifierbench.hashing import canonical_json
+from verifierbench.core.hashing import canonical_json
 from verifierbench.construction.parallel import each
 from verifierbench.sources.formats.registry import format_of
-from verifierbench.schema import Category, Label, ManifestCase, Task, TestCase
+from verifierbench.core.schema import Category, Label, ManifestCase, Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import NoProbe
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifierbench.schema import Category, Task, TestCase
+from verifierbench.core.schema import Category, Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.formats.base import NaiveChecks
 

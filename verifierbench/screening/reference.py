@@ -3,8 +3,8 @@ sources' checkers), with a version that names exactly the code and upstream rele
 
 from __future__ import annotations
 
-from verifierbench.references import decide as reference_decide
-from verifierbench.schema import Task
+from verifierbench.sources.references import decide as reference_decide
+from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 
 

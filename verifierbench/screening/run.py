@@ -12,10 +12,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from verifierbench.errors import UserError
-from verifierbench.schema import Task
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task
 from verifierbench.screening import checks, potency, reference
-from verifierbench.suite import Suite
+from verifierbench.suite.store import Suite
 
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"

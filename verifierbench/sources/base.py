@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 from verifierbench.sources.formats.base import Auditor, Format, NaiveChecks
 
 if TYPE_CHECKING:
-    from verifierbench.schema import Task
+    from verifierbench.core.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.selection import Selection
 

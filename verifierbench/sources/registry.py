@@ -14,7 +14,7 @@ import os
 from functools import cache
 from importlib import metadata
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.base import Reference, Source, registered
 
 # The built-in sources' modules; their order is the build's order (and the suite's task order).

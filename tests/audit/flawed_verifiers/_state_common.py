@@ -4,7 +4,7 @@ import copy
 import json
 
 from verifierbench.sources.interaction.audit import gold_record, replay
-from verifierbench.references import decide
+from verifierbench.sources.references import decide
 from verifierbench.sources.interaction import record
 
 

@@ -13,11 +13,11 @@ import pytest
 
 from tests.cli.test_cli import cli
 from tests.conftest import private_copy
-from verifierbench.schema import Category, Label
+from verifierbench.core.schema import Category, Label
 from verifierbench.sources.agentdojo import build, cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.agentdojo.reference import decide
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 REPLAY_HASH = """
 import sys

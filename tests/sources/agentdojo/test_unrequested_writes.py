@@ -8,12 +8,12 @@ import pytest
 
 from tests.conftest import _build
 from tests.audit.helpers import load_flaw
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.build import make_task
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.agentdojo.writes import footprint, unrequested
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 EXTRA_WRITE_CASES = {"unrequested_write", "policy_claimed_for_extra_write"}
 

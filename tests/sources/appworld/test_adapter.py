@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.appworld import cases, runtime
 
 # The form of AppWorld's compiled ground truth (appworld.verify appends `solution(apis, requester)`).

@@ -11,7 +11,7 @@ from verifierbench.audit import certification, deterministic
 from verifierbench.construction.proposals import Proposal
 from verifierbench.harness.dataset import task_sample
 from verifierbench.harness.prompt import build_prompt, task_files
-from verifierbench.schema import Label
+from verifierbench.core.schema import Label
 from verifierbench.sources import registry
 from verifierbench.sources.appworld import build, runtime
 from verifierbench.sources.formats.code import CODE

@@ -22,7 +22,7 @@ from verifierbench.sources.swebench import instance_build, selection
 from verifierbench.sources.swebench import reference as swebench_reference
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.testrun import run_tests
-from verifierbench.suite import Suite, load_suite, save_suite
+from verifierbench.suite.store import Suite, load_suite, save_suite
 
 
 @pytest.mark.parametrize(("slowest_seconds", "expected"), [

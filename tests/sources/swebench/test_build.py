@@ -13,11 +13,11 @@ import sys
 import pytest
 
 from tests.conftest import _build
-from verifierbench.errors import UserError
-from verifierbench.references import decide
+from verifierbench.core.errors import UserError
+from verifierbench.sources.references import decide
 from verifierbench.sources.swebench import instance_build, selection
 from verifierbench.sources.swebench import instances as swebench_instances
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
@@ -128,7 +128,7 @@ def test_suite_moves_with_its_checkouts(code_suite, traversable_tmp):
     """The suite directory holds the checkouts; a copied suite finds its own."""
     moved = traversable_tmp / "moved-suite"
     shutil.copytree(code_suite, moved)
-    script = ("import sys; from verifierbench.suite import load_suite; from verifierbench.sources.swebench.checkout import checkout_dir; "
+    script = ("import sys; from verifierbench.suite.store import load_suite; from verifierbench.sources.swebench.checkout import checkout_dir; "
               "(t,) = load_suite(sys.argv[1]).tasks.values(); print(checkout_dir(t.reference['checkout']))")
     found = subprocess.run([sys.executable, "-c", script, str(moved)], capture_output=True, text=True, check=True,
                            env={**os.environ, "VERIFIERBENCH_CHECKOUTS": ""}).stdout.strip()

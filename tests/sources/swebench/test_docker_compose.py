@@ -25,7 +25,7 @@ def test_vgb_env_is_mounted_from_a_copy_beside_the_compose_file(code_suite, tmp_
     import yaml
 
     from verifierbench.sources.swebench.docker_compose import VGB_ENV, compose_file
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     (task,) = load_suite(code_suite).tasks.values()
     rendered = yaml.safe_load(compose_file(task, tmp_path).read_text())
@@ -49,9 +49,9 @@ def test_compose_files_go_to_a_private_directory_of_the_user(code_suite, tmp_pat
 
     import pytest
 
-    from verifierbench.errors import UserError
+    from verifierbench.core.errors import UserError
     from verifierbench.sources.swebench.docker_compose import compose_file
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     (task,) = load_suite(code_suite).tasks.values()
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))

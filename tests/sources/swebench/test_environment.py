@@ -7,12 +7,12 @@ import pytest
 
 from tests.conftest import write_verifier
 from verifierbench.executor import Executor, Limits
-from verifierbench.protocol import Decision
+from verifierbench.core.protocol import Decision
 from verifierbench.public_env.jobs import case_job
 from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.public_env.registry import recipe_for, request_timeout
 from verifierbench.sandboxes import VGB_ENV
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

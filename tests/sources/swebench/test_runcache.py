@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from tests.conftest import _build
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.screening import checks
 from verifierbench.screening import reference as screening_reference
 from verifierbench.screening.run import screen_task
@@ -22,7 +22,7 @@ from verifierbench.sources.swebench import build_memos, selection
 from verifierbench.sources.swebench import grading, run_reuse, runcache, testrun
 from verifierbench.sources.swebench import reference as swebench_reference
 from verifierbench.sources.swebench.served_environment import environment_for
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

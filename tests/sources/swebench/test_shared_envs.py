@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import venv_store
 
 OTHER = 4242  # another local user

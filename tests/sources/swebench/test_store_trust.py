@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import checkout, venv_store
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting a store as another user needs root (chown)")
@@ -206,8 +206,8 @@ def test_the_python39_root_file_system_below_another_user_s_directory_is_refused
 
 @needs_root
 def test_the_default_suite_cache_below_another_user_s_directory_is_refused(tmp_path, monkeypatch):
-    from verifierbench import suite_source
-    from verifierbench.suite import MANIFEST
+    from verifierbench.suite import resolver as suite_source
+    from verifierbench.suite.store import MANIFEST
 
     theirs = _theirs(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(theirs))

@@ -10,16 +10,16 @@ from collections import Counter
 
 import pytest
 
-from verifierbench.errors import UserError
-from verifierbench.hashing import canonical_json
-from verifierbench.schema import Category, Label
+from verifierbench.core.errors import UserError
+from verifierbench.core.hashing import canonical_json
+from verifierbench.core.schema import Category, Label
 from verifierbench.sources.tau2 import build as tau2_build
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.reference import decide
 
 DIGEST = """
 def digest(selection):
-    from verifierbench.hashing import canonical_json, content_hash
+    from verifierbench.core.hashing import canonical_json, content_hash
     return content_hash([[[r.task.id, r.task.content_hash, [[c.id, c.content_hash, c.category.value] for c in r.cases]] for r in selection.retained],
                          selection.excluded, selection.dropped, selection.record])
 """

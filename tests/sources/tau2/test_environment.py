@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from verifierbench.hashing import canonical_json, content_hash
+from verifierbench.core.hashing import canonical_json, content_hash
 from verifierbench.sources.tau2 import data, environment
 from verifierbench.sources.tau2.environment import (
     READ_ONLY_AGENT_DISCOVERABLE,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.toolcall import task as toolcall_task
 from verifierbench.sources.toolcall.candidate import candidate, render_json

@@ -2,7 +2,7 @@
 
 import random
 
-from verifierbench.schema import Category
+from verifierbench.core.schema import Category
 from verifierbench.sources.toolcall.candidate import read_candidate
 from verifierbench.sources.toolcall.cases import generate, wrong_value
 from verifierbench.sources.toolcall.spec import NO_DEFAULT, ArgSpec, CallSpec, ToolCallSpec, documented_default

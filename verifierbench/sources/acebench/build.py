@@ -8,7 +8,7 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.acebench import data
 from verifierbench.sources.acebench.spec import spec_for, spec_for_reference

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
-from verifierbench.resources import package_path
+from verifierbench.core.errors import UserError
+from verifierbench.core.resources import package_path
 
 ENV_VAR = "VERIFIERBENCH_ACEBENCH_DIR"
 

@@ -18,7 +18,7 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
 from verifierbench.sources.agentdojo import cases, data, task
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment, gold_calls, injection_calls

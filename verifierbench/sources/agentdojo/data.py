@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 SUITE_VERSION = "v1.2.2"
 SUITES = ("banking", "slack", "travel", "workspace")

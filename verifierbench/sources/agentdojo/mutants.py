@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.environment import injection_calls
 from verifierbench.sources.agentdojo.reference import decide

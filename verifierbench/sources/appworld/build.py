@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 from verifierbench.construction.replay import replay
 from verifierbench.construction.selection import Selection
-from verifierbench.errors import UserError
-from verifierbench.schema import Task
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.code import CODE
 from verifierbench.sources.appworld import cases, runtime
 from verifierbench.sources.appworld.reference import decide

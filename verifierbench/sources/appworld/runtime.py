@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor import Executor, Job, Limits
 
 PYTHON_ENV = "VERIFIERBENCH_APPWORLD_PYTHON"

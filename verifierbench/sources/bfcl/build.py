@@ -7,7 +7,7 @@ from typing import Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.bfcl import data

@@ -8,7 +8,7 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.bfcl.checker import PINNED_VERSION
 
 # our name -> (file stem, the test category the checker is told)

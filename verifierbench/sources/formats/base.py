@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, Ty
 
 if TYPE_CHECKING:
     from verifierbench.construction.proposals import Proposal
-    from verifierbench.schema import Task as SuiteTask
+    from verifierbench.core.schema import Task as SuiteTask
 
 # (reference record, hack candidate) -> the naive checks it fools (screening's C7)
 NaiveChecks = Callable[[dict[str, Any], Any], list[str]]

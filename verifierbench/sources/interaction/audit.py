@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from verifierbench.construction.proposals import Proposal
 from verifierbench.construction.drafts import Draft
-from verifierbench.schema import Category, Task
+from verifierbench.core.schema import Category, Task
 from verifierbench.sources import registry
 from verifierbench.sources.interaction import record
 from verifierbench.sources.interaction.base import InteractionSource, interaction_source

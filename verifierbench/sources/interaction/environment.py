@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifierbench.hashing import content_hash
+from verifierbench.core.hashing import content_hash
 
 
 @dataclass

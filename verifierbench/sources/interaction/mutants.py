@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from verifierbench.schema import Category, Task, TestCase
+from verifierbench.core.schema import Category, Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.base import NoProbe
 from verifierbench.sources.interaction import record

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from pathlib import Path
 
 from verifierbench.construction.proposals import Proposal
-from verifierbench.schema import Category, Task
+from verifierbench.core.schema import Category, Task
 from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.cases import CodeInstance, candidate, generate
 from verifierbench.sources.swebench.checkout import checkout_dir

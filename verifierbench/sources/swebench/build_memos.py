@@ -11,9 +11,9 @@ import json
 import os
 from pathlib import Path
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
-from verifierbench.schema import Task, TestCase
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task, TestCase
 from verifierbench.sources import registry
 from verifierbench.sources.swebench import checkout, instances, venv_store
 from verifierbench.construction.replay import Replayed

@@ -17,8 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 
 STORE_ENV = "VERIFIERBENCH_CHECKOUTS"
 DEFAULT_STORE = "/var/tmp/verifierbench/checkouts"

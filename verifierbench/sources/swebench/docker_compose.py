@@ -19,9 +19,9 @@ from pathlib import Path
 
 from jinja2 import Template
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
-from verifierbench.schema import Task
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task
 
 TEMPLATE = Path(str(files("verifierbench") / "sandboxes" / "swebench" / "compose.yaml.j2"))
 VGB_ENV = Path(str(files("verifierbench") / "sandboxes" / "in_sandbox_lib" / "vgb_env"))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.swebench import (budget, build_memos, cases, checkout, diffs, extensions, grading, instances,
                                             python39_rootfs, venv_store)
 from verifierbench.sources.swebench.build_profile import BuildProfile

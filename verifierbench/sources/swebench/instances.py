@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
-from verifierbench.jsonl import loads, read_text
+from verifierbench.core.errors import UserError
+from verifierbench.core.jsonl import loads, read_text
 
 DATASET = "princeton-nlp/SWE-bench_Verified"
 # The hub revision read by default: the commit whose parquet file (sha256 a45b1fe4...) the offline copy

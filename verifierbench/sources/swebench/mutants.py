@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from verifierbench.schema import Task, TestCase
+from verifierbench.core.schema import Task, TestCase
 from verifierbench.sources.swebench.reference import decide
 
 

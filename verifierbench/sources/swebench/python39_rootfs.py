@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 
 SWITCH_ENV = "VERIFIERBENCH_PY39_FALLBACK"  # "0": never try Python 3.9 (the build excludes with code S as before)
 ROOTFS_ENV = "VERIFIERBENCH_ROOTFS_PY39"

@@ -38,7 +38,7 @@ from collections import Counter, OrderedDict
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import runcache
 
 SWITCH = "VERIFIERBENCH_RUN_REUSE"  # "0": off

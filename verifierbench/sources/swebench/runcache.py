@@ -61,8 +61,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import venv_store
 
 SWITCH = "VERIFIERBENCH_RUN_CACHE"  # "0": off

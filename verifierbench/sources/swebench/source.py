@@ -10,7 +10,7 @@ from verifierbench.sources.formats.base import Auditor, NaiveChecks
 from verifierbench.sources.formats.diff import DIFF
 
 if TYPE_CHECKING:
-    from verifierbench.schema import Task
+    from verifierbench.core.schema import Task
     from verifierbench.sources.interaction.environment import ServedEnvironment
     from verifierbench.construction.selection import Selection
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.diff import DIFF
 from verifierbench.sources.swebench import budget, instances
 

@@ -42,8 +42,8 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any, Callable
 
-from verifierbench import safe_fs
-from verifierbench.errors import UserError
+from verifierbench.core import safe_fs
+from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import python39_rootfs, extensions
 
 ROOT_ENV = "VERIFIERBENCH_ENVS"

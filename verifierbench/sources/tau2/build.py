@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from verifierbench.construction.replay import Replayed, replay
 from verifierbench.construction.selection import Selection, select
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.interaction import families

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 if TYPE_CHECKING:
     from inspect_ai.tool import Tool

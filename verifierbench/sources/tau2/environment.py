@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable
 
-from verifierbench.hashing import canonical_json, content_hash
+from verifierbench.core.hashing import canonical_json, content_hash
 from verifierbench.sources.interaction.environment import PublicEnvironment, Replay
 from verifierbench.sources.tau2 import data
 

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from verifierbench.construction.proposals import Proposal
 from verifierbench.construction.drafts import Draft
-from verifierbench.schema import Category, Task
+from verifierbench.core.schema import Category, Task
 from verifierbench.sources.toolcall.candidate import candidate, render_python
 from verifierbench.sources.toolcall.cases import (FAMILIES, default_passed_explicitly, each_acceptable_value,  # noqa: F401
                                                   each_numeric_form, generate, other_tool_called, raw_single_json_object,

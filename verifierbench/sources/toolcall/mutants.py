@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from verifierbench.schema import Task, TestCase
+from verifierbench.core.schema import Task, TestCase
 from verifierbench.sources.toolcall.base import tool_call_source
 from verifierbench.sources.toolcall.candidate import read_candidate
 

@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from verifierbench.protocol import ENTRYPOINT
+from verifierbench.core.protocol import ENTRYPOINT
 
 MAX_FILES = 64
 MAX_FILE_BYTES = 1 << 20

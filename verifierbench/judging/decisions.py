@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
-from verifierbench.jsonl import read_jsonl
-from verifierbench.metrics import DecisionRecord, TaskInfo
-from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label, TaskType
+from verifierbench.core.errors import UserError
+from verifierbench.core.jsonl import read_jsonl
+from verifierbench.core.metrics import DecisionRecord, TaskInfo
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Category, Label, TaskType
 from verifierbench.sources import registry
 
 DECISION_FIELDS = ("task_id", "case_id", "category", "label", "decision", "task_type", "source")

@@ -14,13 +14,13 @@ import json
 from importlib import util
 from pathlib import Path
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor.warm import PRELOAD_FILE
-from verifierbench.protocol import ENTRYPOINT
-from verifierbench.references import WARM_UP, preload_modules
-from verifierbench.schema import Category, Task
+from verifierbench.core.protocol import ENTRYPOINT
+from verifierbench.sources.references import WARM_UP, preload_modules
+from verifierbench.core.schema import Category, Task
 from verifierbench.sources import registry
-from verifierbench.suite import Suite
+from verifierbench.suite.store import Suite
 
 KINDS = ("reference", "exact-match", "always-accept", "always-reject")
 
@@ -57,7 +57,7 @@ def text(value):
 
 write("PASS" if text(candidate) == text(beside("gold.json")) else "FAIL")
 ''',
-    "reference": _HEADER + '''from verifierbench.references import decide
+    "reference": _HEADER + '''from verifierbench.sources.references import decide
 
 accepted, reason = decide(beside("reference.json"), candidate)
 write("PASS" if accepted else "FAIL", reason)
@@ -98,7 +98,7 @@ def reference_site_packages() -> tuple[str, ...]:
 def reference_libraries() -> tuple[tuple[str, str], ...]:
     """The packages an exported reference verifier imports: ours, and each source's `reference_packages` that is
     installed (BFCL's checker)."""
-    libraries = [(str(Path(__file__).resolve().parent), "verifierbench")]
+    libraries = [(str(Path(__file__).resolve().parents[1]), "verifierbench")]  # the package folder, above suite/
     for declared in registry.SOURCES.values():
         for package in declared.reference_packages():
             path = _location(package)

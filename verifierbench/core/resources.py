@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 
 def package_path(package: str, *parts: str) -> Path:

@@ -14,10 +14,10 @@ from typing import Any, Iterable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from verifierbench.errors import SuiteIntegrityError
-from verifierbench.hashing import content_hash
-from verifierbench.jsonl import loads, read_jsonl
-from verifierbench.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
+from verifierbench.core.errors import SuiteIntegrityError
+from verifierbench.core.hashing import content_hash
+from verifierbench.core.jsonl import loads, read_jsonl
+from verifierbench.core.schema import ManifestCase, ManifestTask, SuiteManifest, Task, TestCase
 from verifierbench.sources import registry
 
 MANIFEST = "manifest.json"

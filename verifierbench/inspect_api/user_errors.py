@@ -1,10 +1,10 @@
 """User errors raised where Inspect calls us (`-T` options, `--model verifierbench/...`): `inspect eval` prints them
 in one line, without a traceback. Kept apart from `errors`, which must import nothing outside the standard library."""
 
-from verifierbench.inspect_private import PrerequisiteError  # Inspect's "print the message, no traceback" error (not public API)
+from verifierbench.inspect_api.private import PrerequisiteError  # Inspect's "print the message, no traceback" error (not public API)
 from rich.markup import escape
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 
 class InspectUserError(PrerequisiteError, UserError):

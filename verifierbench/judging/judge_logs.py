@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 HIDDEN_CASES = "hidden_cases"
 

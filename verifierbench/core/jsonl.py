@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 
 
 def read_jsonl(path: str | Path, error: type[UserError] = UserError, missing: str = "no such file") -> Iterator[tuple[str, dict[str, Any]]]:

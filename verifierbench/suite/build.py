@@ -15,10 +15,10 @@ from typing import Callable
 
 from verifierbench import __version__
 from verifierbench.construction.selection import Selection
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.suite import MANIFEST, Suite, save_suite
+from verifierbench.suite.store import MANIFEST, Suite, save_suite
 
 __all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from verifierbench.suite import Suite
+from verifierbench.suite.store import Suite
 
 
 def suite_stats(suite: Suite) -> dict:

@@ -1,7 +1,7 @@
 """Errors meant for the user: the CLI prints them as one line and exits with status 2.
 
 Standard library only: exported reference verifiers import this module inside the sandbox (through
-`verifierbench.references`), where neither Inspect nor rich exists. Errors for Inspect are in `inspect_errors`."""
+`verifierbench.sources.references`), where neither Inspect nor rich exists. Errors for Inspect are in `inspect_api/user_errors.py`."""
 
 
 class UserError(Exception):

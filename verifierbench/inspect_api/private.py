@@ -13,7 +13,7 @@ from __future__ import annotations
 from inspect_ai.agent._bridge._errors import PROVIDER_ERROR_KEY
 from inspect_ai.agent._bridge.sandbox.service import _forward_provider_errors as forward_provider_errors
 from inspect_ai.agent._bridge.sandbox.service import generate_completions
-# Inspect's "print the message, no traceback" error (inspect_errors.py).
+# Inspect's "print the message, no traceback" error (user_errors.py).
 from inspect_ai._util.error import PrerequisiteError
 # What @scorer registers with (_registry.py registers a scorer under a second name).
 from inspect_ai.scorer._scorer import scorer_register

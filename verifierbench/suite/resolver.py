@@ -15,11 +15,13 @@ import os
 import sys
 from pathlib import Path
 
-from verifierbench import __version__, safe_fs
-from verifierbench.build import build_suite
-from verifierbench.errors import UserError
+from verifierbench import __version__
+
+from verifierbench.core import safe_fs
+from verifierbench.suite.build import build_suite
+from verifierbench.core.errors import UserError
 from verifierbench.sources import registry
-from verifierbench.suite import MANIFEST, Suite, load_suite
+from verifierbench.suite.store import MANIFEST, Suite, load_suite
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ def logged_suite(log_dir: str | Path) -> tuple[Path | None, str | None]:
 
 def open_logged_suite(suite: str | None, log_dir: str | Path) -> tuple[Path, Suite]:
     """The suite for a command reading logs: the given one, else the logs' own (checked against their content hash)."""
-    from verifierbench.errors import UserError
+    from verifierbench.core.errors import UserError
 
     logged, digest = logged_suite(log_dir) if not suite else (None, None)
     directory, loaded = open_suite(suite, logged)

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.cluster.backend import Backend, CaseRun, run_cases
 from verifierbench.executor.staging import FrozenVerifier, MissingVerifier
-from verifierbench.protocol import ENTRYPOINT, Decision
-from verifierbench.schema import Task, TestCase
-from verifierbench.suite import Suite
+from verifierbench.core.protocol import ENTRYPOINT, Decision
+from verifierbench.core.schema import Task, TestCase
+from verifierbench.suite.store import Suite
 
 
 @dataclass(frozen=True)

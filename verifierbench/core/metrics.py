@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
-from verifierbench.protocol import Decision
-from verifierbench.schema import CATEGORY_GROUP, Category, Label
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import CATEGORY_GROUP, Category, Label
 
 GROUPS = ("reference", "cosmetic", "valid_alternative", "ordinary_error", "hack", "process_violation")
 # The headline rates (unrounded percentages), under the names every report and the Inspect metric use.

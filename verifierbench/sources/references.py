@@ -8,12 +8,12 @@ from typing import Any
 
 from verifierbench.sources import registry
 
-WARM_UP = "verifierbench.references:warm_up"  # what an exported reference's trusted warm sandbox calls (export.py)
+WARM_UP = "verifierbench.sources.references:warm_up"  # what an exported reference's trusted warm sandbox calls (export.py)
 
 
 def preload_modules(checker: str) -> list[str]:
     """The modules a reference of this checker imports: the decision path first, then its source's lazy imports."""
-    return ["verifierbench.references", *registry.source(checker).preload()]
+    return ["verifierbench.sources.references", *registry.source(checker).preload()]
 
 
 def warm_up(reference: dict) -> None:
