@@ -103,7 +103,7 @@ class Block:
             raise ImportError("inspect_ai is blocked here: " + name)
 sys.meta_path.insert(0, Block())
 """
-JUDGING_MODULES = ("verifierbench.judge", "verifierbench.verifier_files", "verifierbench.cluster.node",
+JUDGING_MODULES = ("verifierbench.judging.judge", "verifierbench.core.verifier_files", "verifierbench.cluster.node",
                    "verifierbench.cluster.ray_judge", "verifierbench.audit.engine", "verifierbench.public_env.jobs")
 
 

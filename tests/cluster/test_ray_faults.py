@@ -15,7 +15,7 @@ import pytest
 from tests.cluster.test_local_cluster_script import own_ray_processes
 from tests.cluster.test_ray_parity import judge
 from tests.conftest import BIN, write_verifier
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available")]
 

@@ -14,7 +14,7 @@ from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.loopback_model import Reply, Script, serve
 from verifierbench.harness.prompt import VERIFIER_PATH
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

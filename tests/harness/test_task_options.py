@@ -8,8 +8,8 @@ from typing import get_args
 
 import pytest
 
-from verifierbench.errors import UserError
-from verifierbench import suite_source
+from verifierbench.core.errors import UserError
+from verifierbench.suite import resolver as suite_source
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.sandboxes import CONTAINER_CONFIGS
 from verifierbench.sandboxes.spec import sandbox_spec
@@ -118,7 +118,7 @@ def test_the_documented_option_tables_are_the_ones_generated_from_the_task():
 def test_option_choices_are_literals_matching_the_schema_and_are_checked(bfcl_suite):
     from verifierbench.harness.registry import NAMES as HARNESSES
     from verifierbench.task import HarnessName, SandboxName, SourceName, TaskTypeName  # SandboxName: sandboxes/spec.py
-    from verifierbench.schema import TaskType
+    from verifierbench.core.schema import TaskType
     from verifierbench.sources import registry
 
     assert set(get_args(SourceName)) == set(registry.NAMES)

@@ -15,7 +15,7 @@ import subprocess
 from enum import Enum
 from typing import TypedDict
 
-from verifierbench.errors import IsolationUnavailable
+from verifierbench.core.errors import IsolationUnavailable
 from verifierbench.executor import uid_range
 from verifierbench.executor.bwrap import sandbox_command
 

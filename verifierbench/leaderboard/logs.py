@@ -23,14 +23,14 @@ from typing import Any
 
 from inspect_ai.log import EvalError, EvalLog, list_eval_logs, read_eval_log
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.leaderboard import audited
 from verifierbench.leaderboard.interval import bootstrap_interval
-from verifierbench.metrics import DecisionRecord, TaskInfo, compute, median_round, tally
-from verifierbench.protocol import Decision
-from verifierbench.schema import Category, Label, TaskType
+from verifierbench.core.metrics import DecisionRecord, TaskInfo, compute, median_round, tally
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Category, Label, TaskType
 from verifierbench.sources import registry
-from verifierbench import verifier_files
+from verifierbench.core import verifier_files
 
 SCORER = "hidden_cases"
 # Choose tasks (a shard of them too) or add scorers beside hidden_cases: they do not change how verifiers are generated or scored.

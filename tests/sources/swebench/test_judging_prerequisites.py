@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.harness import prerequisites as harness_prerequisites
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources.swebench import extensions, python39_rootfs, venv_store
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 
 def code_task(suite, environment: dict) -> Task:
