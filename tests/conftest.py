@@ -29,6 +29,29 @@ EXHAUSTIVE = os.environ.get("VERIFIERBENCH_EXHAUSTIVE") == "1"
 CI_SAMPLE_EVERY = 5
 
 
+def load_script(name: str):
+    """scripts/NAME.py as a module, loaded from its file the way `python scripts/NAME.py` runs it: its folder first on
+    sys.path while it loads, for the helpers beside it (scripts/generated_block.py). sys.path is restored after, and
+    sys.modules gains nothing from that folder, so the tests after this one see neither."""
+    import importlib.util
+
+    folder = REPO_ROOT / "scripts"
+    before = set(sys.modules)
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(folder))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(folder))
+        for added in set(sys.modules) - before:
+            origin = getattr(sys.modules[added], "__file__", None) or ""
+            if Path(origin).parent == folder:
+                del sys.modules[added]
+    return module
+
+
 def ci_sample(items: list) -> list:
     """Every item under VERIFIERBENCH_EXHAUSTIVE=1, else every CI_SAMPLE_EVERY-th, from the first (a fixed sample)."""
     return list(items) if EXHAUSTIVE else list(items)[::CI_SAMPLE_EVERY]

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import ast
-import importlib.util
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, load_script
 
 PACKAGE = REPO_ROOT / "verifierbench"
 
 
 def package_imports() -> dict[str, set[str]]:
     """Top-level unit -> the units it imports: the scan that also writes docs/architecture.md's import table."""
-    spec = importlib.util.spec_from_file_location("architecture_map", REPO_ROOT / "scripts" / "architecture_map.py")
-    assert spec is not None and spec.loader is not None
-    architecture_map = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(architecture_map)
-    return architecture_map.imports()
+    return load_script("architecture_map").imports()
 
 
 def _reaches(edges: dict[str, set[str]], start: str, goal: str) -> bool:

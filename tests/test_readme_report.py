@@ -3,22 +3,16 @@ policies on a fresh BFCL suite's first six tasks (the shared `bfcl_policy_logs`)
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT, logs_of
+from tests.conftest import REPO_ROOT, load_script, logs_of
 
 SCRIPT = REPO_ROOT / "scripts" / "evaluation_report.py"
 
 
 def _script():
-    # Loaded from its file: neither sys.path nor sys.modules changes for the tests after this one.
-    spec = importlib.util.spec_from_file_location("evaluation_report", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("evaluation_report")
 
 
 def test_the_readme_report_is_what_the_script_writes_from_fresh_logs(bfcl_policy_logs):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, load_script
 
 SCRIPT = REPO_ROOT / "scripts" / "sources_table.py"
 
@@ -16,11 +15,7 @@ def test_the_readme_sources_table_is_generated_from_the_build(built, state_suite
     check = subprocess.run([sys.executable, str(SCRIPT), "--check", str(built), str(state_suite)], capture_output=True, text=True,
                            timeout=120)
     assert check.returncode == 0, f"run python scripts/sources_table.py SUITE...: {check.stderr}"
-    # The script loaded from its file: neither sys.path nor sys.modules changes for the tests after this one.
-    spec = importlib.util.spec_from_file_location("sources_table", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    sources_table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sources_table)
+    sources_table = load_script("sources_table")
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     edited = text.replace("| BFCL v4 | tool-call | 45 |", "| BFCL v4 | tool-call | 46 |")
     assert edited != text and sources_table.rewritten(edited, [built, state_suite]) == text

@@ -56,6 +56,9 @@ def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl
             run.kill()
     assert run.returncode == 0, stderr[-3000:]
     assert "lost" in stderr  # the node's loss was noticed and its chunks resubmitted
+    # Stopped or not, none outlives the node: bwrap was armed to die with its parent before it started
+    # (isolation.started_as), not only once its namespaces were made (a stopped probe's bwrap was left to init).
+    assert [pid for pid in stopped if _alive(pid)] == []
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     decided = {(l["case_id"], l["verifier_hash"]): l["decision"] for l in lines}
     assert len(decided) == len(lines) == sum(len(load_suite(bfcl_suite).cases_by_task[t]) for t in tasks)
@@ -63,6 +66,14 @@ def test_a_node_killed_mid_run_loses_and_repeats_nothing(fresh_ray_cluster, bfcl
     before = out.read_text()
     again = judge(bfcl_suite, verifiers, out, tasks, "--resume", "--backend", "ray", "--ray-address", cluster.address, env=env)
     assert again == decided and out.read_text() == before  # nothing left to run: the file is the source of truth
+
+
+def _alive(pid: int) -> bool:
+    """Running or stopped; not gone, not a zombie waiting for init."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 
 
 def _stop_the_sandboxes_on(node) -> list[int]:

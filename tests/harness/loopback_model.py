@@ -21,6 +21,7 @@ class Reply:
     status: int = 200
     error: dict[str, Any] | None = None
     delay_s: float = 0.0  # answer only after this long (a server still busy generating)
+    raw_body: bytes | None = None  # sent as it is with status 200 and a JSON content type (a proxy's garbage page)
 
 
 class Script:
@@ -67,17 +68,22 @@ def serve(script: Script) -> ThreadingHTTPServer:
                 return self._send(400, {"error": {"message": "this test server does not stream", "type": "invalid_request_error"}})
             reply = script.reply_for(body)
             time.sleep(reply.delay_s)
+            if reply.raw_body is not None:
+                return self._send(200, reply.raw_body)
             if reply.status != 200:
                 return self._send(reply.status, {"error": reply.error or {}})
             self._send(200, completion(reply, body.get("model", "local")))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, payload: dict[str, Any] | bytes) -> None:
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting (an attempt timeout): nothing to answer
 
         def log_message(self, *args: Any) -> None:
             pass

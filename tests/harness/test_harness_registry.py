@@ -4,12 +4,11 @@ it drives are the ones the harnesses had before it."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, load_script
 from verifierbench.configurations import ALTERNATIVES, HARNESS_NAMES
 from verifierbench.core.errors import UserError
 from verifierbench.harness.registry import HARNESSES, IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, get
@@ -19,16 +18,8 @@ from verifierbench.task import resolve_message_limit
 CLIS = {name: record for name, record in HARNESSES.items() if record.runs_cli}
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_readme_harness_table_is_generated_from_the_registry():
-    table = _script("harnesses_table")
+    table = load_script("harnesses_table")
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert table.rewritten(text) == text, "run python scripts/harnesses_table.py"
     edited = text.replace("| `pi` | Pi | 0.84.2 |", "| `pi` | Pi | 0.84.3 |")

@@ -151,32 +151,47 @@ def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, 
     assert [request["max_tokens"] for request in script.requests] == [512]  # what bounds the server's generation
 
 
-def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(tmp_path, bfcl_suite, bfcl_policy_logs):
-    """HTTP 500 on every call: Inspect retries, prints its traceback, ends the run in an error (exit status 0, its
-    own); the log keeps the cause, and the leaderboard shows the run as errored with it, beside a good run."""
+# Model failures that end a run with Inspect's traceback and no score (issue 54, item 9): what the server does, the
+# options, how many requests it sees, and the reason the leaderboard gives.
+MODEL_FAILURES = {
+    # HTTP 500 on every call: Inspect's two attempts (--max-retries 1), each with the OpenAI client's own retries.
+    "http_500": (Reply(status=500, error={"message": "upstream overloaded", "type": "server_error"}), (), lambda n: n >= 2,
+                 "InternalServerError: Error code: 500 - upstream overloaded (the model call failed after Inspect's retries)"),
+    # A 200 whose body is not JSON (a proxy's error page): neither Inspect nor the client retries it.
+    "not_json": (Reply(raw_body=b"<html><body>502 Bad Gateway</body></html>"), (), lambda n: n == 1,
+                 "JSONDecodeError: Expecting value: line 1 column 1 (char 0) (the model server's reply was not JSON; not retried)"),
+    # A reply slower than --attempt-timeout: each attempt is abandoned, then the retries run out.
+    "attempt_timeout": (Reply(text="late", delay_s=8), ("--attempt-timeout", "2"), lambda n: n == 2,
+                        "AttemptTimeoutError: attempt_timeout '2' exceeded. (the model call failed after Inspect's retries)"),
+}
+
+
+@pytest.mark.parametrize("failure", MODEL_FAILURES)
+def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(tmp_path, bfcl_suite, bfcl_policy_logs,
+                                                                                failure):
+    """Inspect prints its traceback and ends the run in an error (exit status 0, its own); the log keeps the cause,
+    and the leaderboard shows the run as errored with it, beside a good run (docs/local-model.md)."""
+    reply, options, expected_requests, reason = MODEL_FAILURES[failure]
     chosen = markers(bfcl_suite, 1)
     (failing,) = chosen
-    script = Script({chosen[failing]: [Reply(status=500, error={"message": "upstream overloaded", "type": "server_error"})]})
+    script = Script({chosen[failing]: [reply]})
     server = serve(script)
     logs = tmp_path / "logs"
     try:
         result = inspect("eval", "verifierbench/verifierbench", "--model", "openai-api/local/loopback",
                          "--model-base-url", f"http://127.0.0.1:{server.server_port}/v1", "-T", f"suite={bfcl_suite}",
                          "-T", f"task_ids={failing}", "--log-dir", str(logs), "--max-retries", "1", "--timeout", "30",
-                         env={"LOCAL_API_KEY": "unused"})
+                         *options, env={"LOCAL_API_KEY": "unused"})
     finally:
         server.shutdown()
     assert result.returncode == 0, result.stderr[-3000:]  # Inspect's status for a run that errored
-    # Inspect's two attempts (--max-retries 1), each with the OpenAI client's own retries inside (3 each here).
-    assert len(script.requests) >= 2
+    assert expected_requests(len(script.requests)), len(script.requests)
     log = eval_log(logs)
-    assert log.status == "error" and log.error.message.startswith("RetryError")
-    assert "InternalServerError: Error code: 500 - upstream overloaded" in log.error.traceback  # the cause, kept
+    assert log.status == "error" and reason.rsplit(" (", 1)[0] in log.error.traceback  # the cause, kept
     (logs / "EXPECTED_ERROR").touch()  # this log's error is the point: scripts/check_eval_logs.py skips it
     logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], logs)
     board = cli("leaderboard", str(logs), "--no-write", "--json")
     assert board.returncode == 0, board.stderr
-    reason = "InternalServerError: Error code: 500 - upstream overloaded (the model call failed after Inspect's retries)"
     (warning,) = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
     assert warning.endswith(f"error, 0/1 samples scored (openai-api/local/loopback): {reason}")
     shown = json.loads(board.stdout)

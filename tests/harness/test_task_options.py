@@ -99,15 +99,9 @@ def test_a_closing_fence_may_end_the_last_code_line():
 
 
 def _table_script():
-    import importlib.util
+    from tests.conftest import REPO_ROOT, load_script
 
-    from tests.conftest import REPO_ROOT
-
-    spec = importlib.util.spec_from_file_location("task_options_table", REPO_ROOT / "scripts" / "task_options_table.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, REPO_ROOT
+    return load_script("task_options_table"), REPO_ROOT
 
 
 def test_the_documented_option_tables_are_the_ones_generated_from_the_task():

@@ -20,6 +20,7 @@ from verifierbench.executor import uid_range
 from verifierbench.executor.bwrap import sandbox_command
 
 ALLOW_ENV = "VERIFIERBENCH_ALLOW_UNSANDBOXED"
+SETPRIV = "/usr/bin/setpriv"
 
 
 class IsolationLevel(str, Enum):
@@ -44,6 +45,24 @@ def drop_to(uid: int) -> DropPrivileges:
     return {"user": uid, "group": uid, "extra_groups": []} if running_as_root() else {}
 
 
+def started_as(uid: int, argv: list[str]) -> tuple[list[str], DropPrivileges]:
+    """The command line and Popen keyword arguments that run `argv` as `uid` (when we are root; `drop_to`) and SIGKILL it
+    when the thread that spawned it ends, from before bubblewrap starts. bwrap's --die-with-parent arms the signal in
+    its monitor only after making the sandbox's namespaces: a harness killed before that (a Ray node removed mid-run)
+    left bwrap running, reparented to init. setpriv (util-linux) drops the uid, then arms the signal (a uid change
+    clears it), then execs `argv`; the signal outlives the exec of prlimit and bwrap, which are not set-uid. Without
+    setpriv, Popen drops the uid and bwrap arms the signal itself, later.
+
+    Args:
+        uid: the unprivileged uid to run as (ignored when the harness is not root).
+        argv: the host command (bwrap, or prlimit around it).
+    """
+    if not os.path.exists(SETPRIV):
+        return argv, drop_to(uid)
+    drop = [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if running_as_root() else []
+    return [SETPRIV, *drop, "--pdeathsig", "KILL", "--", *argv], {}
+
+
 def slot_uid(slot: int, block: int = 0) -> int:
     """One unprivileged uid per parallel slot (no passwd entry needed), in this harness process's own range
     (executor.uid_range), in the executor's own block of it (`uid_range.take_block`; 0: the probes'). Non-root
@@ -66,11 +85,9 @@ def probe_bwrap() -> tuple[bool, str]:
         uid = slot_uid(0)
     except IsolationUnavailable as exc:  # every uid range held by another harness
         return False, str(exc)
-    cmd = sandbox_command(["/usr/bin/true"], binds=[], env={})
+    cmd, drop = started_as(uid, sandbox_command(["/usr/bin/true"], binds=[], env={}))
     try:
-        proc = subprocess.run(
-            cmd, capture_output=True, timeout=20, process_group=0, **drop_to(uid),
-        )
+        proc = subprocess.run(cmd, capture_output=True, timeout=20, process_group=0, **drop)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, f"bubblewrap could not start: {exc}"
     if proc.returncode != 0:

@@ -11,7 +11,7 @@ cases run one at a time anyway. The sandbox is born in it, before it runs anythi
 thread alone enters the cgroup for the fork (`thread_in`; v1 moves single threads, and charges memory by the
 process's owner, so the harness's own memory stays where it was); on v2, and for asyncio spawns (whose thread runs
 other tasks meanwhile), the spawn starts as root in a tiny shell that writes its own pid into the cgroup and then
-execs setpriv, which drops to the sandbox uid (`enter_argv`). The uid cannot write the cgroup's files, so it cannot
+execs setpriv, which drops to the sandbox uid (`enter_argv`, `isolation.started_as`). The uid cannot write the cgroup's files, so it cannot
 leave it or raise its limit.
 
 Both hierarchies are handled: cgroup v1 (a `memory` mount; memory.limit_in_bytes, which on current kernels
@@ -34,12 +34,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifierbench.executor.isolation import SETPRIV  # what drops a sandbox to its uid after the shell (started_as)
+
 logger = logging.getLogger(__name__)
 
 SWITCH = "VERIFIERBENCH_MEMCG"  # "0": no memory cgroups (RLIMIT_AS only)
 PREFIX = "verifierbench-"  # then the harness's pid
-SETPRIV = "/usr/bin/setpriv"
-# The spawned shell's script: $0 is the cgroup's procs file, then setpriv's arguments.
+# The spawned shell's script: $0 is the cgroup's procs file, then the command (setpriv's, for a sandbox).
 ENTER = 'echo $$ > "$0" && exec "$@"'
 
 
@@ -175,11 +176,10 @@ def thread_in(procs_file: Path) -> Iterator[bool]:
         (found.own / "tasks").write_text(tid)
 
 
-def enter_argv(procs_file: Path, uid: int | None, argv: list[str]) -> list[str]:
-    """`argv` started as root in the cgroup whose procs file is `procs_file`, then as `uid` (and its group, no others);
-    uid None: as the caller (a harness-side worker)."""
-    drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"] if uid is not None else []
-    return ["/bin/sh", "-c", ENTER, str(procs_file), *drop, *argv]
+def enter_argv(procs_file: Path, argv: list[str]) -> list[str]:
+    """`argv` started as root in the cgroup whose procs file is `procs_file`: a sandbox's argv drops to its uid itself
+    (setpriv: isolation.started_as); a harness-side worker's runs as the caller."""
+    return ["/bin/sh", "-c", ENTER, str(procs_file), *argv]
 
 
 def peak_bytes(uid: int | str) -> int | None:

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from verifierbench.executor import memcg, netns, seccomp
 from verifierbench.executor.bwrap import Bind, sandbox_command
-from verifierbench.executor.isolation import IsolationLevel, drop_to, running_as_root
+from verifierbench.executor.isolation import IsolationLevel, running_as_root, started_as
 from verifierbench.executor.limits import Limits
 
 KILL_GRACE_S = 1.0  # after a timeout kill, how long to wait for the sandbox to disappear
@@ -80,24 +80,24 @@ def seccomp_filter(level: IsolationLevel) -> Iterator[int | None]:
             os.close(filter_fd)
 
 
-def spawn_options(uid: int, pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
+def spawn_options(pass_fds: tuple[int, ...] = ()) -> dict[str, Any]:
     """The Popen keyword arguments every sandboxed process starts with: its own process group, no inherited
-    descriptor but `pass_fds`, a minimal environment, the sandbox uid.
+    descriptor but `pass_fds`, a minimal environment (the uid: `isolation.started_as`).
 
     Args:
-        uid: the unprivileged uid to run as (ignored when the harness is not root).
         pass_fds: descriptors the child keeps (the seccomp filter).
     """
-    return {"close_fds": True, "pass_fds": pass_fds, "process_group": 0, "env": dict(HOST_ENV), **drop_to(uid)}
+    return {"close_fds": True, "pass_fds": pass_fds, "process_group": 0, "env": dict(HOST_ENV)}
 
 
 @contextmanager
 def spawning(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...] = (),
              same_thread: bool = True) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """The host command line and Popen keyword arguments of a sandbox, to start inside the block: `spawn_options`,
-    and where the machine has memory cgroups (executor.memcg), in the sandbox uid's cgroup, capped at
-    `limits.sandbox_memory_bytes`, from its first instruction. On cgroup v1 the calling thread is in that cgroup for the
-    block (its child is born there); otherwise the child starts as root only to enter it, then setpriv drops to `uid`.
+    as `uid` and dying with the spawning thread (`isolation.started_as`), and where the machine has memory cgroups
+    (executor.memcg), in the sandbox uid's cgroup, capped at `limits.sandbox_memory_bytes`, from its first instruction.
+    On cgroup v1 the calling thread is in that cgroup for the block (its child is born there); otherwise the child
+    starts as root in a shell only to enter it, then setpriv drops to `uid`.
 
     Args:
         argv: the host command (prlimit around bubblewrap).
@@ -107,8 +107,9 @@ def spawning(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...
         same_thread: the child is forked by this thread within the block, nothing else runs on it meanwhile (not so
             for asyncio, whose loop runs other tasks: then always the shell).
     """
+    argv, drop = started_as(uid, argv)
+    options = {**spawn_options(pass_fds), **drop}
     procs = memcg.cgroup_for(uid, limits.sandbox_memory_bytes) if running_as_root() else None
-    options = spawn_options(uid, pass_fds)
     if procs is None:
         yield argv, options
         return
@@ -116,9 +117,8 @@ def spawning(argv: list[str], uid: int, limits: Limits, pass_fds: tuple[int, ...
         if moved:
             yield argv, options
             return
-    for key in ("user", "group", "extra_groups"):
-        options.pop(key, None)
-    yield memcg.enter_argv(procs, uid, argv), options
+    # memcg needs setpriv (memcg.hierarchy), so `argv` drops the uid itself: the shell runs as root to enter the cgroup.
+    yield memcg.enter_argv(procs, argv), spawn_options(pass_fds)
 
 
 def run(command: Command, level: IsolationLevel, uid: int, cwd: str, stderr: IO[bytes], timeout_s: float,

@@ -184,19 +184,32 @@ def read_runs(log_dir: str | Path) -> dict[str, ConfigurationRun]:
 
 # An exception line of a traceback (`openai.InternalServerError: Error code: 500 - ...`): its class name and message.
 EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Timeout)\w*): (.+)$", re.MULTILINE)
+# An error message Inspect records as the exception's repr (`JSONDecodeError('Expecting value: ...')`).
+REPR_MESSAGE = re.compile(r"^([A-Za-z_]\w*)\((['\"])(.*)\2\)$")
 # Exceptions that only wrap the one that says why: tenacity's, when Inspect's retries of a model call run out.
 WRAPPERS = {"RetryError": "the model call failed after Inspect's retries"}
+# Exceptions whose name alone does not say they came from the model call, when raised inside it (a frame of Inspect's
+# model layer in the traceback): a 200 reply whose body is not JSON, which neither Inspect nor the client retries.
+IN_MODEL_CALL = {"JSONDecodeError": "the model server's reply was not JSON; not retried"}
+MODEL_CALL_FRAME = re.compile(r"inspect_ai/model/_model\.py\", line \d+, in (?:_?generate)")
 
 
 def error_reason(error: EvalError) -> str:
     """One line saying why a run or sample errored: its message, or, for a wrapper such as tenacity's RetryError
-    (whose message names no cause), the first exception of its traceback's chain (Python prints the cause first)."""
+    (whose message names no cause), the first exception of its traceback's chain (Python prints the cause first);
+    an exception that came from the model call without saying so has that said after it."""
     message = ((error.message or "").strip().splitlines() or [""])[0]
+    if (as_repr := REPR_MESSAGE.match(message)) is not None:
+        message = f"{as_repr.group(1)}: {as_repr.group(3)}"
+    traceback = error.traceback or ""
     wrapper = next((name for name in WRAPPERS if message.startswith(name)), None)
-    causes = [(name, text) for name, text in EXCEPTION_LINE.findall(error.traceback or "") if name not in WRAPPERS]
+    causes = [(name, text) for name, text in EXCEPTION_LINE.findall(traceback) if name not in WRAPPERS]
     if wrapper is not None and causes:
         name, text = causes[0]
         return f"{name}: {text.strip()} ({WRAPPERS[wrapper]})"[:300]
+    name = message.split(":", 1)[0]
+    if name in IN_MODEL_CALL and MODEL_CALL_FRAME.search(traceback):
+        return f"{message[:240]} ({IN_MODEL_CALL[name]})"
     return message[:300]
 
 

@@ -202,7 +202,7 @@ def _start() -> Worker:
     with theirs:
         # The harness's own path, so recipes name what it imports (this checkout; a test module's environment class).
         path = os.pathsep.join(p for p in sys.path if p)
-        process = subprocess.Popen(memcg.enter_argv(procs, None, argv) if procs is not None else argv,
+        process = subprocess.Popen(memcg.enter_argv(procs, argv) if procs is not None else argv,
                                    pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True,
                                    env={**os.environ, "PYTHONPATH": path})
     ours.send(pickle.dumps({"memory_bytes": MEMORY_BYTES}))
