@@ -33,7 +33,7 @@ from verifierbench.sources.swebench import testrun  # noqa: E402
 from verifierbench.sources.swebench.budget import RUN_OVERHEAD_S, run_timeout_s  # noqa: E402
 from verifierbench.sources.swebench.checkout import checkout_dir  # noqa: E402
 from verifierbench.sources.swebench.reference import environment_of  # noqa: E402
-from verifierbench.suite import load_suite  # noqa: E402
+from verifierbench.suite.store import load_suite  # noqa: E402
 
 # The shim's entry point: the runner's module with its copy, `git apply` and test command timed (monotonic seconds).
 SHIM = '''

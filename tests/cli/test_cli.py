@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_suite import make_suite
-from verifierbench.suite import save_suite
+from verifierbench.suite.store import save_suite
 
 BIN = Path(sys.executable).parent / "verifierbench"
 
@@ -156,7 +156,7 @@ def test_doctor_says_in_one_line_each_what_code_tasks_builds_lack(tmp_path, monk
 def test_a_code_build_says_what_the_machine_lacks_in_its_first_lines(tmp_path, monkeypatch):
     """A missing 3.9 root file system (debootstrap absent) is said before any row is read: the build (here one that
     fails right after, on a missing instances file) says it first, not when its walk reaches such an instance."""
-    from verifierbench.errors import UserError
+    from verifierbench.core.errors import UserError
     from verifierbench.sources.swebench import prerequisites, python39_rootfs, selection
 
     monkeypatch.delenv(python39_rootfs.SWITCH_ENV, raising=False)

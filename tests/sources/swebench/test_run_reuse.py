@@ -19,11 +19,11 @@ import pytest
 from tests.sources.swebench.fixture import FLAKY_TEST_DIFF, new_file_diff
 from tests.sources.swebench.test_runcache import _Counting  # the real executor, counting its sandboxed runs
 from verifierbench.scorers.hidden_cases import judge_cases
-from verifierbench.schema import Category
+from verifierbench.core.schema import Category
 from verifierbench.public_env import run_counts
 from verifierbench.sources.swebench import run_reuse, runcache, testrun
 from verifierbench.sources.swebench.served_environment import CodeEnvironment
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

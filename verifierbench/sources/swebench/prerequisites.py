@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.executor.isolation import running_as_root
 from verifierbench.sources.swebench import checkout, extensions, python39_rootfs, venv_store
 

@@ -16,7 +16,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.sources.base import SourcePaths
 from verifierbench.sources.swebench import instances, prerequisites, venv_store
 from verifierbench.sources.swebench.checkout_cleanup import checkouts_in, drop_unused_checkouts
