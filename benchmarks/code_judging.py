@@ -9,10 +9,12 @@ eval, in this order:
 
 It reports each eval's wall time, the test runs made and reused while judging (the score metadata's `run_public`
 counts, summed over samples), and whether every case's decision in every round equals the reuse-off eval's with the
-same rounds. The suite: `--suite DIR` (for example the four named django tasks), else the offline fixture's code
-suite, built here with `verifierbench build --source swebench` from `tests/sources/swebench/fixture.py`.
+same rounds, with the machine's load average (1 min) at its start and end: on a shared machine, compare ratios. The
+suite: `--suite DIR` (for example the four named django tasks), else the offline fixture's code suite, built here with
+`verifierbench build --source swebench` from `tests/sources/swebench/fixture.py`. Last, one configuration on the 47
+(`--project-cases`, 1,060 cases) projected from each eval's seconds per case.
 
-    .venv/bin/python benchmarks/code_judging.py [--suite DIR] [--work DIR] [--limit N]
+    .venv/bin/python benchmarks/code_judging.py [--suite DIR] [--work DIR] [--limit N] [--project-cases 1060]
 """
 
 from __future__ import annotations
@@ -61,9 +63,11 @@ def one_eval(suite: Path, rounds: int, logs: Path, extra: dict[str, str], limit:
     """Runs one `inspect eval` and reads its log back: wall time, test-run counts and every case's decisions."""
     argv = [INSPECT, "eval", "verifierbench/verifierbench", "--model", MODEL, "-T", f"suite={suite}", "-T", f"rounds={rounds}",
             "--log-dir", str(logs), *(["--limit", str(limit)] if limit else [])]
+    load_before = os.getloadavg()[0]
     started = time.monotonic()
     done = subprocess.run(argv, cwd=ROOT, env=_environment(extra), capture_output=True, text=True)
     wall = time.monotonic() - started
+    load = (load_before, os.getloadavg()[0])
     if done.returncode:
         raise SystemExit(f"inspect eval failed ({' '.join(argv)}):\n{done.stderr[-3000:]}")
     (info,) = list_eval_logs(str(logs))
@@ -83,7 +87,7 @@ def one_eval(suite: Path, rounds: int, logs: Path, extra: dict[str, str], limit:
         for case in score.metadata["cases"]:
             decisions[f"{sample.id}/{case['case_id']}"] = case["decisions"]
             cases += 1
-    return {"rounds": rounds, "wall_s": wall, "made": made, "reused": reused, "not_kept": not_kept, "cases": cases,
+    return {"rounds": rounds, "wall_s": wall, "load": load, "made": made, "reused": reused, "not_kept": not_kept, "cases": cases,
             "samples": len(log.samples or []), "decisions": decisions}
 
 
@@ -93,6 +97,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, help="where logs and the run caches go (default: a temporary directory, removed)")
     parser.add_argument("--limit", type=int, help="only the first N samples")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--project-cases", type=int, default=1060, help="the cases of the configuration to project (the 47: 1,060)")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="vgb-code-judging-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -113,21 +118,28 @@ def main() -> int:
             result = one_eval(suite, rounds, logs, {"VERIFIERBENCH_RUN_REUSE": "1", **extra}, args.limit)
             result["name"] = name
             results.append(result)
-            print(f"{name}, rounds={rounds}: {result['wall_s']:.1f} s, {result['made']} runs made, {result['reused']} reused",
-                  flush=True)
+            print(f"{name}, rounds={rounds}: {result['wall_s']:.1f} s, {result['made']} runs made, {result['reused']} reused "
+                  f"(load {result['load'][0]:.1f} -> {result['load'][1]:.1f})", flush=True)
         baseline = {1: results[0], 3: results[1]}
         print(f"\nsuite {suite}: {results[0]['samples']} samples, {results[0]['cases']} cases\n")
-        print("| eval | rounds | wall s | x rounds=1 (same reuse) | test runs made | reused | not kept | decisions = reuse off |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| eval | rounds | wall s | x rounds=1 (same reuse) | s per case | test runs made | reused | not kept | "
+              "decisions = reuse off | load |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for result in results:
             same = result["decisions"] == baseline[result["rounds"]]["decisions"]
             base = results[0] if result["name"] == "reuse off" else results[2]
             print(f"| {result['name']} | {result['rounds']} | {result['wall_s']:.1f} | {result['wall_s'] / base['wall_s']:.2f} | "
-                  f"{result['made']} | {result['reused']} | {result['not_kept']} | {'identical' if same else 'DIFFERENT'} |")
+                  f"{result['wall_s'] / max(result['cases'], 1):.2f} | {result['made']} | {result['reused']} | {result['not_kept']} | "
+                  f"{'identical' if same else 'DIFFERENT'} | {result['load'][0]:.1f}-{result['load'][1]:.1f} |")
         again, first = results[4], results[3]
         print(f"\nrepeat / first (reuse on, rounds=3): {again['wall_s'] / first['wall_s']:.2f}; "
               f"rounds=3 / rounds=1 (reuse on, cold caches): {first['wall_s'] / results[2]['wall_s']:.2f}; "
               f"rounds=3 reuse on / off: {first['wall_s'] / results[1]['wall_s']:.2f}")
+        for result in results:
+            if result["rounds"] == 3:
+                minutes = result["wall_s"] / max(result["cases"], 1) * args.project_cases / 60
+                print(f"projected, {args.project_cases} cases at this eval's seconds per case ({result['name']}, rounds=3): "
+                      f"{minutes:.0f} min")
         if args.json:
             args.json.write_text(json.dumps([{k: v for k, v in r.items() if k != "decisions"} for r in results], indent=1))
         return 0 if all(r["decisions"] == baseline[r["rounds"]]["decisions"] for r in results) else 1

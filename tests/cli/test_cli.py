@@ -151,3 +151,22 @@ def test_doctor_says_in_one_line_each_what_code_tasks_builds_lack(tmp_path, monk
     line = code_task_lines()[1]
     assert line.startswith("code tasks, matplotlib's build packages: ")
     assert line.endswith("all present") if not missing else all(package in line for package in missing)
+
+
+def test_a_code_build_says_what_the_machine_lacks_in_its_first_lines(tmp_path, monkeypatch):
+    """A missing 3.9 root file system (debootstrap absent) is said before any row is read: the build (here one that
+    fails right after, on a missing instances file) says it first, not when its walk reaches such an instance."""
+    from verifierbench.core.errors import UserError
+    from verifierbench.sources.swebench import prerequisites, python39_rootfs, selection
+
+    monkeypatch.delenv(python39_rootfs.SWITCH_ENV, raising=False)
+    monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(tmp_path / "rootfs"))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no debootstrap on it
+    said: list[str] = []
+    with pytest.raises(UserError):
+        selection.build(0, str(tmp_path / "no-instances.jsonl"), str(tmp_path), tmp_path / "checkouts", ids="django__django-11848",
+                        say=said.append)
+    assert said and said[0].startswith("build: swebench: code tasks, Python 3.9 root file system: missing"), said
+    (tmp_path / "rootfs" / "usr" / "bin").mkdir(parents=True)
+    (tmp_path / "rootfs" / python39_rootfs.PYTHON_IN_ROOTFS).write_text("")
+    assert not any("Python 3.9" in note for note in prerequisites.build_notes())

@@ -176,6 +176,33 @@ def test_a_diff_writing_outside_its_tests_shapes_no_later_result(environment, st
     assert fresh["outcomes"] == shaped["outcomes"] == {"tests/test_clean.py::test_clean": "passed"} and len(runs) == 3
 
 
+# A server the first request's test leaves behind (its own session, outliving the test), on an abstract unix socket
+# and a loopback port: were it alive and reachable in a later run, it could answer that run's tests and shape a
+# result that is then kept.
+SERVER = ("import socket, time\nlocal = socket.socket(socket.AF_UNIX)\nlocal.bind('\\0vgb-poison')\nlocal.listen(64)\n"
+          "port = socket.socket()\nport.bind(('127.0.0.1', 47561))\nport.listen(64)\ntime.sleep(120)\n")
+PROBE = ("def reachable():\n    found = []\n"
+         "    for family, address in ((socket.AF_UNIX, '\\0vgb-poison'), (socket.AF_INET, ('127.0.0.1', 47561))):\n"
+         "        probe = socket.socket(family)\n        try:\n            probe.connect(address)\n"
+         "            found.append(address)\n        except OSError:\n            pass\n        finally:\n"
+         "            probe.close()\n    return found\n")
+LEAVER = new_file_diff("tests/test_leave_server.py", "import socket\nimport subprocess\nimport sys\nimport time\n\n" + PROBE +
+                       "\n\ndef test_leave_server():\n    subprocess.Popen([sys.executable, '-c', " + repr(SERVER) + "], start_new_session=True,\n"
+                       "                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                       "    for _ in range(100):\n        if len(reachable()) == 2:\n            return\n        time.sleep(0.1)\n"
+                       "    raise AssertionError(reachable())\n")
+ASKER = new_file_diff("tests/test_ask_server.py", "import socket\n\n" + PROBE + "\n\ndef test_ask_server():\n"
+                      "    assert not reachable(), reachable()\n")
+
+
+def test_a_server_left_behind_by_a_request_answers_no_later_run(environment, store, runs):
+    left = _ask(environment, LEAVER, ["tests/test_leave_server.py"])
+    assert left["exit_code"] == 0, left["log"][-800:]  # the server ran, reachable from its own run
+    asked = _ask(environment, ASKER, ["tests/test_ask_server.py"])
+    assert asked["exit_code"] == 0, asked["log"][-800:]  # neither its unix socket nor its port from the next run
+    assert len(runs) == 2 and len(list(store.glob("*.json.gz"))) == 2
+
+
 def _forged_record(key: str) -> bytes:
     result = {"applied": True, "exit_code": 0, "log": "FORGED", "report": {"outcomes": {"tests/test_parse.py::test_two_digit_year_near_future": "passed"}}}
     return gzip.compress(json.dumps({"format": runcache.FORMAT, "key": key, "seconds": 0.1, "result": result, "about": {}}).encode())

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from verifierbench.core.errors import UserError
 from verifierbench.sources.base import SourcePaths
-from verifierbench.sources.swebench import instances, venv_store
+from verifierbench.sources.swebench import instances, prerequisites, venv_store
 from verifierbench.sources.swebench.checkout_cleanup import checkouts_in, drop_unused_checkouts
 from verifierbench.sources.swebench.instance_build import construct_or_exclude
 from verifierbench.sources.swebench.task_record import upstream_version
@@ -75,6 +75,8 @@ def build(seed: int, instances_path: str | None = None, repos: str | None = None
         UserError: no rows, no clones to test against, or no instance could be tried.
     """
     chosen = instances.selected_ids(ids)  # an id named twice is refused before any data is read (no copy, no network)
+    for note in prerequisites.build_notes():  # in the first second, not when the walk reaches such an instance
+        say(f"build: swebench: {note}")
     rows, bad_rows = _read_rows(instances_path, say)
     repos_dir = _repos_dir(repos)
     exported_before = checkouts_in(store)
