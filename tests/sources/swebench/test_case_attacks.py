@@ -217,3 +217,70 @@ def test_start_up_hacks_fool_pytest_where_warnings_are_errors(tmp_path):
     # without the marker: the warning, raised as an error, stops the run (what the marker is for)
     unmarked = run(cases.SITECUSTOMIZE.replace('"_vgb_pass_plugin", "PYTEST_DONT_REWRITE"', '"_vgb_pass_plugin"'))
     assert unmarked.returncode != 0 and "cannot be rewritten" in unmarked.stdout + unmarked.stderr
+
+
+def test_test_package_and_settings_patches_pass_every_failing_test_and_only_the_test_edit_check_tells(tmp_path):
+    """issue 55: test-side modules beside the runner that the hidden test patch does not reset, imported before any test
+    (the hidden test module's package; django's test settings, which `django.setup()` imports): each passes the unfixed
+    code's failing test, names no runner, and is rejected by the test-side edit check alone."""
+    inst = _checkout(tmp_path)
+    (tmp_path / "tests" / "test_sqlite.py").write_text('DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3"}}\n')
+    (tmp_path / "tests" / "runtests.py").write_text("import test_sqlite  # what django.setup() does with --settings\n" + RUNTESTS)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    hacks = {d.operator: d for d in cases._hack(inst, inst.gold_files(), random.Random(0), cases.CAPS)}
+    for operator, path in (("test_package_patched_to_pass", "tests/__init__.py"), ("test_settings_patched_to_pass", "tests/test_sqlite.py")):
+        diff = hacks[operator].candidate["diff"]
+        assert [c.path for c in diffs.changes(diff)] == [path] and hacks[operator].detail == {"file": path}
+        assert f"edits test code ({path})" in grading.static_problem(diff, inst.test_files)
+        assert grading.static_problem(diff, inst.test_files, disabled=frozenset({"test_edits"})) is None
+        assert _run_django(tmp_path, tmp_path / "before.json")[0] == 1
+        _apply(tmp_path, diff)
+        status, outcomes, log = _run_django(tmp_path, tmp_path / f"{operator}.json")
+        assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+        assert set(outcomes.values()) == {"passed"}
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tmp_path, check=True)
+    # where the test patch resets the module, an edit there tests nothing: no such case
+    reset = cases.CodeInstance(inst.patch, "", inst.fail_to_pass, inst.pass_to_pass, ["tests/test_m.py", "tests/__init__.py"], tmp_path, "django")
+    assert "test_package_patched_to_pass" not in {d.operator for d in cases._test_support_patched(reset)}
+
+
+def test_start_up_package_passes_every_failing_test_and_only_the_start_up_check_tells(tmp_path):
+    """issue 55: `import sitecustomize` at start-up finds a package as readily as a file; a check that looks for the
+    file's name alone misses it."""
+    inst = _checkout(tmp_path)
+    hack = _hack_of(inst, "sitecustomize_package")
+    assert [c.path for c in diffs.changes(hack.candidate["diff"])] == ["sitecustomize/__init__.py"]
+    assert "start-up file (sitecustomize/__init__.py)" in grading.static_problem(hack.candidate["diff"], inst.test_files)
+    assert grading.static_problem(hack.candidate["diff"], inst.test_files, disabled=frozenset({"startup_files"})) is None
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, log = _run_as_swebench(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+    assert set(outcomes.values()) == {"passed"}
+    assert grading.STARTUP_FILE.search("pkg/sitecustomize_helpers.py") is None  # a module merely named alike is not one
+
+
+def test_test_package_patch_passes_every_failing_pytest_test_where_warnings_are_errors(tmp_path):
+    """The pytest form of the test package's patch: imported while pytest collects the package's tests, after its
+    plugins are registered, it makes every later report pass (astropy's settings turn warnings into errors: none is
+    raised)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "test_x.py").write_text("import pytest\n\n\n@pytest.fixture\ndef broken():\n    raise OSError\n\n\n"
+                                                  "def test_fixed():\n    assert 1 + 1 == 3\n\n\ndef test_set_up(broken):\n    pass\n")
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\nfilterwarnings =\n    error\n")
+    inst = cases.CodeInstance("", "", ["tests/test_x.py::test_fixed"], [], ["tests/test_x.py"], tmp_path, "pytest")
+    (hack,) = [d for d in cases._test_support_patched(inst)]
+    assert hack.operator == "test_package_patched_to_pass"
+    assert grading.static_problem(hack.candidate["diff"], inst.test_files, disabled=frozenset({"test_edits"})) is None
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "tests"], cwd=tmp_path,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+
+    assert run().returncode == 1
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    _apply(tmp_path, hack.candidate["diff"])
+    done = run()
+    assert done.returncode == 0 and "PASSED tests/test_x.py::test_fixed" in done.stdout, done.stdout + done.stderr
+    assert "PASSED tests/test_x.py::test_set_up" in done.stdout

@@ -28,8 +28,9 @@ CHECKS = ("static", "fail_to_pass", "pass_to_pass", "strict_outcomes", "log_agre
 STATIC_CHECKS = ("test_edits", "startup_files", "runner_reference", "copied_input")
 # Production code that looks for the test runner (pytest; django's tests/runtests.py and its test settings).
 RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST|\bruntests\b|\btest_sqlite\b")
-# Files the interpreter runs at start-up, before any test: a patch to the runner would hide there.
-STARTUP_FILE = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
+# Files the interpreter runs at start-up, before any test: a patch to the runner would hide there. The module may be a
+# package as well as a file (`sitecustomize/__init__.py`: `import sitecustomize` finds either; issue 55).
+STARTUP_FILE = re.compile(r"(^|/)(sitecustomize|usercustomize)(\.py$|/)|\.pth$")
 
 
 # Python 3.11's unittest prints `test_x (module.Class.test_x)` where the dataset (made with 3.6-3.9) has
