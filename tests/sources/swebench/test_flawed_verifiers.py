@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXHAUSTIVE, SHARED, _build, skip_unless_required
-from verifierbench.references import decide
-from verifierbench.suite import load_suite
+from verifierbench.sources.references import decide
+from verifierbench.suite.store import load_suite
 
 COPY = SHARED / "upstream" / "swebench"
 ALL_IDS = ("django__django-11848", "django__django-11734", "django__django-12155", "django__django-11740")

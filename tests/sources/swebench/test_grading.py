@@ -8,7 +8,7 @@ import pytest
 
 from verifierbench.sources.swebench.grading import upstream_resolved
 from verifierbench.sources.swebench.reference import decide, hidden_run
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 
