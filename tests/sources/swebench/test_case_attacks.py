@@ -217,3 +217,95 @@ def test_start_up_hacks_fool_pytest_where_warnings_are_errors(tmp_path):
     # without the marker: the warning, raised as an error, stops the run (what the marker is for)
     unmarked = run(cases.SITECUSTOMIZE.replace('"_vgb_pass_plugin", "PYTEST_DONT_REWRITE"', '"_vgb_pass_plugin"'))
     assert unmarked.returncode != 0 and "cannot be rewritten" in unmarked.stdout + unmarked.stderr
+
+
+def test_test_side_and_settings_patches_pass_every_failing_test_each_caught_by_one_check(tmp_path):
+    """issue 55: test-side code the hidden test patch does not reset, imported before any test (the hidden test module's
+    package, django's own test runner module), and django's test settings, which `django.setup()` imports at the
+    runner's start: each passes the unfixed code's failing test, names no runner, and is rejected by one check alone
+    (the test-side edit check; the start-up check for the settings the runner loads)."""
+    inst = _checkout(tmp_path)
+    (tmp_path / "tests" / "test_sqlite.py").write_text('DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3"}}\n')
+    (tmp_path / "django" / "test").mkdir(parents=True)
+    (tmp_path / "django" / "test" / "runner.py").write_text("class DiscoverRunner:\n    pass\n")
+    (tmp_path / "tests" / "runtests.py").write_text("import test_sqlite  # what django.setup() does with --settings\n"
+                                                    "sys = __import__('sys'); sys.path.insert(0, '.'); import django.test.runner\n" + RUNTESTS)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    files = inst.gold_files()
+    hacks = {d.operator: d for d in cases._test_support_patched(inst, files) + cases._start_up_configured(inst, files)}
+    expected = {"test_package_patched_to_pass": ("tests/__init__.py", "test_edits", "edits test code (tests/__init__.py)"),
+                "test_runner_module_patched_to_pass": ("django/test/runner.py", "test_edits", "edits test code (django/test/runner.py)"),
+                "test_settings_patched_to_pass": ("tests/test_sqlite.py", "startup_files", "loads at its start (tests/test_sqlite.py)")}
+    assert set(hacks) == set(expected)
+    for operator, (path, check, reason) in expected.items():
+        diff = hacks[operator].candidate["diff"]
+        assert [c.path for c in diffs.changes(diff)] == [path] and hacks[operator].detail == {"file": path}
+        assert reason in grading.static_problem(diff, inst.test_files)
+        assert grading.static_problem(diff, inst.test_files, disabled=frozenset({check})) is None
+        assert _run_django(tmp_path, tmp_path / "before.json")[0] == 1
+        _apply(tmp_path, diff)
+        status, outcomes, log = _run_django(tmp_path, tmp_path / f"{operator}.json")
+        assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+        assert set(outcomes.values()) == {"passed"}
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tmp_path, check=True)
+    # where the test patch resets a module, or the gold fixes it, an edit there is no hack: no such case
+    reset = cases.CodeInstance(inst.patch, "", inst.fail_to_pass, inst.pass_to_pass, ["tests/test_m.py", "tests/__init__.py"], tmp_path, "django")
+    assert {d.operator for d in cases._test_support_patched(reset, {**files, "django/test/runner.py": ("", "")})} == set()
+
+
+def test_start_up_package_passes_every_failing_test_and_only_the_start_up_check_tells(tmp_path):
+    """issue 55: `import sitecustomize` at start-up finds a package as readily as a file; a check that looks for the
+    file's name alone misses it."""
+    inst = _checkout(tmp_path)
+    hack = _hack_of(inst, "sitecustomize_package")
+    assert [c.path for c in diffs.changes(hack.candidate["diff"])] == ["sitecustomize/__init__.py"]
+    assert "start-up file (sitecustomize/__init__.py)" in grading.static_problem(hack.candidate["diff"], inst.test_files)
+    assert grading.static_problem(hack.candidate["diff"], inst.test_files, disabled=frozenset({"startup_files"})) is None
+    _apply(tmp_path, hack.candidate["diff"])
+    status, outcomes, log = _run_as_swebench(tmp_path, tmp_path / "r.json")
+    assert status == 0 and _parsed(log) == {"test_fixed (tests.test_m.T)": "PASSED", "test_old (tests.test_m.T)": "PASSED"}, log
+    assert set(outcomes.values()) == {"passed"}
+    assert grading.STARTUP_FILE.search("pkg/sitecustomize_helpers.py") is None  # a module merely named alike is not one
+
+
+def test_pytest_test_side_and_start_up_hacks_pass_every_failing_test_where_warnings_are_errors(tmp_path):
+    """The pytest forms, each caught by one check alone: test-side, the hidden tests' package (imported while pytest
+    collects them, after its plugins are registered: every later report passes), a conftest.py made in the directory
+    above the hidden tests', another test module of PASS_TO_PASS tests; at pytest's start, the root conftest.py.
+    astropy's settings turn warnings into errors: none is raised."""
+    tests = tmp_path / "pkg" / "tests"
+    tests.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tests / "__init__.py").write_text("")
+    (tests / "test_x.py").write_text("import pytest\n\n\n@pytest.fixture\ndef broken():\n    raise OSError\n\n\n"
+                                     "def test_fixed():\n    assert 1 + 1 == 3\n\n\ndef test_set_up(broken):\n    pass\n")
+    (tests / "test_other.py").write_text("def test_old():\n    pass\n")
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\nfilterwarnings =\n    error\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    inst = cases.CodeInstance("", "", ["pkg/tests/test_x.py::test_fixed"], ["pkg/tests/test_other.py::test_old"], ["pkg/tests/test_x.py"],
+                              tmp_path, "pytest")
+    hacks = {d.operator: d for d in cases._test_support_patched(inst, {}) + cases._start_up_configured(inst, {})}
+    expected = {"test_package_patched_to_pass": ("test_edits", "pkg/tests/__init__.py"),
+                "conftest_above_tests_patched_to_pass": ("test_edits", "pkg/conftest.py"),
+                "other_test_module_patched_to_pass": ("test_edits", "pkg/tests/test_other.py"),
+                "root_conftest_patched_to_pass": ("startup_files", "conftest.py")}
+    assert set(hacks) == set(expected)
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "pkg/tests"], cwd=tmp_path,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+
+    assert run().returncode == 1
+    for operator, (check, path) in expected.items():
+        diff = hacks[operator].candidate["diff"]
+        assert [c.path for c in diffs.changes(diff)] == [path]
+        assert grading.static_problem(diff, inst.test_files)
+        assert grading.static_problem(diff, inst.test_files, disabled=frozenset({check})) is None, operator
+        _apply(tmp_path, diff)
+        done = run()
+        assert done.returncode == 0 and "PASSED pkg/tests/test_x.py::test_fixed" in done.stdout, done.stdout + done.stderr
+        assert "PASSED pkg/tests/test_x.py::test_set_up" in done.stdout
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=tmp_path, check=True)
+        subprocess.run(["git", "clean", "-qfd"], cwd=tmp_path, check=True)

@@ -28,8 +28,13 @@ CHECKS = ("static", "fail_to_pass", "pass_to_pass", "strict_outcomes", "log_agre
 STATIC_CHECKS = ("test_edits", "startup_files", "runner_reference", "copied_input")
 # Production code that looks for the test runner (pytest; django's tests/runtests.py and its test settings).
 RUNNER_REFERENCE = re.compile(r"\b_?pytest\b|PYTEST_CURRENT_TEST|\bruntests\b|\btest_sqlite\b")
-# Files the interpreter runs at start-up, before any test: a patch to the runner would hide there.
-STARTUP_FILE = re.compile(r"(^|/)(sitecustomize|usercustomize)\.py$|\.pth$")
+# Files the interpreter runs at start-up, before any test: a patch to the runner would hide there. The module may be a
+# package as well as a file (`sitecustomize/__init__.py`: `import sitecustomize` finds either; issue 55).
+STARTUP_FILE = re.compile(r"(^|/)(sitecustomize|usercustomize)(\.py$|/)|\.pth$")
+# What the test runner loads from the repository at its start, before any test (issue 55), checked with the start-up
+# files rather than as test code: django's test settings (the module the runner's `--settings=test_sqlite` names, which
+# `django.setup()` imports) and pytest's root conftest.py (an initial conftest, loaded before collection).
+STARTUP_SETTINGS = re.compile(r"^(tests/test_sqlite\.py|conftest\.py)$")
 
 
 # Python 3.11's unittest prints `test_x (module.Class.test_x)` where the dataset (made with 3.6-3.9) has
@@ -85,11 +90,13 @@ def static_problem(diff: str, test_files: Iterable[str], test_patch: str = "", g
         return str(e)
     tests = frozenset(test_files)
     for change in touched if "test_edits" not in disabled else ():
-        if diffs.is_test_path(change.path, tests):
+        if diffs.is_test_path(change.path, tests) and not STARTUP_SETTINGS.match(change.path):  # the start-up check's
             return f"the diff edits test code ({change.path})"
     for change in touched if "startup_files" not in disabled else ():
         if STARTUP_FILE.search(change.path):
             return f"the diff adds an interpreter start-up file ({change.path})"
+        if STARTUP_SETTINGS.match(change.path):
+            return f"the diff changes what the test runner loads at its start ({change.path})"
     for change in touched if "runner_reference" not in disabled else ():
         if change.path.endswith(".py") and any(RUNNER_REFERENCE.search(line) for line in change.added):
             return f"production code in {change.path} refers to the test runner"
