@@ -22,7 +22,6 @@ import importlib
 import random
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, cast
 
-from verifierbench.sources import registry
 from verifierbench.sources.base import MissingPart, Reference, Source, SourcePaths
 
 if TYPE_CHECKING:
@@ -127,6 +126,9 @@ def interaction_source(reference: Reference) -> InteractionSource:
         ValueError: the record names no known source.
         MissingPart: its source makes no interaction records.
     """
+    # Imported here: the registry imports every source module, whose class subclasses this module's base.
+    from verifierbench.sources import registry
+
     found = registry.of(reference)
     if not isinstance(found, InteractionSource):
         raise MissingPart(f"source {found.name} has no interaction records")
