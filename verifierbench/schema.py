@@ -8,7 +8,7 @@ from typing import Any, Final, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
 from pydantic_core import CoreSchema, core_schema
 
-from verifierbench.hashing import case_id_for, content_hash, task_id_for
+from verifierbench.core.hashing import case_id_for, content_hash, task_id_for
 
 SCHEMA_VERSION: Final = 1
 

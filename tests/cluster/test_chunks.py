@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from verifierbench.cluster import ray_judge
 from verifierbench.cluster.ray_judge import CHUNK_CASES, RayJudge
-from verifierbench.schema import CandidateFormat, TaskType
+from verifierbench.core.schema import CandidateFormat, TaskType
 
 
 def case_runs(task_id: str, task_type: TaskType, verifier: SimpleNamespace, count: int) -> list[SimpleNamespace]:

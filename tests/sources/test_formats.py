@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifierbench.schema import CandidateFormat, Task, TaskType
+from verifierbench.core.schema import CandidateFormat, Task, TaskType
 from verifierbench.sources import registry
 from verifierbench.sources.base import Source, register_source
 from verifierbench.sources.formats.base import FORMATS, Format, PublicRun, register_format
@@ -130,7 +130,7 @@ def test_the_prompt_promises_run_public_where_the_source_serves_it(checker, form
 def test_the_build_refuses_a_task_whose_format_is_not_its_source_s():
     from types import SimpleNamespace
 
-    from verifierbench.build import _check_formats
+    from verifierbench.suite.build import _check_formats
 
     record = Task.create(source="tau2", source_id="x", format=INTERACTION_RECORD, instruction="", environment={})
     _check_formats("tau2", SimpleNamespace(retained=[SimpleNamespace(task=record)]))  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from tests.sources.single_call.format import SINGLE_CALL
 from verifierbench.construction.drafts import Draft
 from verifierbench.construction.replay import replay
 from verifierbench.construction.selection import Selection
-from verifierbench.schema import Task
+from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 
 TOOLS = [{"name": "set_alarm", "description": "Sets an alarm.",

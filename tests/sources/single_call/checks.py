@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from verifierbench.construction.proposals import Proposal
-from verifierbench.schema import Category, Task, TestCase
+from verifierbench.core.schema import Category, Task, TestCase
 from verifierbench.sources import registry
 
 Call = dict[str, Any]
