@@ -14,7 +14,7 @@ from verifierbench.core.schema import CandidateFormat, TaskType
 def case_runs(task_id: str, task_type: TaskType, verifier: SimpleNamespace, count: int) -> list[SimpleNamespace]:
     code = task_type is TaskType.code
     task = SimpleNamespace(id=task_id, type=task_type, source=SimpleNamespace(value="swebench" if code else "bfcl"),
-                           candidate_format=CandidateFormat.diff if code else CandidateFormat.tool_calls)
+                           candidate_format=CandidateFormat("diff" if code else "tool_calls"))
     return [SimpleNamespace(task=task, key=f"{task_id}-{i}", candidate={}, verifier=verifier) for i in range(count)]
 
 

@@ -12,18 +12,18 @@ from verifierbench.sources.formats.base import FORMATS, Format, PublicRun, regis
 from verifierbench.sources.formats.code import CODE
 from verifierbench.sources.formats.diff import DIFF
 from verifierbench.sources.formats.interaction_record import INTERACTION_RECORD
-from verifierbench.sources.formats.registry import TASK_TYPES, format_named, format_of, sample_public_format
+from verifierbench.sources.formats.registry import BUILT_IN, TASK_TYPES, format_named, format_of, sample_public_format
 from verifierbench.sources.formats.tool_calls import TOOL_CALLS
 
 ALL = (TOOL_CALLS, INTERACTION_RECORD, CODE, DIFF)
 
 
-def test_one_format_per_candidate_format_and_their_types_are_the_task_types():
-    assert {f.name for f in ALL} == {c.value for c in CandidateFormat} and set(FORMATS) >= {c.value for c in CandidateFormat}
+def test_the_built_in_formats_are_registered_and_their_types_are_the_task_types():
+    assert BUILT_IN == ALL and set(FORMATS) >= {f.name for f in ALL}
     assert set(TASK_TYPES) == {t.value for t in TaskType} and TASK_TYPES == ("tool-call", "state", "code")
-    for candidate_format in CandidateFormat:
-        found = format_named(candidate_format.value)
-        assert isinstance(found, Format) and found.name == candidate_format.value
+    for known in ALL:
+        found = format_named(known.name)
+        assert found is known and isinstance(found, Format)
     with pytest.raises(KeyError, match="no candidate format 'tool-call'"):
         format_named("tool-call")
     with pytest.raises(ValueError, match="registered twice"):
@@ -54,7 +54,11 @@ def test_every_source_declares_the_format_its_tasks_have():
 
 def test_the_task_type_is_derived_from_the_format():
     task = Task.create(source="bfcl", source_id="x", format=CODE, instruction="", environment={}, reference={})
-    assert (task.type, task.candidate_format) == (TaskType.state, CandidateFormat.code) and format_of(task) is CODE
+    assert (task.type, task.candidate_format) == (TaskType.state, "code") and format_of(task) is CODE
+    assert isinstance(task.candidate_format, CandidateFormat)  # a name the format registry checks, as a source's
+    unknown = Task.create(source="bfcl", source_id="y", type="state", candidate_format="nonesuch", instruction="", environment={})
+    with pytest.raises(KeyError, match="no candidate format 'nonesuch'"):
+        format_of(unknown)
     with pytest.raises(ValueError, match="pass neither"):
         Task.create(source="bfcl", source_id="x", format=CODE, type="state", instruction="", environment={})
 

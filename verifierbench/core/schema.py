@@ -19,13 +19,8 @@ class TaskType(str, Enum):
     code = "code"
 
 
-class Source(str):
-    """A task's source, by name: as in `--source` and the `checker` of the task's reference record.
-
-    Which names exist is the source registry's (sources/registry.py), which checks them where a name is looked up
-    (`registry.source`, a decisions file's `source`). The data model takes any non-empty name and does not import
-    the registry: the registry imports every source, and the sources build tasks from this module.
-    """
+class _Name(str):
+    """A non-empty name whose registry lives outside the data model (a source's, a candidate format's)."""
 
     __slots__ = ()
 
@@ -40,13 +35,27 @@ class Source(str):
             cls, core_schema.str_schema(min_length=1), serialization=core_schema.to_string_ser_schema())
 
 
-class CandidateFormat(str, Enum):
-    """What the verifier receives as its candidate (docs/protocol.md)."""
+class Source(_Name):
+    """A task's source, by name: as in `--source` and the `checker` of the task's reference record.
 
-    tool_calls = "tool_calls"  # {"raw": str, "parsed": [{"name", "arguments"}]}
-    interaction_record = "interaction_record"  # messages, tool calls with results, final response
-    code = "code"  # {"code": str} (AppWorld)
-    diff = "diff"  # {"diff": str} plus a read-only repository checkout
+    Which names exist is the source registry's (sources/registry.py), which checks them where a name is looked up
+    (`registry.source`, a decisions file's `source`). The data model takes any non-empty name and does not import
+    the registry: the registry imports every source, and the sources build tasks from this module.
+    """
+
+    __slots__ = ()
+
+
+class CandidateFormat(_Name):
+    """A task's candidate format, by name: what the verifier receives as its candidate (docs/protocol.md).
+
+    Which names exist is the format registry's (sources/formats/registry.py: `tool_calls`, `interaction_record`,
+    `code`, `diff`, and any format a source module registers), which checks them where a name is looked up
+    (`format_named`, `format_of`). As with `Source`, the data model takes any non-empty name and does not import the
+    registry, so a new format is added from its own folder (docs/adding-a-format.md).
+    """
+
+    __slots__ = ()
 
 
 class Category(str, Enum):

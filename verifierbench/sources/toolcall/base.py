@@ -10,7 +10,6 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from verifierbench.sources import registry
 from verifierbench.sources.base import MissingPart, Reference, Source
 
 if TYPE_CHECKING:
@@ -77,6 +76,9 @@ def tool_call_source(reference: Reference) -> ToolCallSource:
         ValueError: the record names no known source.
         MissingPart: its source is not a tool-call source.
     """
+    # Imported here: the registry imports every source module, whose class subclasses this module's base.
+    from verifierbench.sources import registry
+
     found = registry.of(reference)
     if not isinstance(found, ToolCallSource):
         raise MissingPart(f"source {found.name} has no answer key (not a tool-call source)")
