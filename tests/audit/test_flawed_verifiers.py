@@ -14,7 +14,7 @@ import asyncio
 import pytest
 
 from tests.audit.helpers import load_flaw, flawed_files, reference_files, trusted_executor
-from tests.conftest import ci_sample
+from tests.conftest import representative_tasks
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
@@ -141,10 +141,11 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
 @pytest.mark.timeout(900)  # every BFCL/ACEBench task, full rounds: within 300 s idle, past it at load 18
 @pytest.mark.parametrize("source", ["bfcl", "acebench"])
 def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path):
-    """Every task under VERIFIERBENCH_EXHAUSTIVE=1 (80 s a source idle); CI audits a fixed third of them."""
+    """Every task under VERIFIERBENCH_EXHAUSTIVE=1 (80 s a source idle); CI audits a fixed sample holding every
+    category and case family of the source (representative_tasks)."""
     # BFCL from the installed package; ACEBench from the data shipped in verifierbench.
     suite = load_suite(request.getfixturevalue("bfcl_suite" if source == "bfcl" else "built"))
-    tasks = ci_sample(sorted((t for t in suite.tasks.values() if t.source.value == source), key=lambda t: t.id))
+    tasks = [suite.tasks[task_id] for task_id in representative_tasks(suite, source)]
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     certified = 0
     for task in tasks:
@@ -154,3 +155,22 @@ def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path
         assert result.rounds == engine.DEFAULT_ROUNDS
         certified += result.certified
     assert tasks and certified > 10 * len(tasks)  # the audit did propose and run fresh candidates
+
+
+@pytest.mark.parametrize("source", ["bfcl", "acebench"])
+def test_the_ci_sample_holds_every_category_and_case_family_of_the_source(source, full_suite):
+    """The fixed sample CI's tool-call sweeps take (representative_tasks) is what it says it is."""
+    from tests.conftest import EXHAUSTIVE
+
+    tasks = [t for t in full_suite.tasks.values() if t.source.value == source]
+    sample = representative_tasks(full_suite, source)
+
+    def held(task_ids) -> tuple[set, set]:
+        categories = {full_suite.tasks[t].metadata["upstream_category"] for t in task_ids}
+        families = {(key, c.provenance[key]) for t in task_ids for c in full_suite.cases_by_task[t]
+                    for key in ("operator", "family") if c.provenance.get(key)}
+        return categories, families
+
+    assert held(sample) == held([t.id for t in tasks])
+    assert sample == sorted(sample) and len(set(sample)) == len(sample)
+    assert EXHAUSTIVE or len(sample) < len(tasks) / 3, (len(sample), len(tasks))

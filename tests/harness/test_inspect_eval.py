@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ci_sample, logs_of
+from tests.conftest import logs_of, representative_tasks
 from tests.harness.inspect_cli import eval_log, inspect, metrics
 from verifierbench.suite import load_suite
 from verifierbench.task import TASK_VERSION
@@ -41,9 +41,11 @@ def test_always_accept_scores_tpr_100_and_accepts_every_attack(tmp_path, bfcl_po
 
 
 def test_heuristic_policy_is_strictly_between_constant_and_perfect(tmp_path, built):
-    # Every tool-call task under VERIFIERBENCH_EXHAUSTIVE=1; CI a fixed third of each source (ci_sample).
-    tasks = [t for source in ("bfcl", "acebench") for t in ci_sample(
-        [f"{t.source.value}/{t.source_id}" for t in load_suite(built).tasks.values() if t.source.value == source])]
+    # Every tool-call task under VERIFIERBENCH_EXHAUSTIVE=1; CI a fixed sample holding every category and case family
+    # of each source (representative_tasks).
+    suite = load_suite(built)
+    tasks = [f"{suite.tasks[t].source.value}/{suite.tasks[t].source_id}" for source in ("bfcl", "acebench")
+             for t in representative_tasks(suite, source)]
     log = run(tmp_path, built, "verifierbench/heuristic", "-T", f"task_ids={','.join(tasks)}")
     got = metrics(log)
     assert 0.0 < got["BA_norm"] < 100.0
