@@ -60,19 +60,31 @@ def _without_family(suite, task_id, families) -> list:
     return [c for c in suite.cases_by_task[task_id] if c.provenance.get("operator") not in families]
 
 
-def _missed_by_hidden(suite, flaw, families) -> list:
-    """Tasks where the flaw agrees with every hidden label outside `families` but some certified audit candidate
-    triggers it (in process)."""
+def _certified_candidates(suite) -> dict:
+    """Per task, every candidate the deterministic auditor proposes in its default rounds and the reference certifies
+    (each key once, in proposal order)."""
+    return {task_id: [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), set())]
+            for task_id, task in suite.tasks.items()}
+
+
+def _missed_by_hidden(suite, candidates, flaw, families) -> list:
+    """Tasks where the flaw agrees with every hidden label outside `families` but some certified audit candidate new
+    to those hidden cases triggers it (in process; `candidates`: _certified_candidates(suite))."""
     found = []
     for task_id, task in sorted(suite.tasks.items()):
         hidden = _without_family(suite, task_id, families)
         if any(_wrong(flaw, task, c.candidate, c.label) for c in hidden):
             continue
         known = {candidate_key(c.candidate) for c in hidden}
-        certified = [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), known)]
-        if any(_wrong(flaw, task, w.candidate, w.label) for w in certified):
+        if any(_wrong(flaw, task, w.candidate, w.label) for w in candidates[task_id] if w.key not in known):
             found.append(task)
     return found
+
+
+@pytest.fixture(scope="module")
+def bfcl_candidates(suite) -> dict:
+    """_certified_candidates of the BFCL suite, made once for every flaw."""
+    return _certified_candidates(suite)
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +94,7 @@ def full_suite(built):
 
 @pytest.fixture(scope="module")
 def audit_candidates(full_suite) -> dict:
-    """Per task, every candidate the deterministic auditor proposes in its default rounds and the reference certifies."""
-    return {task_id: [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), set())]
-            for task_id, task in full_suite.tasks.items()}
+    return _certified_candidates(full_suite)
 
 
 def test_the_reference_scores_100_on_every_hidden_case(full_suite):
@@ -112,8 +122,8 @@ def test_hidden_suite_catches_each_flaw_where_it_applies(flaw_name, full_suite, 
 
 
 @pytest.mark.parametrize("flaw_name", sorted(FLAWS))
-def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, executor, tmp_path):
-    tasks = _missed_by_hidden(suite, load_flaw(flaw_name), FLAWS[flaw_name])
+def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, bfcl_candidates, executor, tmp_path):
+    tasks = _missed_by_hidden(suite, bfcl_candidates, load_flaw(flaw_name), FLAWS[flaw_name])
     assert tasks, f"no task where the generators can trigger {flaw_name} unseen by the hidden suite without {FLAWS[flaw_name]}"
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     for task in tasks[:TASKS_PER_FLAW]:
