@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import BIN, logs_of
-from tests.harness.inspect_cli import eval_log, inspect
+from tests.harness.inspect_cli import INSPECT, eval_log, inspect
 from verifierbench import verifier_files
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
@@ -36,6 +37,26 @@ def logs_by_model(log_dir) -> dict:
     return found
 
 
+def rescored_copy(model: str, path: Path, unscored, directory: Path):
+    """`inspect score` on a copy of the log, overwriting it: the heuristic's with the scorer and its options given as
+    the log records them; the random policy's with no options at all (the log records the scorer as `hidden_cases`,
+    which Inspect finds under that name, verifierbench/_registry.py; it asks whether to overwrite the log or write a
+    new one, and the answer is the only input)."""
+    copy = directory / model.replace("/", "_") / path.name
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(path.read_bytes())
+    if model == "verifierbench/heuristic":
+        options = {o.name: o.options for o in unscored.eval.scorers}["hidden_cases"]
+        scored = inspect("score", str(copy), "--scorer", "verifierbench/hidden_cases", "-S", f"suite={options['suite']}",
+                         "-S", f"rounds={options['rounds']}", "--action", "overwrite", "--overwrite")
+    else:
+        scored = subprocess.run([*INSPECT, "score", str(copy)], input="overwrite\n", capture_output=True, text=True,
+                                timeout=900, cwd=copy.parent, env={**os.environ, "INSPECT_DISPLAY": "none"})
+    assert scored.returncode == 0, scored.stdout[-2000:] + scored.stderr[-3000:]
+    assert list(copy.parent.glob("*.eval")) == [copy], "a new log instead of the overwrite"
+    return read_eval_log(str(copy))
+
+
 def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, bfcl_policy_logs):
     """Both policies (a deterministic and a seeded random one) in one `inspect eval --no-score`, a log each."""
     common = ["--model", ",".join(MODELS), "-T", f"suite={bfcl_suite}", "-T", "source=bfcl", "--limit", "6"]
@@ -51,17 +72,11 @@ def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, bfcl_p
         # the coupled run, with these options
         expected[model] = scores_of(eval_log(logs_of(bfcl_policy_logs, [model], tmp_path / "coupled" / model.replace("/", "_"))))
 
-        # inspect score on a copy of the log. The log names its scorer unqualified (`hidden_cases`), which `inspect
-        # score` cannot resolve for a package task without --scorer: the scorer and its options are given as the log
-        # records them.
-        copy = tmp_path / "copy" / path.name
-        copy.parent.mkdir(exist_ok=True)
-        copy.write_bytes(path.read_bytes())
-        options = {o.name: o.options for o in unscored.eval.scorers}["hidden_cases"]
-        scored = inspect("score", str(copy), "--scorer", "verifierbench/hidden_cases", "-S", f"suite={options['suite']}",
-                         "-S", f"rounds={options['rounds']}", "--action", "overwrite", "--overwrite")
-        assert scored.returncode == 0, scored.stderr[-3000:]
-        assert scores_of(read_eval_log(str(copy))) == expected[model], model
+        rescored = rescored_copy(model, path, unscored, tmp_path / "copy")
+        assert scores_of(rescored) == expected[model], model
+        coupled = eval_log(tmp_path / "coupled" / model.replace("/", "_"))
+        assert {str(s.id): s.scores["hidden_cases"].metadata["cases"] for s in rescored.samples} == \
+               {str(s.id): s.scores["hidden_cases"].metadata["cases"] for s in coupled.samples}, model
 
     # verifierbench judge --logs, in place: both logs
     judged = subprocess.run([str(BIN / "verifierbench"), "judge", "--logs", str(tmp_path / "deferred")],

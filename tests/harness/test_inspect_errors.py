@@ -24,6 +24,7 @@ BAD_TASK_OPTIONS = [
     ("audit=1", "verifierbench: -T audit=1: expected true or false"),
     ("message_limit=abc", "verifierbench: -T message_limit='abc': expected a whole number (0: no limit)"),
     ("task_ids=12", "verifierbench: -T task_ids=12: expected comma-separated task ids"),
+    ("shard=3/2", "verifierbench: -T shard='3/2': expected i/N"),  # issue 38
 ]
 
 

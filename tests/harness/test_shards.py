@@ -11,13 +11,10 @@ from types import SimpleNamespace
 import pytest
 
 from tests.cli.test_cli import cli
-from tests.conftest import REPO_ROOT
-from tests.harness.inspect_cli import INSPECT, inspect
+from tests.conftest import REPO_ROOT, first_tasks, logs_of
+from tests.harness.inspect_cli import INSPECT
 from verifierbench.errors import UserError
 from verifierbench.harness.shards import parse_shard, shard_of
-
-TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10", "bfcl/multiple_22", "bfcl/parallel_multiple_8", "bfcl/simple_python_26")
-
 
 def test_the_shards_of_a_selection_cover_it_once_and_keep_its_order():
     tasks = [SimpleNamespace(id=f"vgb-t-{n:02x}") for n in (7, 3, 250, 9, 16, 42, 1)]
@@ -40,15 +37,15 @@ def test_a_shard_without_tasks_is_refused():
 
 
 @pytest.mark.usefixtures("bwrap_available")
-def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp_path, bfcl_suite):
+def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp_path, bfcl_suite, bfcl_policy_logs):
+    # One process: the heuristic's log of the shared policy logs (BFCL's first six tasks, default options).
+    single = logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path / "single")
     common = ["eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={bfcl_suite}",
-              "-T", f"task_ids={','.join(TASKS)}"]
+              "-T", f"task_ids={first_tasks(bfcl_suite, 6)}"]
     # The two shards run at once, as on two hosts, each into its own log directory; the leaderboard reads both.
     shards = [subprocess.Popen([*INSPECT, *common, "-T", f"shard={n}/2", "--log-dir", str(tmp_path / "shards" / f"host{n}")],
                                cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "INSPECT_DISPLAY": "none"}) for n in (1, 2)]
-    single = inspect(*common, "--log-dir", str(tmp_path / "single"))
-    assert single.returncode == 0, single.stderr[-3000:]
     for process in shards:
         _, stderr = process.communicate(timeout=900)
         assert process.returncode == 0, stderr[-3000:]
@@ -59,19 +56,15 @@ def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp
         (only,) = json.loads(result.stdout).values()
         return only
 
-    merged, one = row(tmp_path / "shards"), row(tmp_path / "single")
+    merged, one = row(tmp_path / "shards"), row(single)
     assert len(merged.pop("logs")) == 2 and len(one.pop("logs")) == 1
-    # each log's own record (its name and coverage): two shard logs of 3 and 2 samples against one of 5
+    # each log's own record (its name and coverage): two shard logs of 3 samples each against one of 6
     shard_records, single_records = merged.pop("log_records"), one.pop("log_records")
-    assert sorted(r["samples_scored"] for r in shard_records) == [2, 3] and [r["samples_scored"] for r in single_records] == [5]
+    assert [r["samples_scored"] for r in shard_records] == [3, 3] and [r["samples_scored"] for r in single_records] == [6]
     assert all(r["status"] == "success" for r in shard_records + single_records)
-    assert merged["n_tasks"] == len(TASKS)
+    assert merged["n_tasks"] == 6
     assert merged == one
 
 
-def test_a_bad_shard_option_is_one_line_from_inspect_eval(tmp_path, bfcl_suite):
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
-                     f"suite={bfcl_suite}", "-T", "shard=3/2", "--log-dir", str(tmp_path), env={"INSPECT_DISPLAY": "plain"})
-    assert result.returncode != 0
-    assert "verifierbench: -T shard='3/2': expected i/N" in result.stdout + result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
+# A bad -T shard option raises the one-line error every bad -T option does: tests/harness/test_inspect_errors.py
+# (BAD_TASK_OPTIONS, and the printing through `inspect eval`).
