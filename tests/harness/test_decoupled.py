@@ -57,6 +57,7 @@ def rescored_copy(model: str, path: Path, unscored, directory: Path):
     return read_eval_log(str(copy))
 
 
+@pytest.mark.timeout(600)  # two policies' evals, scores and judging: the body of two tests before (a hang guard)
 def test_no_score_then_score_equals_the_coupled_run(tmp_path, bfcl_suite, bfcl_policy_logs):
     """Both policies (a deterministic and a seeded random one) in one `inspect eval --no-score`, a log each."""
     common = ["--model", ",".join(MODELS), "-T", f"suite={bfcl_suite}", "-T", "source=bfcl", "--limit", "6"]
