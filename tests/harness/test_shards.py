@@ -18,6 +18,7 @@ from verifierbench.harness.shards import parse_shard, shard_of
 
 TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10", "bfcl/multiple_22", "bfcl/parallel_multiple_8", "bfcl/simple_python_26")
 
+
 def test_the_shards_of_a_selection_cover_it_once_and_keep_its_order():
     tasks = [SimpleNamespace(id=f"vgb-t-{n:02x}") for n in (7, 3, 250, 9, 16, 42, 1)]
     for count in (1, 2, 3, 7):
