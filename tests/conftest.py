@@ -328,14 +328,14 @@ def audit_logs(bfcl_suite) -> Path:
 
 def first_tasks(suite: Path, n: int) -> str:
     """task_ids naming the suite's first n tasks (suite order, as `--limit n` takes them)."""
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     return ",".join(f"{t.source.value}/{t.source_id}" for t in list(load_suite(suite).tasks.values())[:n])
 
 
 def one_task_per_source(suite: Path) -> str:
     """task_ids naming one task of each source in the suite (the last of each, in suite order)."""
-    from verifierbench.suite import load_suite
+    from verifierbench.suite.store import load_suite
 
     return ",".join(sorted({t.source.value: f"{t.source.value}/{t.source_id}" for t in load_suite(suite).tasks.values()}.values()))
 

@@ -19,12 +19,12 @@ from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
 from verifierbench.construction.proposals import candidate_key
-from verifierbench.protocol import Decision
-from verifierbench.schema import Label
+from verifierbench.core.protocol import Decision
+from verifierbench.core.schema import Label
 from verifierbench.screening import reference
 from verifierbench.sources.toolcall import audit as toolcall
 from verifierbench.sources.toolcall.reference import decide
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 # flaw module -> the case families whose candidates trigger it (the first an operator of both the build and the audit;
 # undeclared_argument_added is the build's every-closed-schema family of issue 37)

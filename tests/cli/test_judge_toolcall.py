@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.test_cli import BIN, cli
 from tests.conftest import EXHAUSTIVE, representative_tasks
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = pytest.mark.sandbox
 

@@ -17,7 +17,7 @@ from tests.cluster.conftest import local_cluster
 from tests.conftest import BIN, EXHAUSTIVE, SHARED, _build, representative_tasks, skip_unless_required
 from verifierbench.harness.prompt import TASK_DIR, task_files
 from verifierbench.policies.verifiers import verifier_source
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available")]
 

@@ -12,7 +12,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import BIN, logs_of
 from tests.harness.inspect_cli import INSPECT, eval_log, inspect
-from verifierbench import verifier_files
+from verifierbench.core import verifier_files
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
 

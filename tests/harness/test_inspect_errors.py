@@ -35,7 +35,7 @@ def test_each_bad_task_option_raises_inspects_one_line_error(bfcl_suite):
     import yaml
     from rich.markup import render
 
-    from verifierbench.inspect_private import PrerequisiteError
+    from verifierbench.inspect_api.private import PrerequisiteError
     from verifierbench.task import verifierbench
 
     for option, message in BAD_TASK_OPTIONS:

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import logs_of, representative_tasks
 from tests.harness.inspect_cli import eval_log, inspect, metrics
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 from verifierbench.task import TASK_VERSION
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")

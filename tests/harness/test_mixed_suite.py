@@ -12,7 +12,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from tests.cli.test_cli import cli
 from tests.conftest import _build
 from tests.harness.inspect_cli import inspect
-from verifierbench.suite import load_suite
+from verifierbench.suite.store import load_suite
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.usefixtures("bwrap_available"), pytest.mark.timeout(1200)]
 MODELS = ("verifierbench/heuristic", "verifierbench/always_reject")

@@ -13,7 +13,7 @@ import pytest
 from tests.cli.test_cli import cli
 from tests.conftest import REPO_ROOT
 from tests.harness.inspect_cli import INSPECT, inspect
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.harness.shards import parse_shard, shard_of
 
 TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10", "bfcl/multiple_22", "bfcl/parallel_multiple_8", "bfcl/simple_python_26")
