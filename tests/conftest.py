@@ -24,9 +24,8 @@ BIN = Path(sys.executable).parent
 # comma-separated, or `all`. With $CI set, scripts/test.sh and .ci/run require sandbox, data, packages, browser,
 # rootfs-py39 and ray, and swebench-copy beside ../shared, so a green CI means those tests ran (docs/testing.md).
 # `VERIFIERBENCH_EXHAUSTIVE=1` (scripts/test.sh --full): tests that sweep a whole source take every task; CI takes
-# a fixed sample (`ci_sample`), which keeps CI's time in budget (docs/testing.md, "Opt-in heavy suites").
+# a fixed sample (`representative_tasks`), which keeps CI's time in budget (docs/testing.md, "Opt-in heavy suites").
 EXHAUSTIVE = os.environ.get("VERIFIERBENCH_EXHAUSTIVE") == "1"
-CI_SAMPLE_EVERY = 5
 
 
 def load_script(name: str):
@@ -52,9 +51,36 @@ def load_script(name: str):
     return module
 
 
-def ci_sample(items: list) -> list:
-    """Every item under VERIFIERBENCH_EXHAUSTIVE=1, else every CI_SAMPLE_EVERY-th, from the first (a fixed sample)."""
-    return list(items) if EXHAUSTIVE else list(items)[::CI_SAMPLE_EVERY]
+def representative_tasks(suite, source: str) -> list[str]:
+    """The ids of `source`'s tasks in the loaded `suite`: every one under VERIFIERBENCH_EXHAUSTIVE=1; else a fixed
+    sample that holds every upstream category and every case family (each case's operator and family) of the source,
+    chosen greedily (in each category, smallest first, the task adding the most families not yet held; then the
+    task adding the most, until all are held; ties by id). Sorted by id."""
+    tasks = {task_id: task for task_id, task in sorted(suite.tasks.items()) if task.source.value == source}
+    if EXHAUSTIVE:
+        return list(tasks)
+
+    def families(task_id: str) -> set:
+        return {(key, c.provenance[key]) for c in suite.cases_by_task[task_id] for key in ("operator", "family")
+                if c.provenance.get(key)}
+
+    by_category: dict[str, list[str]] = {}
+    for task_id, task in tasks.items():
+        by_category.setdefault(str(task.metadata.get("upstream_category")), []).append(task_id)
+    chosen: list[str] = []
+    held: set = set()
+
+    def take(candidates: list[str]) -> None:
+        best = max(candidates, key=lambda t: (len(families(t) - held), [-ord(ch) for ch in t]))  # ties: the lowest id
+        chosen.append(best)
+        held.update(families(best))
+
+    for category in sorted(by_category, key=lambda c: (len(by_category[c]), c)):
+        take(by_category[category])
+    every = set().union(*map(families, tasks))
+    while held != every:
+        take([t for t in tasks if t not in chosen])
+    return sorted(chosen)
 
 
 REQUIRE_VAR = "VERIFIERBENCH_REQUIRE"

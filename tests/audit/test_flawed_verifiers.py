@@ -14,7 +14,7 @@ import asyncio
 import pytest
 
 from tests.audit.helpers import load_flaw, flawed_files, reference_files, trusted_executor
-from tests.conftest import ci_sample
+from tests.conftest import representative_tasks
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
@@ -60,19 +60,31 @@ def _without_family(suite, task_id, families) -> list:
     return [c for c in suite.cases_by_task[task_id] if c.provenance.get("operator") not in families]
 
 
-def _missed_by_hidden(suite, flaw, families) -> list:
-    """Tasks where the flaw agrees with every hidden label outside `families` but some certified audit candidate
-    triggers it (in process)."""
+def _certified_candidates(suite) -> dict:
+    """Per task, every candidate the deterministic auditor proposes in its default rounds and the reference certifies
+    (each key once, in proposal order)."""
+    return {task_id: [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), set())]
+            for task_id, task in suite.tasks.items()}
+
+
+def _missed_by_hidden(suite, candidates, flaw, families) -> list:
+    """Tasks where the flaw agrees with every hidden label outside `families` but some certified audit candidate new
+    to those hidden cases triggers it (in process; `candidates`: _certified_candidates(suite))."""
     found = []
     for task_id, task in sorted(suite.tasks.items()):
         hidden = _without_family(suite, task_id, families)
         if any(_wrong(flaw, task, c.candidate, c.label) for c in hidden):
             continue
         known = {candidate_key(c.candidate) for c in hidden}
-        certified = [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), known)]
-        if any(_wrong(flaw, task, w.candidate, w.label) for w in certified):
+        if any(_wrong(flaw, task, w.candidate, w.label) for w in candidates[task_id] if w.key not in known):
             found.append(task)
     return found
+
+
+@pytest.fixture(scope="module")
+def bfcl_candidates(suite) -> dict:
+    """_certified_candidates of the BFCL suite, made once for every flaw."""
+    return _certified_candidates(suite)
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +94,7 @@ def full_suite(built):
 
 @pytest.fixture(scope="module")
 def audit_candidates(full_suite) -> dict:
-    """Per task, every candidate the deterministic auditor proposes in its default rounds and the reference certifies."""
-    return {task_id: [w for r in range(engine.DEFAULT_ROUNDS) for w in engine.certify(task, toolcall.propose(task, r, 0), set())]
-            for task_id, task in full_suite.tasks.items()}
+    return _certified_candidates(full_suite)
 
 
 def test_the_reference_scores_100_on_every_hidden_case(full_suite):
@@ -112,8 +122,8 @@ def test_hidden_suite_catches_each_flaw_where_it_applies(flaw_name, full_suite, 
 
 
 @pytest.mark.parametrize("flaw_name", sorted(FLAWS))
-def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, executor, tmp_path):
-    tasks = _missed_by_hidden(suite, load_flaw(flaw_name), FLAWS[flaw_name])
+def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, suite, bfcl_candidates, executor, tmp_path):
+    tasks = _missed_by_hidden(suite, bfcl_candidates, load_flaw(flaw_name), FLAWS[flaw_name])
     assert tasks, f"no task where the generators can trigger {flaw_name} unseen by the hidden suite without {FLAWS[flaw_name]}"
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     for task in tasks[:TASKS_PER_FLAW]:
@@ -141,10 +151,11 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
 @pytest.mark.timeout(900)  # every BFCL/ACEBench task, full rounds: within 300 s idle, past it at load 18
 @pytest.mark.parametrize("source", ["bfcl", "acebench"])
 def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path):
-    """Every task under VERIFIERBENCH_EXHAUSTIVE=1 (80 s a source idle); CI audits a fixed third of them."""
+    """Every task under VERIFIERBENCH_EXHAUSTIVE=1 (80 s a source idle); CI audits a fixed sample holding every
+    category and case family of the source (representative_tasks)."""
     # BFCL from the installed package; ACEBench from the data shipped in verifierbench.
     suite = load_suite(request.getfixturevalue("bfcl_suite" if source == "bfcl" else "built"))
-    tasks = ci_sample(sorted((t for t in suite.tasks.values() if t.source.value == source), key=lambda t: t.id))
+    tasks = [suite.tasks[task_id] for task_id in representative_tasks(suite, source)]
     pool = WitnessPool(tmp_path / "pool", suite.manifest.version)
     certified = 0
     for task in tasks:
@@ -154,3 +165,22 @@ def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path
         assert result.rounds == engine.DEFAULT_ROUNDS
         certified += result.certified
     assert tasks and certified > 10 * len(tasks)  # the audit did propose and run fresh candidates
+
+
+@pytest.mark.parametrize("source", ["bfcl", "acebench"])
+def test_the_ci_sample_holds_every_category_and_case_family_of_the_source(source, full_suite):
+    """The fixed sample CI's tool-call sweeps take (representative_tasks) is what it says it is."""
+    from tests.conftest import EXHAUSTIVE
+
+    tasks = [t for t in full_suite.tasks.values() if t.source.value == source]
+    sample = representative_tasks(full_suite, source)
+
+    def held(task_ids) -> tuple[set, set]:
+        categories = {full_suite.tasks[t].metadata["upstream_category"] for t in task_ids}
+        families = {(key, c.provenance[key]) for t in task_ids for c in full_suite.cases_by_task[t]
+                    for key in ("operator", "family") if c.provenance.get(key)}
+        return categories, families
+
+    assert held(sample) == held([t.id for t in tasks])
+    assert sample == sorted(sample) and len(set(sample)) == len(sample)
+    assert EXHAUSTIVE or len(sample) < len(tasks) / 3, (len(sample), len(tasks))

@@ -40,10 +40,11 @@ def chosen(mixed_suite) -> list[str]:
 @pytest.fixture(scope="module")
 def logs(mixed_suite, chosen, tmp_path_factory):
     root = tmp_path_factory.mktemp("mixed-logs")
-    for model in MODELS:
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={mixed_suite}",
-                         "-T", f"task_ids={','.join(chosen)}", "-T", "rounds=1", "--log-dir", str(root))
-        assert result.returncode == 0, result.stderr[-3000:]
+    # One `inspect eval` for both models (a log each), as a user compares configurations.
+    result = inspect("eval", "verifierbench/verifierbench", "--model", ",".join(MODELS), "-T", f"suite={mixed_suite}",
+                     "-T", f"task_ids={','.join(chosen)}", "-T", "rounds=1", "--log-dir", str(root))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(read_eval_log(info, header_only=True).eval.model for info in list_eval_logs(str(root))) == sorted(MODELS)
     return root
 
 

@@ -69,9 +69,5 @@ def test_two_shards_in_two_processes_give_the_leaderboard_row_of_one_process(tmp
     assert merged == one
 
 
-def test_a_bad_shard_option_is_one_line_from_inspect_eval(tmp_path, bfcl_suite):
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
-                     f"suite={bfcl_suite}", "-T", "shard=3/2", "--log-dir", str(tmp_path), env={"INSPECT_DISPLAY": "plain"})
-    assert result.returncode != 0
-    assert "verifierbench: -T shard='3/2': expected i/N" in result.stdout + result.stderr
-    assert "Traceback" not in result.stdout + result.stderr
+# A bad -T shard option raises the one-line error every bad -T option does: tests/harness/test_inspect_errors.py
+# (BAD_TASK_OPTIONS, and the printing through `inspect eval`).
