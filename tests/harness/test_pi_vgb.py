@@ -88,7 +88,7 @@ def test_from_pis_own_bash_tool_the_host_is_out_of_sight_nothing_outside_the_wor
     port = 13240
     requests: list[dict] = []
 
-    async def generate(request: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+    async def generate(api: str, request: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         requests.append(request)
         if len(requests) == 1:
             call = {"id": "probe", "type": "function",
