@@ -182,20 +182,30 @@ def pi_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_key
 
 async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generation_end_key: str, state: AgentState) -> AgentState:
     """Pi in the sample's vgb sandbox, its model calls answered by the bridge on the host (module docstring)."""
+    chain = await anyio.to_thread.run_sync(toolchain)
+    binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE))
+    env = {"PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}  # and PI_CODING_AGENT_DIR, which names the port's home
+    return await run_bridged_in_vgb(cli, binds, env, system_prompt, cwd, generation_end_key, state)
+
+
+async def run_bridged_in_vgb(cli: BridgedCli, binds: tuple[Bind, ...], env: dict[str, str], system_prompt: str, cwd: str,
+                             generation_end_key: str, state: AgentState) -> AgentState:
+    """A CLI in the sample's vgb sandbox with `binds` (its checked files) and `env`, its model calls answered through
+    Inspect's public in-process bridge on the project's endpoint; a failed run is recorded under the key."""
     from verifierbench.sandboxes.vgb_provider import VgbSandboxEnvironment
 
     box = sandbox().as_type(VgbSandboxEnvironment)
     if box.level is not IsolationLevel.bwrap:
-        raise CliMissing("harness pi in the vgb sandbox needs bubblewrap isolation (the unsandboxed mode has no mounts "
-                         "for its toolchain): use -T sandbox=docker")
-    chain = await anyio.to_thread.run_sync(toolchain)
+        raise CliMissing(f"harness {cli.harness} in the vgb sandbox needs bubblewrap isolation (the unsandboxed mode has "
+                         "no mounts for its toolchain): use -T sandbox=docker")
     port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
     store().set(BRIDGE_PORT_KEY, port)
+    env = env | ({"PI_CODING_AGENT_DIR": f"/tmp/vgb-{cli.harness}-{port}/agent"} if cli is PI else {})
     # The bridge's context (the model "inspect" routed to this sample's model) reaches the endpoint's tasks.
     async with agent_bridge(state, web_search=False, code_execution=False, client_mcp_servers=False) as bridge:
         try:
-            result = await run_pi(box, chain, bridge_generate(), cli.command("", system_prompt, user_prompt(state)), cwd,
-                                  port, cli)
+            result = await run_cli_in_vgb(box, binds, bridge_generate(), cli.command("", system_prompt, user_prompt(state)),
+                                          cwd, port, cli, env)
         except Exception as exc:  # a limit or termination the bridge raised, out of the endpoint's task group
             raise first_leaf(exc) from None
     if not result.success:
@@ -213,17 +223,27 @@ def first_leaf(exc: BaseException) -> BaseException:
 
 async def run_pi(box: "VgbSandboxEnvironment", chain: Toolchain, generate: Generate, argv: list[str], cwd: str, port: int,
                  cli: BridgedCli = PI) -> ExecResult[str]:
-    """Runs `argv` (pi's command line) in `box` with the toolchain bound, its endpoint at 127.0.0.1:`port` answered by
-    `generate`, and a fresh home holding `cli`'s configuration.
+    """Runs `argv` (pi's command line) in `box` with pi's toolchain bound (run_cli_in_vgb)."""
+    binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE))
+    home = f"/tmp/vgb-{cli.harness}-{port}"
+    env = {"PI_CODING_AGENT_DIR": f"{home}/agent", "PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
+    return await run_cli_in_vgb(box, binds, generate, argv, cwd, port, cli, env)
+
+
+async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], generate: Generate, argv: list[str],
+                         cwd: str, port: int, cli: BridgedCli, env: dict[str, str]) -> ExecResult[str]:
+    """Runs `argv` (a CLI's command line) in `box` with `binds` (its toolchain, read-only), its model endpoint at
+    127.0.0.1:`port` answered by `generate`, and a fresh home holding `cli`'s configuration.
 
     Args:
       box: the sample's vgb sandbox.
-      chain: the checked toolchain.
-      generate: answers each chat-completions request (the bridge's; a scripted one in tests).
-      argv: the command, run after the forwarder is listening (pi's, or a probe's).
+      binds: the CLI's checked files.
+      generate: answers each model request (the bridge's; a scripted one in tests).
+      argv: the command, run after the forwarder is listening (the CLI's, or a probe's).
       cwd: the directory it starts in.
-      port: the loopback port pi is configured with.
+      port: the loopback port the CLI is configured with.
       cli: whose configuration and environment.
+      env: more of the command's environment (PATH and the like).
     """
     async with bridge_socket(generate, box.uid if running_as_root() else None) as directory:
         template = directory / "home"
@@ -232,12 +252,10 @@ async def run_pi(box: "VgbSandboxEnvironment", chain: Toolchain, generate: Gener
             (template / relative).write_text(contents)
         for sub, _, _ in os.walk(template):
             os.chmod(sub, 0o755)
-        binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE), Bind(str(FORWARDER), FORWARDER_INSIDE),
-                 Bind(str(directory), BRIDGE_INSIDE))
+        binds = (*binds, Bind(str(FORWARDER), FORWARDER_INSIDE), Bind(str(directory), BRIDGE_INSIDE))
         home = f"/tmp/vgb-{cli.harness}-{port}"  # fresh per run (the command's own tmpfs), off the workspace
-        env = cli.env | {"HOME": home, "PI_CODING_AGENT_DIR": f"{home}/agent", "PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
         command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--", *argv]
-        return await box.exec_with_binds(command, binds, cwd=cwd, env=env, timeout=RUN_TIMEOUT_S)
+        return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | env, timeout=RUN_TIMEOUT_S)
 
 
 if __name__ == "__main__":
