@@ -66,11 +66,15 @@ def run(harness: str, sandbox: str, suite: Path, limit: int, model_args: list[st
 
 
 def timing(sample: Any) -> dict[str, float]:
-    """Wall time, model turns and the span of the model calls (first start to last end) of one sample."""
+    """Wall time, model turns, the span of the model calls (first start to last end) of one sample, and what came
+    before the first call (sandbox set-up, the CLI's start-up) and after the last (the CLI's exit, scoring)."""
     calls = [e for e in sample.events if e.event == "model"]
-    span = ((max(e.completed or e.timestamp for e in calls) - min(e.timestamp for e in calls)).total_seconds()
-            if calls else 0.0)
-    return {"wall_s": round(sample.total_time or 0, 2), "turns": len(calls), "span_s": round(span, 2)}
+    if not calls:
+        return {"wall_s": round(sample.total_time or 0, 2), "turns": 0, "span_s": 0.0}
+    first, last = min(e.timestamp for e in calls), max(e.completed or e.timestamp for e in calls)
+    started, ended = sample.events[0].timestamp, max(e.timestamp for e in sample.events)
+    return {"wall_s": round(sample.total_time or 0, 2), "turns": len(calls), "span_s": round((last - first).total_seconds(), 2),
+            "lead_s": round((first - started).total_seconds(), 2), "tail_s": round((ended - last).total_seconds(), 2)}
 
 
 def against(row: dict, baseline: dict) -> dict:
