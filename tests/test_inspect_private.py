@@ -1,4 +1,4 @@
-"""The private inspect_ai names the package uses live in verifierbench/inspect_private.py alone, each pinned here: an
+"""The private inspect_ai names the package uses live in verifierbench/inspect_api/private.py alone, each pinned here: an
 Inspect release that moves or changes one fails the test naming it, not a harness at run time. The harness package
 imports no private inspect_ai module at all."""
 
@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "verifierbench"
-CONFINED = PACKAGE / "inspect_private.py"
+CONFINED = PACKAGE / "inspect_api" / "private.py"
 
 
 def private_inspect_imports(path) -> list[str]:
@@ -36,7 +36,7 @@ def test_no_module_but_inspect_private_imports_a_private_inspect_module():
 def test_the_other_private_names_are_what_their_users_expect():
     from inspect_ai.util import SandboxEnvironment
 
-    from verifierbench.inspect_private import DockerSandboxEnvironment, PrerequisiteError, scorer_register
+    from verifierbench.inspect_api.private import DockerSandboxEnvironment, PrerequisiteError, scorer_register
 
     assert issubclass(DockerSandboxEnvironment, SandboxEnvironment)
     assert issubclass(PrerequisiteError, Exception)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal, cast, get_args
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
 
-from verifierbench.errors import UserError
-from verifierbench.inspect_errors import for_inspect
+from verifierbench.core.errors import UserError
+from verifierbench.inspect_api.user_errors import for_inspect
 from verifierbench.harness.agents import MESSAGE_LIMIT  # noqa: F401 - the default harness's, named here too
 from verifierbench.harness import registry as harnesses
 from verifierbench.harness import prerequisites
@@ -20,8 +20,8 @@ from verifierbench.harness.dataset import suite_dataset
 from verifierbench.harness.sample_store import record_sample
 from verifierbench.harness.shards import shard_of
 from verifierbench.sandboxes.spec import SandboxName, sandbox_spec
-from verifierbench.suite_source import open_suite
-from verifierbench.judge import select_tasks
+from verifierbench.suite.resolver import open_suite
+from verifierbench.judging.judge import select_tasks
 from verifierbench.harness.freeze import freeze_verifier
 from verifierbench.screening.run import retained_ids
 from verifierbench.sources import registry

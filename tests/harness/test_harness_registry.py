@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from verifierbench.configurations import ALTERNATIVES, HARNESS_NAMES
-from verifierbench.errors import UserError
+from verifierbench.core.errors import UserError
 from verifierbench.harness.registry import HARNESSES, IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, get
 from verifierbench.sandboxes.cli_overlay import CLI_PATHS
 from verifierbench.task import resolve_message_limit

@@ -21,7 +21,7 @@ from pathlib import Path
 import anyio
 from inspect_ai.agent import Agent, AgentState, agent
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
 from verifierbench.harness.pi_vgb import cache_root, file_sha256, run_bridged_in_vgb

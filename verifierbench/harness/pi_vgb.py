@@ -31,7 +31,7 @@ import anyio
 from inspect_ai.agent import Agent, AgentState, agent, agent_bridge
 from inspect_ai.util import ExecResult, sandbox, store
 
-from verifierbench import safe_fs
+from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.executor.isolation import IsolationLevel, running_as_root
 from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY, PI, BridgedCli, CliMissing, fail, user_prompt

@@ -15,8 +15,8 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from verifierbench.errors import UserError
-from verifierbench.schema import Task
+from verifierbench.core.errors import UserError
+from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 
 if TYPE_CHECKING:
