@@ -1,22 +1,38 @@
-"""Each harness on the same tasks in the Docker sandbox with a model-free policy, one `inspect eval` per harness and
-suite: per sample wall time, the verifier's P/F decisions on the hidden cases, run_public calls, and the metrics
-(BA_norm). Same policy, same tasks: a difference in BA_norm between harnesses means a harness changed what the
-policy delivered. Needs the engine (scripts/docker-engine.sh) and the image of scripts/harness-clis.sh.
+"""Each harness on a tool-call, a state and a code task with a model-free policy, one `inspect eval` per harness and
+suite: per sample wall time, model turns, and, against the default harness of the same run on the same samples, the
+**added seconds per model turn** and the **fixed seconds per sample** (issue 53's targets: <= 0.25 s and <= 3 s).
 
-    .venv/bin/python benchmarks/harness_overhead.py --suite tool-call=SUITE_DIR --suite state=SUITE_DIR \\
-        --harness default --harness pi --limit 10 [--model verifierbench/heuristic] [--out results.jsonl]
+A sample's time splits at its model events: `span` runs from the first model call's start to the last one's end,
+the rest (sandbox set-up, the CLI's start-up, scoring) is outside it. Per harness and sample:
+added per turn = span / turns - default's span / default's turns; fixed = (wall - span) - default's (wall - span).
+Node's start-up (`node -e 0`, `pi --version`, on the checked vgb toolchain) is reported apart.
+
+`--delay S` puts the model behind a loopback OpenAI-compatible server (Inspect's `openai-api` provider) that answers
+with the same policy after S seconds, to show the ratio a real model would see. That server has no sample store, so
+the policy there skips its look at the public environment on state and code tasks (one turn fewer, for every harness).
+
+    .venv/bin/python benchmarks/harness_overhead.py --suite tool-call=DIR --suite state=DIR --suite code=DIR \\
+        --harness default --harness pi@vgb --harness claude_code@docker --limit 3 [--delay 5] [--out rows.jsonl]
+
+A harness is NAME[@SANDBOX] (vgb unless named); docker needs the project's engine and the image of
+scripts/harness-clis.sh.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -24,35 +40,138 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
-def run(harness: str, suite: Path, limit: int, model: str, extra: list[str]) -> dict:
+def run(harness: str, sandbox: str, suite: Path, limit: int, model_args: list[str], extra: list[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="vgb-harness-bench-") as log_dir:
         started = time.monotonic()
-        result = subprocess.run([INSPECT, "eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={suite}",
-                                 "-T", f"harness={harness}", "-T", "sandbox=docker", "--limit", str(limit), *extra,
+        result = subprocess.run([INSPECT, "eval", "verifierbench/verifierbench", *model_args, "-T", f"suite={suite}",
+                                 "-T", f"harness={harness}", "-T", f"sandbox={sandbox}", "--limit", str(limit), *extra,
                                  "--log-dir", log_dir], capture_output=True, text=True, cwd=REPO_ROOT,
-                                env={**os.environ, "INSPECT_DISPLAY": "none"})
+                                env={**os.environ, "INSPECT_DISPLAY": "none", "LOCAL_API_KEY": "unused"})
         elapsed = time.monotonic() - started
         logs = list_eval_logs(log_dir)
         if result.returncode != 0 or not logs:
-            return {"harness": harness, "error": (result.stderr + result.stdout)[-1500:]}
+            return {"error": (result.stderr + result.stdout)[-1500:]}
         log = read_eval_log(logs[0])
     samples = log.samples or []
     decisions = [d for s in samples if "hidden_cases" in s.scores for case in s.scores["hidden_cases"].metadata.get("cases", [])
                  for d in case["decisions"]]
-    scores = log.results.scores[0].metrics if log.results and log.results.scores else {}
     return {
-        "harness": harness, "status": log.status, "samples": len(samples), "eval_s": round(elapsed, 1),
-        "sample_s": [round(s.total_time or 0, 1) for s in samples],
-        # model turns per sample: under Inspect's sandbox bridge each one waits for a 2 s poll (docs/performance.md)
-        "model_calls": [sum(1 for e in s.events if e.event == "model") for s in samples],
+        "status": log.status, "eval_s": round(elapsed, 1), "samples": {str(s.id): timing(s) for s in samples},
         "errors": [str(s.error.message)[:200] for s in samples if s.error],
         "P": decisions.count("P"), "F": decisions.count("F"), "U": decisions.count("U"),
-        "run_public": [s.scores["hidden_cases"].value.get("run_public") for s in samples if "hidden_cases" in s.scores],
         "submitted": [s.scores["hidden_cases"].value.get("submitted") for s in samples if "hidden_cases" in s.scores],
-        "metrics": {name: round(m.value, 2) for name, m in scores.items() if name.startswith(("BA_norm", "TPR", "TNR"))},
         "harness_version": (log.eval.metadata or {}).get("harness_version"),
         "harness_transport": (log.eval.metadata or {}).get("harness_transport"),
     }
+
+
+def timing(sample: Any) -> dict[str, float]:
+    """Wall time, model turns, the span of the model calls (first start to last end) of one sample, and what came
+    before the first call (sandbox set-up, the CLI's start-up) and after the last (the CLI's exit, scoring)."""
+    calls = [e for e in sample.events if e.event == "model"]
+    if not calls:
+        return {"wall_s": round(sample.total_time or 0, 2), "turns": 0, "span_s": 0.0}
+    first, last = min(e.timestamp for e in calls), max(e.completed or e.timestamp for e in calls)
+    started, ended = sample.events[0].timestamp, max(e.timestamp for e in sample.events)
+    return {"wall_s": round(sample.total_time or 0, 2), "turns": len(calls), "span_s": round((last - first).total_seconds(), 2),
+            "lead_s": round((first - started).total_seconds(), 2), "tail_s": round((ended - last).total_seconds(), 2)}
+
+
+def against(row: dict, baseline: dict) -> dict:
+    """Added seconds per model turn and fixed seconds per sample against the baseline's samples of the same ids
+    (means over the samples both ran)."""
+    added, fixed = [], []
+    for sample_id, mine in row["samples"].items():
+        base = baseline["samples"].get(sample_id)
+        if not base or not mine["turns"] or not base["turns"]:
+            continue
+        added.append(mine["span_s"] / mine["turns"] - base["span_s"] / base["turns"])
+        fixed.append((mine["wall_s"] - mine["span_s"]) - (base["wall_s"] - base["span_s"]))
+    return {"added_s_per_turn": round(statistics.mean(added), 3) if added else None,
+            "fixed_s_per_sample": round(statistics.mean(fixed), 2) if fixed else None}
+
+
+def summary(row: dict) -> dict:
+    samples = list(row.get("samples", {}).values())
+    return {"mean_wall_s": round(statistics.mean(s["wall_s"] for s in samples), 2) if samples else None,
+            "turns": [s["turns"] for s in samples]}
+
+
+# -- node's start-up ------------------------------------------------------------------------------------------------
+
+def node_startup(repeat: int = 5) -> dict:
+    """Median seconds of `node -e 0` and of `pi --version` on the checked vgb toolchain (host, no sandbox)."""
+    from verifierbench.harness.pi_vgb import toolchain
+
+    chain = toolchain()
+    pi = str(Path(chain.pi_tree) / "node_modules" / ".bin" / "pi")
+
+    def median(argv: list[str]) -> float:
+        times = []
+        for _ in range(repeat):
+            started = time.monotonic()
+            subprocess.run(argv, capture_output=True, check=True, env={**os.environ, "PI_OFFLINE": "1", "HOME": "/tmp"})
+            times.append(time.monotonic() - started)
+        return round(statistics.median(times), 3)
+
+    return {"node_e0_s": median([chain.node, "-e", "0"]), "pi_version_s": median([chain.node, pi, "--version"])}
+
+
+# -- the delayed loopback model -------------------------------------------------------------------------------------
+
+def delayed_policy_server(policy: str, delay_s: float) -> ThreadingHTTPServer:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 that answers with the model-free `policy` (run in
+    this process, on one event loop of its own) after `delay_s` seconds; `server.server_port` is its port."""
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    model = asyncio.run_coroutine_threadsafe(_make_model(policy), loop).result()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            started = time.monotonic()
+            completion = asyncio.run_coroutine_threadsafe(_answer(model, request), loop).result()
+            time.sleep(max(0.0, delay_s - (time.monotonic() - started)))
+            data = json.dumps(completion).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def _make_model(policy: str) -> Any:
+    import verifierbench._registry  # noqa: F401 - registers the policies as Inspect models
+    from inspect_ai.model import get_model
+
+    return get_model(f"verifierbench/{policy}")
+
+
+async def _answer(model: Any, request: dict) -> dict:
+    from inspect_ai.model import messages_from_openai
+    from inspect_ai.tool import ToolInfo, ToolParams
+
+    messages = await messages_from_openai(request.get("messages", []))
+    tools = [ToolInfo(name=t["function"]["name"], description=t["function"].get("description", ""),
+                      parameters=ToolParams(**(t["function"].get("parameters") or {})))
+             for t in request.get("tools") or [] if t.get("type") == "function"]
+    output = await model.generate(messages, tools=tools)
+    message = output.message
+    calls = [{"id": call.id, "type": "function", "function": {"name": call.function, "arguments": json.dumps(call.arguments)}}
+             for call in message.tool_calls or []]
+    reply: dict[str, Any] = {"role": "assistant", "content": message.text or ""}
+    if calls:
+        reply["tool_calls"] = calls
+    return {"id": "chatcmpl-delayed", "object": "chat.completion", "created": int(time.time()), "model": "delayed",
+            "choices": [{"index": 0, "message": reply, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
 def engine_environment() -> None:
@@ -69,20 +188,38 @@ def engine_environment() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", action="append", required=True, help="LABEL=DIR")
-    parser.add_argument("--harness", action="append", required=True)
-    parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--model", default="verifierbench/heuristic")
+    parser.add_argument("--harness", action="append", required=True, help="NAME[@SANDBOX]; default is always run")
+    parser.add_argument("--limit", type=int, default=3)
+    parser.add_argument("--policy", default="heuristic")
+    parser.add_argument("--delay", type=float, help="seconds: the policy behind a delayed loopback server")
     parser.add_argument("--out")
     parser.add_argument("extra", nargs="*", help="more inspect eval arguments (after --)")
     args = parser.parse_args()
-    engine_environment()
+    harnesses = [("default", "vgb")] + [tuple((h + "@vgb").split("@")[:2]) for h in args.harness if h != "default"]
+    if any(sandbox == "docker" for _, sandbox in harnesses):
+        engine_environment()
+    model_args = ["--model", f"verifierbench/{args.policy}"]
+    if args.delay is not None:
+        server = delayed_policy_server(args.policy, args.delay)
+        model_args = ["--model", "openai-api/local/delayed", "--model-base-url",
+                      f"http://127.0.0.1:{server.server_port}/v1", "--timeout", "600"]
+    emit({"node_startup": node_startup()}, args.out)
     for label, directory in (item.split("=", 1) for item in args.suite):
-        for harness in args.harness:
-            row = {"suite": label, **run(harness, Path(directory), args.limit, args.model, args.extra)}
-            print(json.dumps(row), flush=True)
-            if args.out:
-                with open(args.out, "a") as out:
-                    out.write(json.dumps(row) + "\n")
+        baseline: dict = {}
+        for harness, sandbox in harnesses:
+            row = {"suite": label, "harness": harness, "sandbox": sandbox, "delay_s": args.delay,
+                   **run(harness, sandbox, Path(directory), args.limit, model_args, args.extra)}
+            if "samples" in row:
+                baseline = baseline or row
+                row |= summary(row) | against(row, baseline)
+            emit(row, args.out)
+
+
+def emit(row: dict, out: str | None) -> None:
+    print(json.dumps(row), flush=True)
+    if out:
+        with open(out, "a") as handle:
+            handle.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

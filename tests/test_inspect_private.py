@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import inspect
 
-import anyio
 import pytest
 
 from tests.conftest import REPO_ROOT
@@ -31,47 +30,7 @@ def test_no_module_but_inspect_private_imports_a_private_inspect_module():
                  if path != CONFINED and (names := private_inspect_imports(path))}
     assert offending == {}
     assert not any(private_inspect_imports(path) for path in (PACKAGE / "harness").rglob("*.py"))
-    assert len(private_inspect_imports(CONFINED)) == 6  # each pinned below
-
-
-def test_the_provider_error_key_is_the_one_inspects_proxy_mirrors():
-    from verifierbench.inspect_api.private import PROVIDER_ERROR_KEY
-
-    assert PROVIDER_ERROR_KEY == "__inspect_provider_error__"
-
-
-def test_forward_provider_errors_returns_a_provider_error_as_a_payload():
-    """What pi_vgb.answer reads: the wrapped method's failure as {PROVIDER_ERROR_KEY: {status, message}}."""
-    from verifierbench.inspect_api.private import PROVIDER_ERROR_KEY, forward_provider_errors
-
-    class RateLimited(Exception):
-        status_code = 429
-
-    async def failing(json_data, headers=None):
-        raise RateLimited("slow down")
-
-    async def ok(json_data, headers=None):
-        return {"id": "x", "echo": json_data}
-
-    wrapped = forward_provider_errors(failing, object())
-    error = anyio.run(wrapped, {"messages": []}, {})[PROVIDER_ERROR_KEY]
-    assert error["status"] == 429 and "slow down" in error["message"]
-    assert anyio.run(forward_provider_errors(ok, object()), {"a": 1}, {}) == {"id": "x", "echo": {"a": 1}}
-
-
-def test_generate_completions_takes_the_bridge_and_answers_a_request_body():
-    from verifierbench.inspect_api.private import generate_completions
-
-    assert list(inspect.signature(generate_completions).parameters) == ["bridge"]
-    method = generate_completions(object())
-    assert list(inspect.signature(method).parameters)[:2] == ["json_data", "headers"]
-
-
-def test_the_sandbox_agent_bridge_takes_what_pi_vgb_gives_it():
-    from inspect_ai.agent import SandboxAgentBridge  # public, its constructor not documented
-
-    parameters = inspect.signature(SandboxAgentBridge.__init__).parameters
-    assert {"state", "filter", "retry_refusals", "compaction", "port", "model"} <= set(parameters)
+    assert len(private_inspect_imports(CONFINED)) == 3  # each pinned below
 
 
 def test_the_other_private_names_are_what_their_users_expect():

@@ -164,7 +164,7 @@ def unhosted(chosen: harnesses.Harness, sandbox: str) -> str:
     if sandbox == "vgb":
         hosted = [h.name for h in harnesses.HARNESSES.values() if h.runs_cli and "vgb" in h.sandboxes]
         return (f"harness {chosen.name} runs its CLI inside the sandbox, which the no-Docker vgb sandbox cannot host "
-                f"(only {', '.join(hosted) or 'none'} can: harness/pi_vgb.py): use -T sandbox=docker "
+                f"(only {', '.join(hosted) or 'none'} can: harness/model_endpoint.py): use -T sandbox=docker "
                 "(see verifierbench/sandboxes/README.md)")
     return f"harness {chosen.name} does not run in the {sandbox} sandbox: use -T sandbox={' or '.join(chosen.sandboxes)}"
 

@@ -58,12 +58,12 @@ def test_the_paper_configurations_name_registered_harnesses():
 
 
 def test_where_each_harness_runs_and_how_its_model_is_reached():
-    """The decisions of before the registry: every harness in the container sandboxes, only the project's own and pi
-    in vgb; pi in vgb over the project's socket, every other CLI over Inspect's bridge."""
-    assert {name for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {"default", "single_reply", "pi"}
+    """Every harness in the container sandboxes; in vgb the project's own, pi and Claude Code (issue 53), the two CLIs
+    over the project's socket; every CLI under docker over Inspect's bridge."""
+    assert {name for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {"default", "single_reply", "pi", "claude_code"}
     assert all(h.sandboxes[-2:] == ("docker", "k8s") for h in HARNESSES.values())
     assert {name: h.transports["vgb"] for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {
-        "default": IN_PROCESS, "single_reply": IN_PROCESS, "pi": UNIX_SOCKET}
+        "default": IN_PROCESS, "single_reply": IN_PROCESS, "pi": UNIX_SOCKET, "claude_code": UNIX_SOCKET}
     assert all(h.transports["docker"] == SANDBOX_BRIDGE for h in CLIS.values())
     assert {name: h.traced_executable for name, h in CLIS.items()} == {
         "claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini", "gemini_cli": "node", "pi": "node",

@@ -104,7 +104,9 @@ def test_doctor_names_each_prerequisite_in_one_line(tmp_path):
     assert [line.split()[1] for line in harnesses] == ["default", "single_reply", "claude_code", "codex_cli", "gemini_cli",
                                                       "mini_swe_agent", "pi", "openclaw"], done.stdout
     assert "harness default (Inspect ReAct agent): runs here in vgb; not in docker: no docker executable on PATH" in lines
-    assert harnesses[2] == "harness claude_code (Claude Code 2.1.263): cannot run here (docker: no docker executable on PATH)"
+    assert harnesses[2] == ("harness claude_code (Claude Code 2.1.263): cannot run here (vgb: harness claude_code in the vgb "
+                            f"sandbox: no Claude Code in {empty}; fetch Claude Code 2.1.263 with "
+                            "`python -m verifierbench.harness.claude_vgb fetch`; docker: no docker executable on PATH)"), harnesses[2]
     assert harnesses[6].startswith(f"harness pi (Pi 0.84.2): cannot run here (vgb: harness pi in the vgb sandbox: no node in {empty}"), harnesses[6]
 
 
@@ -116,4 +118,4 @@ def test_doctor_names_what_is_there():
     lines = done.stdout.splitlines()
     assert f"docker (-T sandbox=docker): {shutil.which('docker')}" in lines, done.stdout + done.stderr
     assert "CLI harnesses' extra (inspect-swe): installed" in lines, done.stdout
-    assert "harness claude_code (Claude Code 2.1.263): runs here in docker" in lines, done.stdout
+    assert "harness claude_code (Claude Code 2.1.263): runs here in vgb, docker" in lines, done.stdout

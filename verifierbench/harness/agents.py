@@ -11,7 +11,8 @@ Both record in the store (GENERATION_END) why generation ended without a verifie
 request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
-  the CLI installed (see verifierbench/sandboxes/README.md); the no-Docker `vgb` sandbox cannot host them.
+  the CLI installed (see verifierbench/sandboxes/README.md). Claude Code also runs in the no-Docker `vgb` sandbox,
+  from the same cached binary, on the project's own model endpoint (harness/claude_vgb.py).
 - `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image; pi also
   runs in the vgb sandbox, from the same cached toolchain (harness/pi_vgb.py).
 
@@ -251,14 +252,24 @@ def bridged_cli_harness(name: str) -> Solver:
     Args:
       name: A key of BRIDGED_CLIS.
     """
+    container = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+    return vgb_or(name, as_solver(container))
+
+
+def vgb_or(name: str, elsewhere: Solver) -> Solver:
+    """In the vgb sandbox, the CLI `name` through the project's endpoint (harness/pi_vgb.py, harness/claude_vgb.py);
+    in any other sandbox, `elsewhere`."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if name == "pi" and in_vgb(sandbox()):  # no Docker: harness/pi_vgb.py
+        if not in_vgb(sandbox()):
+            return await elsewhere(state, generate)
+        if name == "pi":
             from verifierbench.harness.pi_vgb import pi_vgb_agent
 
             agent = pi_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         else:
-            agent = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+            from verifierbench.harness.claude_vgb import claude_vgb_agent
+
+            agent = claude_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         return await as_solver(agent)(state, generate)
 
     return solve
-

@@ -72,6 +72,18 @@ def pi_toolchain_problem() -> str | None:
     return None
 
 
+def claude_toolchain_problem() -> str | None:
+    """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
+    from verifierbench.harness import claude_vgb
+    from verifierbench.harness.bridged_clis import CliMissing
+
+    try:
+        claude_vgb.toolchain()
+    except CliMissing as exc:
+        return str(exc)
+    return None
+
+
 def code_tasks_problem(tasks: Sequence[Task]) -> str | None:
     """The first problem of a selected task its source names (`Source.judging_problem`: a code task's checkout, and
     what its test environment is made from when it is not made yet)."""
