@@ -2,7 +2,8 @@
 
 19 models with the common harness (the paper's Pi harness: `-T harness=pi`, the pi CLI at the paper's 0.84.2 in
 the default `vgb` sandbox, no Docker: `python -m verifierbench.harness.pi_vgb fetch` caches its toolchain) and 17
-alternative configurations, each CLI at the paper's version in the Docker sandbox (scripts/harness-clis.sh).
+alternative configurations, each CLI at the paper's version (scripts/harness-clis.sh): Claude Code in the `vgb`
+sandbox as Pi is (harness/model_endpoint.py), the others in the Docker sandbox.
 Passing `harness=default` runs a configuration with the default ReAct harness instead: a stand-in, not the
 paper's harness. Model ids are Inspect model names; edit them to match the provider
 you use. `tasks/paper_configurations.py` turns each runnable configuration into an Inspect task
