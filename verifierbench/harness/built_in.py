@@ -3,8 +3,9 @@ CLIs bridged by the project (harness/bridged_clis.py), in the order of the `-T h
 
 The CLI versions are the paper's (App. E); `package` is exactly what scripts/harness-clis.sh fetches, and
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
-holds both files to these records). Under docker and k8s every CLI reaches the model through Inspect's polled sandbox
-bridge; pi and Claude Code in vgb through the project's own unix socket (harness/model_endpoint.py).
+holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
+under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
+transport=inspect-sandbox-bridge` still selects Inspect's), as pi and Claude Code do in vgb (harness/model_endpoint.py).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _inspect_swe(name: str, display_name: str, version: str, executable: str, pa
 
 
 def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, image_paths: tuple[str, ...],
-             transports: dict[str, str]) -> Harness:
+             transports: dict[str, str], other_transports: dict[str, tuple[str, ...]] | None = None) -> Harness:
     def make(run_public_budget: int) -> Solver:  # run_public is reached from the CLI's shell (vgb_env)
         return with_public_channel(traced_connections("node", bridged_cli_harness(cli.harness)))
 
@@ -64,7 +65,7 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
     problem = (lambda sandbox: pi_toolchain_problem() if sandbox == "vgb" else None) if cli is PI else (lambda sandbox: None)
     return Harness(name=cli.harness, display_name=display_name, solver=make, transports=transports, version=cli.version,
                    executable=cli.executable, runtime="node", package=package, install=install, image_paths=image_paths,
-                   problem=problem)
+                   problem=problem, other_transports=other_transports or {})
 
 
 for _record in (
@@ -79,7 +80,8 @@ for _record in (
                  "pip download (CPython 3.11 wheels), installed by pip in the image",
                  ("/usr/local/bin/mini", "/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/local/lib/python3.11")),
     _bridged(PI, "Pi", "@earendil-works/pi-coding-agent@0.84.2", "npm install --ignore-scripts",
-             ("/usr/local/bin/pi", "/opt/pi", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS}),
+             ("/usr/local/bin/pi", "/opt/pi", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS, "docker": UNIX_SOCKET},
+             {"docker": (SANDBOX_BRIDGE,)}),
     _bridged(OPENCLAW, "OpenClaw", "openclaw@2026.6.34", "npm install --ignore-scripts",
              ("/usr/local/bin/openclaw", "/opt/openclaw", NODE), CONTAINERS),
 ):

@@ -103,16 +103,20 @@ def error_payload(api: str, message: str) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[Path]:
+async def bridge_socket(generate: Generate, owner: int | None, directory: Path | None = None) -> AsyncIterator[Path]:
     """Serves `generate` over HTTP/1.1 on a fresh unix socket for the block; yields its directory.
 
     Args:
       generate: answers one chat-completions request body.
       owner: the uid the socket is given to (the sample's sandbox uid, when the harness is root), mode 0600.
+      directory: where the socket is made (a container's bind-mounted directory, made before the container:
+        sandboxes/docker_provider.py); the socket alone is removed after. None: a fresh directory, removed after.
     """
-    directory = Path(tempfile.mkdtemp(prefix="verifierbench-bridge-"))
+    fresh = directory is None
+    directory = Path(tempfile.mkdtemp(prefix="verifierbench-bridge-")) if directory is None else directory
     os.chmod(directory, 0o755)
     path = directory / SOCKET_NAME
+    path.unlink(missing_ok=True)  # a previous run's in the same sample
     listener = await anyio.create_unix_listener(path)
     if owner is not None:
         os.chown(path, owner, owner)
@@ -127,7 +131,10 @@ async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[
                 group.cancel_scope.cancel()
     finally:
         await listener.aclose()
-        shutil.rmtree(directory, ignore_errors=True)
+        if fresh:
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

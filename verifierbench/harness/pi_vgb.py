@@ -246,16 +246,21 @@ async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], 
       env: more of the command's environment (PATH and the like).
     """
     async with bridge_socket(generate, box.uid if running_as_root() else None) as directory:
-        template = directory / "home"
-        for relative, contents in cli.config(port).items():
-            (template / relative).parent.mkdir(parents=True, exist_ok=True)
-            (template / relative).write_text(contents)
-        for sub, _, _ in os.walk(template):
-            os.chmod(sub, 0o755)
+        write_home_template(directory / "home", cli, port)
         binds = (*binds, Bind(str(FORWARDER), FORWARDER_INSIDE), Bind(str(directory), BRIDGE_INSIDE))
         home = f"/tmp/vgb-{cli.harness}-{port}"  # fresh per run (the command's own tmpfs), off the workspace
         command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--", *argv]
         return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | env, timeout=RUN_TIMEOUT_S)
+
+
+def write_home_template(template: Path, cli: BridgedCli, port: int) -> None:
+    """`cli`'s configuration for the endpoint at 127.0.0.1:`port`, written under `template` (directories 0755: the
+    sandbox's user reads them), which the forwarder copies into the CLI's fresh home."""
+    for relative, contents in cli.config(port).items():
+        (template / relative).parent.mkdir(parents=True, exist_ok=True)
+        (template / relative).write_text(contents)
+    for sub, _, _ in os.walk(template):
+        os.chmod(sub, 0o755)
 
 
 if __name__ == "__main__":
