@@ -5,7 +5,8 @@ The CLI versions are the paper's (App. E); `package` is exactly what scripts/har
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
 holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
 under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
-transport=inspect-sandbox-bridge` still selects Inspect's), as pi and Claude Code do in vgb (harness/model_endpoint.py).
+transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw and Claude Code do in vgb
+(harness/model_endpoint.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from inspect_ai.solver import Solver
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import claude_toolchain_problem, harnesses_extra_problem, pi_toolchain_problem
+from verifierbench.harness.prerequisites import (claude_toolchain_problem, harnesses_extra_problem, openclaw_toolchain_problem,
+                                                 pi_toolchain_problem)
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -61,8 +63,9 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
         return with_public_channel(traced_connections("node", bridged_cli_harness(cli.harness)))
 
     make.__qualname__ = make.__name__ = f"{cli.harness}_harness"
-    # Pi in vgb needs its checked toolchain; under docker it is in the image.
-    problem = (lambda sandbox: pi_toolchain_problem() if sandbox == "vgb" else None) if cli is PI else (lambda sandbox: None)
+    # In vgb each needs its checked toolchain; under docker it is in the image.
+    in_vgb = pi_toolchain_problem if cli is PI else openclaw_toolchain_problem
+    problem = (lambda sandbox: in_vgb() if sandbox == "vgb" else None)
     return Harness(name=cli.harness, display_name=display_name, solver=make, transports=transports, version=cli.version,
                    executable=cli.executable, runtime="node", package=package, install=install, image_paths=image_paths,
                    problem=problem, other_transports=other_transports or {})
@@ -83,6 +86,6 @@ for _record in (
              ("/usr/local/bin/pi", "/opt/pi", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS, "docker": UNIX_SOCKET},
              {"docker": (SANDBOX_BRIDGE,)}),
     _bridged(OPENCLAW, "OpenClaw", "openclaw@2026.6.34", "npm install --ignore-scripts",
-             ("/usr/local/bin/openclaw", "/opt/openclaw", NODE), CONTAINERS),
+             ("/usr/local/bin/openclaw", "/opt/openclaw", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS}),
 ):
     register_harness(_record)

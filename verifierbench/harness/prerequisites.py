@@ -72,6 +72,18 @@ def pi_toolchain_problem() -> str | None:
     return None
 
 
+def openclaw_toolchain_problem() -> str | None:
+    """OpenClaw's checked toolchain's problem, for the vgb sandbox (openclaw_vgb.toolchain, cached per process)."""
+    from verifierbench.harness import openclaw_vgb
+    from verifierbench.harness.bridged_clis import CliMissing
+
+    try:
+        openclaw_vgb.toolchain()
+    except CliMissing as exc:
+        return str(exc)
+    return None
+
+
 def claude_toolchain_problem() -> str | None:
     """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
     from verifierbench.harness import claude_vgb
