@@ -5,19 +5,21 @@ The CLI versions are the paper's (App. E); `package` is exactly what scripts/har
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
 holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
 under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
-transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw and Claude Code do in vgb
+transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw, Codex and Claude Code do in vgb
 (harness/model_endpoint.py).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from inspect_ai.solver import Solver
 
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import (claude_toolchain_problem, harnesses_extra_problem, openclaw_toolchain_problem,
-                                                 pi_toolchain_problem)
+from verifierbench.harness.prerequisites import (claude_toolchain_problem, codex_toolchain_problem, harnesses_extra_problem,
+                                                 openclaw_toolchain_problem, pi_toolchain_problem)
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -42,10 +44,13 @@ register_harness(Harness(name="single_reply", display_name="one reply, no tools"
 
 def _inspect_swe(name: str, display_name: str, version: str, executable: str, package: str, install: str,
                  image_paths: tuple[str, ...], runtime: str | None = None, pass_version: bool = False,
-                 in_vgb: bool = False) -> Harness:
+                 vgb_problem: Callable[[], str | None] | None = None) -> Harness:
     """One of inspect-swe's agents, its CLI from the harness image; `pass_version`: inspect-swe is told the pinned
     version (Gemini CLI: else it asks GitHub for the latest), the others use the CLI on the sandbox's $PATH.
-    `in_vgb`: it also runs in the vgb sandbox, on the project's endpoint (harness/claude_vgb.py)."""
+    `vgb_problem`: it also runs in the vgb sandbox, on the project's endpoint (harness/claude_vgb.py,
+    harness/codex_vgb.py), when its toolchain has no problem."""
+    in_vgb = vgb_problem is not None
+
     def make(run_public_budget: int) -> Solver:
         agent = swe_harness(name, run_public_budget, version=version if pass_version else "sandbox")
         return with_public_channel(traced_connections(runtime or executable, vgb_or(name, agent) if in_vgb else agent))
@@ -54,7 +59,7 @@ def _inspect_swe(name: str, display_name: str, version: str, executable: str, pa
     return Harness(name=name, display_name=display_name, solver=make, transports={"vgb": UNIX_SOCKET, **CONTAINERS} if in_vgb
                    else CONTAINERS, version=version, executable=executable, runtime=runtime, package=package,
                    install=install, image_paths=image_paths,
-                   problem=lambda sandbox: claude_toolchain_problem() if sandbox == "vgb" else harnesses_extra_problem(name))
+                   problem=lambda sandbox: vgb_problem() if sandbox == "vgb" and vgb_problem else harnesses_extra_problem(name))
 
 
 def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, image_paths: tuple[str, ...],
@@ -73,9 +78,10 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
 for _record in (
     _inspect_swe("claude_code", "Claude Code", "2.1.263", "claude", "@anthropic-ai/claude-code-linux-x64@2.1.263",
-                 "npm pack (a native binary)", ("/usr/local/bin/claude",), in_vgb=True),
+                 "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_problem=claude_toolchain_problem),
     _inspect_swe("codex_cli", "Codex", "0.149.0", "codex", "@openai/codex@0.149.0-linux-x64",
-                 "npm pack (static musl binaries)", ("/usr/local/bin/codex", "/usr/local/bin/codex-code-mode-host")),
+                 "npm pack (static musl binaries)", ("/usr/local/bin/codex", "/usr/local/bin/codex-code-mode-host"),
+                 vgb_problem=codex_toolchain_problem),
     _inspect_swe("gemini_cli", "Gemini CLI", "0.60.0", "gemini", "@google/gemini-cli@0.60.0",
                  "npm install --ignore-scripts, linked where inspect-swe looks", ("/opt/gemini-cli", "/etc/gemini-cli", NODE),
                  runtime="node", pass_version=True),

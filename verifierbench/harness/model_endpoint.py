@@ -31,6 +31,7 @@ from anyio.abc import ByteStream
 
 SOCKET_NAME = "bridge.sock"
 OPENAI_COMPLETIONS = "openai-completions"
+OPENAI_RESPONSES = "openai-responses"
 ANTHROPIC_MESSAGES = "anthropic-messages"
 
 # What the sandbox can make the harness hold (issue 51): every byte below is in the harness's own process, outside
@@ -70,6 +71,7 @@ def bridge_generate() -> Generate:
     from anthropic.types import Message
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
 
     # Never connected: the bridge answers requests for the model "inspect" before they reach the network.
     openai_client = AsyncOpenAI(api_key="bridge", base_url="http://127.0.0.1:9/v1", max_retries=0)
@@ -82,6 +84,9 @@ def bridge_generate() -> Generate:
             if api == ANTHROPIC_MESSAGES:
                 message = await anthropic_client.post("/v1/messages", cast_to=Message, body=body)
                 return message.model_dump(mode="json", exclude_none=True)
+            if api == OPENAI_RESPONSES:
+                response = await openai_client.post("/responses", cast_to=Response, body=body)
+                return response.model_dump(mode="json", exclude_none=True)
             completion = await openai_client.post("/chat/completions", cast_to=ChatCompletion, body=body)
             return completion.model_dump(mode="json", exclude_none=True)
         except Exception as exc:
@@ -244,9 +249,11 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
     if method == "GET" and path.endswith("/models"):
         return http_response(200, {"object": "list", "data": [{"id": "inspect", "object": "model", "owned_by": "inspect"}]})
     api = (OPENAI_COMPLETIONS if path.endswith("/chat/completions") else
+           OPENAI_RESPONSES if path.endswith("/v1/responses") else
            ANTHROPIC_MESSAGES if path.endswith("/v1/messages") else None)
     if method != "POST" or api is None:
-        return http_response(404, {"error": {"message": f"{method} {path}: only chat completions and messages are served"}})
+        return http_response(404, {"error": {"message": f"{method} {path}: only chat completions, responses and messages "
+                                                        "are served"}})
     try:
         # A large body's parse off the event loop, which every sample shares (json's scanner still holds the GIL:
         # the body cap bounds how long).
@@ -264,6 +271,8 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         return http_response(200, response)
     if api == ANTHROPIC_MESSAGES:
         return sse_response([(event["type"], event) for event in message_events(response)], done=False)
+    if api == OPENAI_RESPONSES:
+        return sse_response([(event["type"], event) for event in response_events(response)], done=False)
     include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
     return sse_response([(None, chunk) for chunk in completion_chunks(response, include_usage)], done=True)
 
@@ -302,6 +311,21 @@ def completion_chunks(completion: dict[str, Any], include_usage: bool) -> list[d
     if include_usage and completion.get("usage"):
         chunks.append({**base, "choices": [], "usage": completion["usage"]})
     return chunks
+
+
+def response_events(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """A whole Responses-API response as the stream a streaming client reassembles: response.created, each output item
+    (added, its text in one delta when it is a message, done), response.completed; numbered in sequence."""
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {**response, "status": "in_progress", "output": []}}]
+    for index, item in enumerate(response.get("output") or []):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        for part_index, part in enumerate(item.get("content") or [] if item.get("type") == "message" else []):
+            if part.get("type") == "output_text":
+                events.append({"type": "response.output_text.delta", "item_id": item.get("id", ""), "output_index": index,
+                               "content_index": part_index, "delta": part.get("text", "")})
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append({"type": "response.completed", "response": response})
+    return [{**event, "sequence_number": number} for number, event in enumerate(events)]
 
 
 def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -84,6 +84,18 @@ def openclaw_toolchain_problem() -> str | None:
     return None
 
 
+def codex_toolchain_problem() -> str | None:
+    """Codex's checked binaries' problem, for the vgb sandbox (codex_vgb.toolchain, cached per process)."""
+    from verifierbench.harness import codex_vgb
+    from verifierbench.harness.bridged_clis import CliMissing
+
+    try:
+        codex_vgb.toolchain()
+    except CliMissing as exc:
+        return str(exc)
+    return None
+
+
 def claude_toolchain_problem() -> str | None:
     """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
     from verifierbench.harness import claude_vgb
