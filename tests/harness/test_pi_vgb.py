@@ -44,10 +44,10 @@ def test_a_tree_another_user_could_write_is_refused(tmp_path):
 
 
 @pytest.mark.usefixtures("toolchain")  # without it the task is refused (harness/prerequisites.py)
-def test_pi_openclaw_codex_and_claude_code_are_the_cli_harnesses_the_vgb_sandbox_takes(bfcl_suite):
+def test_every_cli_harness_but_mini_swe_agent_runs_in_the_vgb_sandbox(bfcl_suite):
     assert verifierbench(suite=str(bfcl_suite), harness="pi").sandbox.type == "vgb"
-    with pytest.raises(Exception, match="only claude_code, codex_cli, pi, openclaw can"):  # the UserError, as `inspect eval` shows it
-        verifierbench(suite=str(bfcl_suite), harness="gemini_cli")
+    with pytest.raises(Exception, match="only claude_code, codex_cli, gemini_cli, pi, openclaw can"):  # the UserError
+        verifierbench(suite=str(bfcl_suite), harness="mini_swe_agent")
 
 
 # -- with the toolchain -------------------------------------------------------------------------------------------------

@@ -275,7 +275,7 @@ def by_transport(solvers: dict[str, Solver]) -> Solver:
 
 def vgb_or(name: str, elsewhere: Solver) -> Solver:
     """In the vgb sandbox, the CLI `name` through the project's endpoint (harness/pi_vgb.py, harness/openclaw_vgb.py,
-    harness/codex_vgb.py, harness/claude_vgb.py); in any other sandbox, `elsewhere`."""
+    harness/codex_vgb.py, harness/gemini_vgb.py, harness/claude_vgb.py); in any other sandbox, `elsewhere`."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if not in_vgb(sandbox()):
             return await elsewhere(state, generate)
@@ -287,6 +287,10 @@ def vgb_or(name: str, elsewhere: Solver) -> Solver:
             from verifierbench.harness.codex_vgb import codex_vgb_agent
 
             agent = codex_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        elif name == "gemini_cli":
+            from verifierbench.harness.gemini_vgb import gemini_vgb_agent
+
+            agent = gemini_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         elif name == "openclaw":
             from verifierbench.harness.openclaw_vgb import openclaw_vgb_agent
 

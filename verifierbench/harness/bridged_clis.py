@@ -53,6 +53,7 @@ class BridgedCli:
     env: dict[str, str]
     config: Callable[[int], dict[str, str]]
     command: Callable[[str, str, str], list[str]]
+    endpoint_env: str = ""  # a variable the CLI reads the endpoint's base URL from (http://127.0.0.1:PORT), if any
 
 
 def openai_provider(port: int, max_tokens: int | None = None) -> dict:

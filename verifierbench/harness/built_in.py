@@ -5,7 +5,7 @@ The CLI versions are the paper's (App. E); `package` is exactly what scripts/har
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
 holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
 under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
-transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw, Codex and Claude Code do in vgb
+transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw, Codex, Gemini CLI and Claude Code do in vgb
 (harness/model_endpoint.py).
 """
 
@@ -18,8 +18,8 @@ from inspect_ai.solver import Solver
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import (claude_toolchain_problem, codex_toolchain_problem, harnesses_extra_problem,
-                                                 openclaw_toolchain_problem, pi_toolchain_problem)
+from verifierbench.harness.prerequisites import (claude_toolchain_problem, codex_toolchain_problem, gemini_toolchain_problem,
+                                                 harnesses_extra_problem, openclaw_toolchain_problem, pi_toolchain_problem)
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -84,7 +84,7 @@ for _record in (
                  vgb_problem=codex_toolchain_problem),
     _inspect_swe("gemini_cli", "Gemini CLI", "0.60.0", "gemini", "@google/gemini-cli@0.60.0",
                  "npm install --ignore-scripts, linked where inspect-swe looks", ("/opt/gemini-cli", "/etc/gemini-cli", NODE),
-                 runtime="node", pass_version=True),
+                 runtime="node", pass_version=True, vgb_problem=gemini_toolchain_problem),
     _inspect_swe("mini_swe_agent", "mini-swe", "2.4.6", "mini", "mini-swe-agent==2.4.6",
                  "pip download (CPython 3.11 wheels), installed by pip in the image",
                  ("/usr/local/bin/mini", "/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/local/lib/python3.11")),

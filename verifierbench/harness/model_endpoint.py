@@ -33,6 +33,7 @@ SOCKET_NAME = "bridge.sock"
 OPENAI_COMPLETIONS = "openai-completions"
 OPENAI_RESPONSES = "openai-responses"
 ANTHROPIC_MESSAGES = "anthropic-messages"
+GOOGLE_GENERATE = "google-generate-content"
 
 # What the sandbox can make the harness hold (issue 51): every byte below is in the harness's own process, outside
 # the sandbox's memory cgroup. The largest real request is bounded by the model's context window: pi and Claude Code are told
@@ -73,7 +74,11 @@ def bridge_generate() -> Generate:
     from openai.types.chat import ChatCompletion
     from openai.types.responses import Response
 
+    from google import genai
+    from google.genai import types
+
     # Never connected: the bridge answers requests for the model "inspect" before they reach the network.
+    google_client = genai.Client(api_key="bridge", http_options=types.HttpOptions(base_url="http://127.0.0.1:9"))
     openai_client = AsyncOpenAI(api_key="bridge", base_url="http://127.0.0.1:9/v1", max_retries=0)
     anthropic_client = AsyncAnthropic(api_key="bridge", base_url="http://127.0.0.1:9", max_retries=0)
 
@@ -81,6 +86,11 @@ def bridge_generate() -> Generate:
         body = {key: value for key, value in request.items() if key not in ("stream", "stream_options")}
         body["model"] = "inspect"  # whatever the CLI named: the eval's model
         try:
+            if api == GOOGLE_GENERATE:
+                answer = await google_client.aio.models.generate_content(
+                    model="inspect", contents=[types.Content.model_validate(c) for c in request.get("contents") or []],
+                    config=types.GenerateContentConfig.model_validate(google_config(request)))
+                return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
             if api == ANTHROPIC_MESSAGES:
                 message = await anthropic_client.post("/v1/messages", cast_to=Message, body=body)
                 return message.model_dump(mode="json", exclude_none=True)
@@ -96,6 +106,13 @@ def bridge_generate() -> Generate:
             raise ProviderError(status, error_payload(api, str(exc))) from exc
 
     return generate
+
+
+def google_config(request: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini REST request's settings as the SDK's GenerateContentConfig takes them: generationConfig's fields and the
+    request's own (system instruction, tools, tool config, safety settings), camelCase as sent."""
+    own = {key: request[key] for key in ("systemInstruction", "tools", "toolConfig", "safetySettings") if key in request}
+    return {**(request.get("generationConfig") or {}), **own}
 
 
 def error_payload(api: str, message: str) -> dict[str, Any]:
@@ -250,7 +267,8 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         return http_response(200, {"object": "list", "data": [{"id": "inspect", "object": "model", "owned_by": "inspect"}]})
     api = (OPENAI_COMPLETIONS if path.endswith("/chat/completions") else
            OPENAI_RESPONSES if path.endswith("/v1/responses") else
-           ANTHROPIC_MESSAGES if path.endswith("/v1/messages") else None)
+           ANTHROPIC_MESSAGES if path.endswith("/v1/messages") else
+           GOOGLE_GENERATE if path.endswith((":generateContent", ":streamGenerateContent")) else None)
     if method != "POST" or api is None:
         return http_response(404, {"error": {"message": f"{method} {path}: only chat completions, responses and messages "
                                                         "are served"}})
@@ -267,6 +285,8 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         response = await generate(api, request, headers)
     except ProviderError as error:
         return http_response(error.status, error.payload)
+    if api == GOOGLE_GENERATE:  # streamed when the path says so (`?alt=sse`): the whole answer as its one chunk
+        return sse_response([(None, response)], done=False) if path.endswith(":streamGenerateContent") else http_response(200, response)
     if not request.get("stream"):
         return http_response(200, response)
     if api == ANTHROPIC_MESSAGES:

@@ -269,7 +269,9 @@ async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], 
         binds = (*binds, Bind(str(FORWARDER), FORWARDER_INSIDE), Bind(str(directory), BRIDGE_INSIDE))
         home = f"/tmp/vgb-{cli.harness}-{port}"  # fresh per run (the command's own tmpfs), off the workspace
         command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--", *argv]
-        return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | env, timeout=RUN_TIMEOUT_S)
+        endpoint = {cli.endpoint_env: f"http://127.0.0.1:{port}"} if cli.endpoint_env else {}
+        return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | endpoint | env,
+                                         timeout=RUN_TIMEOUT_S)
 
 
 def write_home_template(template: Path, cli: BridgedCli, port: int) -> None:

@@ -96,6 +96,18 @@ def codex_toolchain_problem() -> str | None:
     return None
 
 
+def gemini_toolchain_problem() -> str | None:
+    """Gemini CLI's checked toolchain's problem, for the vgb sandbox (gemini_vgb.toolchain, cached per process)."""
+    from verifierbench.harness import gemini_vgb
+    from verifierbench.harness.bridged_clis import CliMissing
+
+    try:
+        gemini_vgb.toolchain()
+    except CliMissing as exc:
+        return str(exc)
+    return None
+
+
 def claude_toolchain_problem() -> str | None:
     """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
     from verifierbench.harness import claude_vgb
