@@ -1,7 +1,7 @@
-"""OpenClaw, Codex and Gemini CLI in the no-Docker vgb sandbox (harness/openclaw_vgb.py, codex_vgb.py, gemini_vgb.py):
-the toolchains' checks, and a whole eval of each on a tool-call task through the project's endpoint (chat completions
-for OpenClaw, the streamed Responses API for Codex, streamed generateContent for Gemini CLI), with the default
-harness's decisions. The toolchains are the cache
+"""OpenClaw, Codex, Gemini CLI and mini-swe-agent in the no-Docker vgb sandbox (harness/openclaw_vgb.py, codex_vgb.py,
+gemini_vgb.py, mini_vgb.py): the toolchains' checks, and a whole eval of each on a tool-call task through the
+project's endpoint (chat completions for OpenClaw and mini-swe-agent, the streamed Responses API for Codex, streamed
+generateContent for Gemini CLI), with the default harness's decisions. The toolchains are the cache
 scripts/harness-clis.sh fills (or each module's `fetch`)."""
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import pytest
 
 from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
-from verifierbench.harness import codex_vgb, gemini_vgb, openclaw_vgb
+from verifierbench.harness import codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb
 from verifierbench.harness.bridged_clis import CliMissing
 
-MODULES = {"openclaw": openclaw_vgb, "codex_cli": codex_vgb, "gemini_cli": gemini_vgb}
-SHELL_TOOLS = {"openclaw": "exec", "codex_cli": "exec_command", "gemini_cli": "run_shell_command"}  # the policy calls it
+MODULES = {"openclaw": openclaw_vgb, "codex_cli": codex_vgb, "gemini_cli": gemini_vgb, "mini_swe_agent": mini_vgb}
+SHELL_TOOLS = {"openclaw": "exec", "codex_cli": "exec_command", "gemini_cli": "run_shell_command",  # the policy calls it
+               "mini_swe_agent": "bash"}
 WEB_TOOLS = {"web_search", "web_fetch", "browser", "google_web_search"}
 
 

@@ -25,6 +25,7 @@ sample's store keeps each address it tried to reach (harness/connection_trace.py
 
 from __future__ import annotations
 
+import importlib
 import re
 
 from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
@@ -273,32 +274,20 @@ def by_transport(solvers: dict[str, Solver]) -> Solver:
     return solve
 
 
+# Each CLI's agent in the vgb sandbox (module, factory), imported when a sample runs it.
+VGB_AGENTS = {name: (f"verifierbench.harness.{module}", f"{module}_agent") for name, module in (
+    ("pi", "pi_vgb"), ("claude_code", "claude_vgb"), ("codex_cli", "codex_vgb"), ("gemini_cli", "gemini_vgb"),
+    ("openclaw", "openclaw_vgb"), ("mini_swe_agent", "mini_vgb"))}
+
+
 def vgb_or(name: str, elsewhere: Solver) -> Solver:
-    """In the vgb sandbox, the CLI `name` through the project's endpoint (harness/pi_vgb.py, harness/openclaw_vgb.py,
-    harness/codex_vgb.py, harness/gemini_vgb.py, harness/claude_vgb.py); in any other sandbox, `elsewhere`."""
+    """In the vgb sandbox, the CLI `name` through the project's endpoint (its VGB_AGENTS module); in any other
+    sandbox, `elsewhere`."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if not in_vgb(sandbox()):
             return await elsewhere(state, generate)
-        if name == "pi":
-            from verifierbench.harness.pi_vgb import pi_vgb_agent
-
-            agent = pi_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-        elif name == "codex_cli":
-            from verifierbench.harness.codex_vgb import codex_vgb_agent
-
-            agent = codex_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-        elif name == "gemini_cli":
-            from verifierbench.harness.gemini_vgb import gemini_vgb_agent
-
-            agent = gemini_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-        elif name == "openclaw":
-            from verifierbench.harness.openclaw_vgb import openclaw_vgb_agent
-
-            agent = openclaw_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-        else:
-            from verifierbench.harness.claude_vgb import claude_vgb_agent
-
-            agent = claude_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        module, factory = VGB_AGENTS[name]
+        agent = getattr(importlib.import_module(module), factory)(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         return await as_solver(agent)(state, generate)
 
     return solve

@@ -5,7 +5,7 @@ The CLI versions are the paper's (App. E); `package` is exactly what scripts/har
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
 holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
 under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
-transport=inspect-sandbox-bridge` still selects Inspect's), as pi, OpenClaw, Codex, Gemini CLI and Claude Code do in vgb
+transport=inspect-sandbox-bridge` still selects Inspect's), as every CLI does in vgb
 (harness/model_endpoint.py).
 """
 
@@ -18,8 +18,8 @@ from inspect_ai.solver import Solver
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import (claude_toolchain_problem, codex_toolchain_problem, gemini_toolchain_problem,
-                                                 harnesses_extra_problem, openclaw_toolchain_problem, pi_toolchain_problem)
+from verifierbench.harness.prerequisites import (claude_toolchain_problem, harnesses_extra_problem, pi_toolchain_problem,
+                                                 vgb_toolchain_problem)
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -69,7 +69,7 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
     make.__qualname__ = make.__name__ = f"{cli.harness}_harness"
     # In vgb each needs its checked toolchain; under docker it is in the image.
-    in_vgb = pi_toolchain_problem if cli is PI else openclaw_toolchain_problem
+    in_vgb = pi_toolchain_problem if cli is PI else vgb_toolchain_problem("openclaw_vgb")
     problem = (lambda sandbox: in_vgb() if sandbox == "vgb" else None)
     return Harness(name=cli.harness, display_name=display_name, solver=make, transports=transports, version=cli.version,
                    executable=cli.executable, runtime="node", package=package, install=install, image_paths=image_paths,
@@ -81,13 +81,14 @@ for _record in (
                  "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_problem=claude_toolchain_problem),
     _inspect_swe("codex_cli", "Codex", "0.149.0", "codex", "@openai/codex@0.149.0-linux-x64",
                  "npm pack (static musl binaries)", ("/usr/local/bin/codex", "/usr/local/bin/codex-code-mode-host"),
-                 vgb_problem=codex_toolchain_problem),
+                 vgb_problem=vgb_toolchain_problem("codex_vgb")),
     _inspect_swe("gemini_cli", "Gemini CLI", "0.60.0", "gemini", "@google/gemini-cli@0.60.0",
                  "npm install --ignore-scripts, linked where inspect-swe looks", ("/opt/gemini-cli", "/etc/gemini-cli", NODE),
-                 runtime="node", pass_version=True, vgb_problem=gemini_toolchain_problem),
+                 runtime="node", pass_version=True, vgb_problem=vgb_toolchain_problem("gemini_vgb")),
     _inspect_swe("mini_swe_agent", "mini-swe", "2.4.6", "mini", "mini-swe-agent==2.4.6",
                  "pip download (CPython 3.11 wheels), installed by pip in the image",
-                 ("/usr/local/bin/mini", "/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/local/lib/python3.11")),
+                 ("/usr/local/bin/mini", "/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/local/lib/python3.11"),
+                 vgb_problem=vgb_toolchain_problem("mini_vgb")),
     _bridged(PI, "Pi", "@earendil-works/pi-coding-agent@0.84.2", "npm install --ignore-scripts",
              ("/usr/local/bin/pi", "/opt/pi", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS, "docker": UNIX_SOCKET},
              {"docker": (SANDBOX_BRIDGE,)}),

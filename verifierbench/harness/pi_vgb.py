@@ -276,7 +276,8 @@ async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], 
 
 def write_home_template(template: Path, cli: BridgedCli, port: int) -> None:
     """`cli`'s configuration for the endpoint at 127.0.0.1:`port`, written under `template` (directories 0755: the
-    sandbox's user reads them), which the forwarder copies into the CLI's fresh home."""
+    sandbox's user reads them), which the forwarder copies into the CLI's fresh home (made even when empty)."""
+    template.mkdir(parents=True, exist_ok=True)
     for relative, contents in cli.config(port).items():
         (template / relative).parent.mkdir(parents=True, exist_ok=True)
         (template / relative).write_text(contents)

@@ -11,8 +11,9 @@ matplotlib's Debian build packages). Not checked: the package index that making 
 
 from __future__ import annotations
 
+import importlib
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from verifierbench.core.errors import UserError
@@ -72,40 +73,19 @@ def pi_toolchain_problem() -> str | None:
     return None
 
 
-def openclaw_toolchain_problem() -> str | None:
-    """OpenClaw's checked toolchain's problem, for the vgb sandbox (openclaw_vgb.toolchain, cached per process)."""
-    from verifierbench.harness import openclaw_vgb
-    from verifierbench.harness.bridged_clis import CliMissing
+def vgb_toolchain_problem(module: str) -> Callable[[], str | None]:
+    """The problem of the checked toolchain of a CLI in the vgb sandbox: `module`'s `toolchain()` (harness/codex_vgb.py,
+    gemini_vgb.py, openclaw_vgb.py, mini_vgb.py; each cached per process), imported only when asked."""
+    def problem() -> str | None:
+        from verifierbench.harness.bridged_clis import CliMissing
 
-    try:
-        openclaw_vgb.toolchain()
-    except CliMissing as exc:
-        return str(exc)
-    return None
+        try:
+            importlib.import_module(f"verifierbench.harness.{module}").toolchain()
+        except CliMissing as exc:
+            return str(exc)
+        return None
 
-
-def codex_toolchain_problem() -> str | None:
-    """Codex's checked binaries' problem, for the vgb sandbox (codex_vgb.toolchain, cached per process)."""
-    from verifierbench.harness import codex_vgb
-    from verifierbench.harness.bridged_clis import CliMissing
-
-    try:
-        codex_vgb.toolchain()
-    except CliMissing as exc:
-        return str(exc)
-    return None
-
-
-def gemini_toolchain_problem() -> str | None:
-    """Gemini CLI's checked toolchain's problem, for the vgb sandbox (gemini_vgb.toolchain, cached per process)."""
-    from verifierbench.harness import gemini_vgb
-    from verifierbench.harness.bridged_clis import CliMissing
-
-    try:
-        gemini_vgb.toolchain()
-    except CliMissing as exc:
-        return str(exc)
-    return None
+    return problem
 
 
 def claude_toolchain_problem() -> str | None:
