@@ -137,3 +137,22 @@ def test_the_build_refuses_a_task_whose_format_is_not_its_source_s():
     code = Task.create(source="tau2", source_id="y", format=CODE, instruction="", environment={})
     with pytest.raises(ValueError, match="declares the interaction_record format .* is code"):
         _check_formats("tau2", SimpleNamespace(retained=[SimpleNamespace(task=code)]))  # type: ignore[arg-type]
+
+
+def test_an_exact_match_compares_what_the_format_names_in_process_and_in_the_exported_verifier(tmp_path):
+    """C5's exact-match baseline asks the task's format (a tool call's raw reply; else the whole candidate), and the
+    exported exact-match verifier computes the same text in the sandbox from `exact_match.json`."""
+    from verifierbench.suite import export
+
+    same_calls = {"raw": "[f(a=1)]", "parsed": [{"name": "f", "arguments": {"a": 1}}]}
+    rewritten = {"raw": "[f(a = 1)]", "parsed": same_calls["parsed"]}
+    assert TOOL_CALLS.exact_match_field == "raw" and all(f.exact_match_field is None for f in ALL[1:])
+    assert TOOL_CALLS.exact_match_text(same_calls) != TOOL_CALLS.exact_match_text(rewritten)
+    record = {"messages": [{"role": "assistant", "content": "x"}]}
+    assert INTERACTION_RECORD.exact_match_text(record) == INTERACTION_RECORD.exact_match_text(dict(reversed(record.items())))
+    # The template's text function, run as the sandbox would, against the format's, for both kinds of field.
+    namespace: dict = {"json": __import__("json")}
+    template = export.TEMPLATES["exact-match"]
+    exec(template[template.index("def text("):template.index("field = beside")], namespace)
+    for fmt, candidate in ((TOOL_CALLS, rewritten), (INTERACTION_RECORD, record), (CODE, {"diff": "--- a\n"})):
+        assert namespace["text"](candidate, fmt.exact_match_field) == fmt.exact_match_text(candidate)

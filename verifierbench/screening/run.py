@@ -53,7 +53,7 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
         "C2": checks.c2_repeat(task, cases, decisions, decide),
         "C3": checks.c3_provenance(task, cases, manifest_cases, version),
         "C4": checks.c4_consistency(cases),
-        "C5": checks.c5_baselines(cases),
+        "C5": checks.c5_baselines(task, cases),
         "C6": checks.c6_mutants(task, cases, decisions),
         "C7": potency.c7_potency(task, cases),
     }

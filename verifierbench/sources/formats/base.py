@@ -13,6 +13,7 @@ the naive checks) are imported inside the methods that return them.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, TypeVar
@@ -101,6 +102,8 @@ class Format(ABC):
             filling in a replay's.
         audit_failure_modes: the verifier failure modes the LLM auditors are told to look for (a prompt paragraph).
         audit_format_note: what the LLM auditors are told about writing candidates beyond the format ("" for none).
+        exact_match_field: the candidate field an exact-match verifier compares with the gold's (screening's C5
+            baseline and `export-verifiers exact-match`); None: the whole candidate, as canonical JSON.
     """
 
     name: ClassVar[str]
@@ -112,6 +115,7 @@ class Format(ABC):
     replays_proposed_results: ClassVar[bool] = False
     audit_failure_modes: ClassVar[str]
     audit_format_note: ClassVar[str] = ""
+    exact_match_field: ClassVar[str | None] = None
 
     @abstractmethod
     def well_formed(self, candidate: Any) -> bool:
@@ -123,6 +127,21 @@ class Format(ABC):
         Returns:
             True when it is well-formed.
         """
+
+    def exact_match_text(self, candidate: Any) -> str:
+        """What an exact-match verifier compares: `exact_match_field`'s value as JSON, else the whole candidate as
+        canonical JSON (the exported exact-match verifier computes the same in the sandbox).
+
+        Args:
+            candidate: a candidate of this format.
+
+        Returns:
+            The text two candidates must share to be an exact match.
+        """
+        field = self.exact_match_field
+        if field is not None and isinstance(candidate, dict) and field in candidate:
+            return json.dumps(candidate[field])
+        return json.dumps(candidate, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
     def judge_rounds(self, requested: int) -> int:
         """How many times a generated verifier is judged on the hidden cases.
