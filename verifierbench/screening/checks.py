@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any, Callable
 
