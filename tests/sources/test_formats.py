@@ -156,3 +156,20 @@ def test_an_exact_match_compares_what_the_format_names_in_process_and_in_the_exp
     exec(template[template.index("def text("):template.index("field = beside")], namespace)
     for fmt, candidate in ((TOOL_CALLS, rewritten), (INTERACTION_RECORD, record), (CODE, {"diff": "--- a\n"})):
         assert namespace["text"](candidate, fmt.exact_match_field) == fmt.exact_match_text(candidate)
+
+
+def test_reference_decisions_run_a_few_at_a_time_only_where_each_runs_the_tests():
+    """`Format.run_each`: a diff task's decisions overlap (two meet at a barrier they could not both reach one after
+    the other); a tool-call task's run in order in the calling thread; both return in the items' order."""
+    import threading
+
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meets(item: int) -> tuple[int, str]:
+        if item < 2:
+            barrier.wait()  # raises BrokenBarrierError after 10 s when the other never comes
+        return item, threading.current_thread().name
+
+    assert DIFF.runs_tests and [item for item, _ in DIFF.run_each(meets, range(6))] == list(range(6))
+    here = threading.current_thread().name
+    assert TOOL_CALLS.run_each(lambda item: (item, threading.current_thread().name), [3, 1, 2]) == [(3, here), (1, here), (2, here)]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from inspect_ai.solver import Solver
 
+from verifierbench.harness import claude_vgb, pi_vgb
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import claude_toolchain_problem, harnesses_extra_problem, pi_toolchain_problem
+from verifierbench.harness.prerequisites import harnesses_extra_problem, toolchain_problem
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -51,7 +52,7 @@ def _inspect_swe(name: str, display_name: str, version: str, executable: str, pa
     return Harness(name=name, display_name=display_name, solver=make, transports={"vgb": UNIX_SOCKET, **CONTAINERS} if in_vgb
                    else CONTAINERS, version=version, executable=executable, runtime=runtime, package=package,
                    install=install, image_paths=image_paths,
-                   problem=lambda sandbox: claude_toolchain_problem() if sandbox == "vgb" else harnesses_extra_problem(name))
+                   problem=lambda sandbox: toolchain_problem(claude_vgb.toolchain) if sandbox == "vgb" else harnesses_extra_problem(name))
 
 
 def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, image_paths: tuple[str, ...],
@@ -61,7 +62,7 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
     make.__qualname__ = make.__name__ = f"{cli.harness}_harness"
     # Pi in vgb needs its checked toolchain; under docker it is in the image.
-    problem = (lambda sandbox: pi_toolchain_problem() if sandbox == "vgb" else None) if cli is PI else (lambda sandbox: None)
+    problem = (lambda sandbox: toolchain_problem(pi_vgb.toolchain) if sandbox == "vgb" else None) if cli is PI else (lambda sandbox: None)
     return Harness(name=cli.harness, display_name=display_name, solver=make, transports=transports, version=cli.version,
                    executable=cli.executable, runtime="node", package=package, install=install, image_paths=image_paths,
                    problem=problem)

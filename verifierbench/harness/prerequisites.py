@@ -12,7 +12,7 @@ matplotlib's Debian build packages). Not checked: the package index that making 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from verifierbench.core.errors import UserError
@@ -60,25 +60,17 @@ def harnesses_extra_problem(harness: str) -> str | None:
     return None
 
 
-def pi_toolchain_problem() -> str | None:
-    """The checked toolchain's problem (pi_vgb.toolchain: cached per process, so the samples do not check it again)."""
-    from verifierbench.harness import pi_vgb
+def toolchain_problem(toolchain: Callable[[], object]) -> str | None:
+    """The problem of a CLI's checked toolchain for the vgb sandbox, in one line, or None.
+
+    Args:
+        toolchain: the CLI's check (`pi_vgb.toolchain`, `claude_vgb.toolchain`: cached per process, so the samples do
+            not check it again), raising CliMissing.
+    """
     from verifierbench.harness.bridged_clis import CliMissing
 
     try:
-        pi_vgb.toolchain()
-    except CliMissing as exc:
-        return str(exc)
-    return None
-
-
-def claude_toolchain_problem() -> str | None:
-    """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
-    from verifierbench.harness import claude_vgb
-    from verifierbench.harness.bridged_clis import CliMissing
-
-    try:
-        claude_vgb.toolchain()
+        toolchain()
     except CliMissing as exc:
         return str(exc)
     return None
@@ -108,7 +100,7 @@ def doctor_lines() -> list[str]:
     from verifierbench.harness import pi_vgb
     from verifierbench.harness import registry as harnesses
 
-    pi = pi_toolchain_problem()
+    pi = toolchain_problem(pi_vgb.toolchain)
     docker = shutil.which("docker")
     extra = harnesses_extra_problem("claude_code")
     lines = [f"pi toolchain (-T harness=pi, vgb sandbox): {pi or f'checked in {pi_vgb.cache_root()}'}",

@@ -14,12 +14,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any, Callable
 
 from verifierbench.core.hashing import canonical_json
-from verifierbench.construction.parallel import each
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.schema import Category, Label, ManifestCase, Task, TestCase
 from verifierbench.sources import registry
@@ -31,7 +29,7 @@ Result = tuple[bool, dict[str, Any]]
 
 def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
     """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
-    return dict(zip([c.id for c in cases], each(format_of(task).runs_tests, lambda c: decide(task, c.candidate), cases)))
+    return dict(zip([c.id for c in cases], format_of(task).run_each(lambda c: decide(task, c.candidate), cases)))
 
 
 def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:

@@ -18,13 +18,13 @@ from typing import Any, Callable
 from verifierbench.core.schema import Task
 from verifierbench.sources.swebench import (budget, build_memos, cases, checkout, diffs, extensions, grading, instances,
                                             python39_rootfs, venv_store)
+from verifierbench.sources.formats.diff import DIFF
 from verifierbench.sources.swebench.build_profile import BuildProfile
 from verifierbench.sources.swebench.naive_checks import code_checks_fooled
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.swebench.task_record import make_task
 from verifierbench.sources.swebench.testrun import TestRun
-from verifierbench.construction.parallel import each
 from verifierbench.construction.replay import Replayed, replay
 
 Say = Callable[[str], None]
@@ -238,9 +238,9 @@ def _cases_and_budget(inst: instances.Instance, parts: _Parts, draft: Task, gold
                                 random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
     with profile.stage("case_runs"):
-        seconds = each(True, lambda d: profile.timed(run_seconds, draft.reference, d.candidate), drafts)
+        seconds = DIFF.run_each(lambda d: profile.timed(run_seconds, draft.reference, d.candidate), drafts)
     with profile.stage("hack_runs"):  # C7's naive verifiers read every hack's run, also one the static checks reject
-        each(True, lambda d: naive_run_seconds(draft.reference, d.candidate), [d for d in drafts if d.category == "hack"])
+        DIFF.run_each(lambda d: naive_run_seconds(draft.reference, d.candidate), [d for d in drafts if d.category == "hack"])
     slowest, category = max([(gold.run.seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
     case_timeout_s = budget.case_timeout_for(slowest)
     say(f"build: swebench: {inst.instance_id}: gold test run {gold.run.seconds:.0f} s, slowest case run {slowest:.0f} s "
