@@ -63,7 +63,7 @@ class Recipe:
 # One venv per profile (docs/code-suite-matplotlib.md, "Recipe"). "old": 3.0/3.1, whose spec asks for Python 3.7/3.8
 # and unpinned requirements, adapted to 3.11 (numpy < 1.24 still has np.float, pillow < 10, pyparsing < 3). "new":
 # SWE-bench's own pip_packages of 3.5-3.7 (taken from the spec) plus test and build tools of that era, and pandas
-# (the `pd` fixture of PASS_TO_PASS tests). 3.4 is given the new profile untested: its gold run decides.
+# (the `pd` fixture of PASS_TO_PASS tests). 3.4 takes the new profile's packages on Python 3.9 ("new-py39", below).
 PROFILES: dict[str, tuple[str, ...]] = {
     "old": ("numpy==1.23.5", "pillow==9.5.0", "pyparsing==2.4.7", "cycler==0.10.0", "kiwisolver==1.4.5",
             "python-dateutil==2.8.2", "six", "setuptools==68.1.2", "wheel", "pytest==7.4.4", "ipython", "tornado"),
