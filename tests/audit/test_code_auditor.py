@@ -14,7 +14,7 @@ from tests.audit.helpers import FLAWED_DIR, flawed_files, reference_files
 from verifierbench.audit import engine
 from verifierbench.sources.swebench import audit as code
 from verifierbench.audit.pool import WitnessPool
-from verifierbench.construction.proposals import candidate_key
+from verifierbench.core.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
 from verifierbench.suite.export import reference_libraries, reference_site_packages
 from verifierbench.sandboxes import VGB_ENV

@@ -18,7 +18,7 @@ from tests.conftest import representative_tasks
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
-from verifierbench.construction.proposals import candidate_key
+from verifierbench.core.proposals import candidate_key
 from verifierbench.core.protocol import Decision
 from verifierbench.core.schema import Label
 from verifierbench.screening import reference

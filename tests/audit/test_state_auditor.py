@@ -20,7 +20,7 @@ from tests.audit.helpers import load_flaw, flawed_files, reference_files
 from verifierbench.audit import engine, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
-from verifierbench.construction.proposals import candidate_key
+from verifierbench.core.proposals import candidate_key
 from verifierbench.executor import Executor, Limits
 from verifierbench.suite.export import reference_libraries, reference_site_packages
 from verifierbench.core.protocol import Decision

@@ -119,3 +119,22 @@ def test_doctor_names_what_is_there():
     assert f"docker (-T sandbox=docker): {shutil.which('docker')}" in lines, done.stdout + done.stderr
     assert "CLI harnesses' extra (inspect-swe): installed" in lines, done.stdout
     assert "harness claude_code (Claude Code 2.1.263): runs here in vgb, docker" in lines, done.stdout
+
+
+def test_each_vgb_cli_is_refused_on_its_own_toolchain_check(tmp_path, monkeypatch):
+    """Every CLI in vgb shares `toolchain_problem`; each record asks its own CLI's check (an empty cache: each
+    names itself and the cache), and a check that passes is no problem."""
+    from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
+    from verifierbench.harness import registry as harnesses
+    from verifierbench.harness.prerequisites import toolchain_problem
+
+    monkeypatch.setenv("VERIFIERBENCH_HARNESS_CACHE", str(tmp_path))
+    for name, module in (("pi", pi_vgb), ("claude_code", claude_vgb), ("codex_cli", codex_vgb), ("gemini_cli", gemini_vgb),
+                         ("openclaw", openclaw_vgb), ("mini_swe_agent", mini_vgb)):
+        module.toolchain.cache_clear()
+        try:
+            problem = harnesses.get(name).problem("vgb")
+        finally:
+            module.toolchain.cache_clear()
+        assert problem and problem.startswith(f"harness {name} in the vgb sandbox: no ") and str(tmp_path) in problem, problem
+    assert toolchain_problem(lambda: "checked") is None

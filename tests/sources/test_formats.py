@@ -137,3 +137,39 @@ def test_the_build_refuses_a_task_whose_format_is_not_its_source_s():
     code = Task.create(source="tau2", source_id="y", format=CODE, instruction="", environment={})
     with pytest.raises(ValueError, match="declares the interaction_record format .* is code"):
         _check_formats("tau2", SimpleNamespace(retained=[SimpleNamespace(task=code)]))  # type: ignore[arg-type]
+
+
+def test_an_exact_match_compares_what_the_format_names_in_process_and_in_the_exported_verifier(tmp_path):
+    """C5's exact-match baseline asks the task's format (a tool call's raw reply; else the whole candidate), and the
+    exported exact-match verifier computes the same text in the sandbox from `exact_match.json`."""
+    from verifierbench.suite import export
+
+    same_calls = {"raw": "[f(a=1)]", "parsed": [{"name": "f", "arguments": {"a": 1}}]}
+    rewritten = {"raw": "[f(a = 1)]", "parsed": same_calls["parsed"]}
+    assert TOOL_CALLS.exact_match_field == "raw" and all(f.exact_match_field is None for f in ALL[1:])
+    assert TOOL_CALLS.exact_match_text(same_calls) != TOOL_CALLS.exact_match_text(rewritten)
+    record = {"messages": [{"role": "assistant", "content": "x"}]}
+    assert INTERACTION_RECORD.exact_match_text(record) == INTERACTION_RECORD.exact_match_text(dict(reversed(record.items())))
+    # The template's text function, run as the sandbox would, against the format's, for both kinds of field.
+    namespace: dict = {"json": __import__("json")}
+    template = export.TEMPLATES["exact-match"]
+    exec(template[template.index("def text("):template.index("field = beside")], namespace)
+    for fmt, candidate in ((TOOL_CALLS, rewritten), (INTERACTION_RECORD, record), (CODE, {"diff": "--- a\n"})):
+        assert namespace["text"](candidate, fmt.exact_match_field) == fmt.exact_match_text(candidate)
+
+
+def test_reference_decisions_run_a_few_at_a_time_only_where_each_runs_the_tests():
+    """`Format.run_each`: a diff task's decisions overlap (two meet at a barrier they could not both reach one after
+    the other); a tool-call task's run in order in the calling thread; both return in the items' order."""
+    import threading
+
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meets(item: int) -> tuple[int, str]:
+        if item < 2:
+            barrier.wait()  # raises BrokenBarrierError after 10 s when the other never comes
+        return item, threading.current_thread().name
+
+    assert DIFF.runs_tests and [item for item, _ in DIFF.run_each(meets, range(6))] == list(range(6))
+    here = threading.current_thread().name
+    assert TOOL_CALLS.run_each(lambda item: (item, threading.current_thread().name), [3, 1, 2]) == [(3, here), (1, here), (2, here)]

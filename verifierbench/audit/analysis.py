@@ -20,7 +20,7 @@ from typing import Any, TYPE_CHECKING
 from verifierbench.audit import certification, llm, reviewer
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
-from verifierbench.construction.proposals import candidate_key
+from verifierbench.core.proposals import candidate_key
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.schema import Task, TestCase
 

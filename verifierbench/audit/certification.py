@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifierbench.audit.witness import PENDING, Review, Witness
-from verifierbench.construction.parallel import each
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.schema import Label, Task
 from verifierbench.screening import reference
@@ -57,7 +56,7 @@ def _reference_decisions(task: Task, proposals: list[Proposal]) -> list[tuple[bo
         except Exception as exc:  # noqa: BLE001
             return None, f"{type(exc).__name__}: {str(exc)[:200]}"
 
-    return each(format_of(task).runs_tests, one, proposals)
+    return format_of(task).run_each(one, proposals)
 
 
 def well_formed(task: Task, candidate: Any) -> bool:

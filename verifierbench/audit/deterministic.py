@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.core.schema import Task
 from verifierbench.sources import registry
 

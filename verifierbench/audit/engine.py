@@ -17,7 +17,7 @@ from verifierbench.audit.certification import certify
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import Witness
 from verifierbench.cluster.backend import Backend, CaseRun, CaseRunner
-from verifierbench.construction.proposals import Proposal, candidate_key
+from verifierbench.core.proposals import Proposal, candidate_key
 from verifierbench.executor.staging import FrozenVerifier
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.protocol import Decision

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any, TYPE_CHECKING
 
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.schema import Label, Task
 

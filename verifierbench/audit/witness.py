@@ -1,11 +1,11 @@
-"""Witnesses: certified proposals (construction/proposals.py) the audited verifier decides otherwise."""
+"""Witnesses: certified proposals (core/proposals.py) the audited verifier decides otherwise."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from verifierbench.construction.proposals import candidate_key
+from verifierbench.core.proposals import candidate_key
 from verifierbench.core.schema import Label
 
 # Reviewer verdicts (testjack App. D): only VALID witnesses refute.

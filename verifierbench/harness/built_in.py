@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 from inspect_ai.solver import Solver
 
+from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
 from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
 from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
 from verifierbench.harness.connection_trace import traced_connections
-from verifierbench.harness.prerequisites import (claude_toolchain_problem, harnesses_extra_problem, pi_toolchain_problem,
-                                                 vgb_toolchain_problem)
+from verifierbench.harness.prerequisites import harnesses_extra_problem, toolchain_problem
 from verifierbench.harness.public_channel import with_public_channel
 from verifierbench.harness.registry import IN_PROCESS, SANDBOX_BRIDGE, UNIX_SOCKET, Harness, register_harness
 
@@ -44,12 +44,12 @@ register_harness(Harness(name="single_reply", display_name="one reply, no tools"
 
 def _inspect_swe(name: str, display_name: str, version: str, executable: str, package: str, install: str,
                  image_paths: tuple[str, ...], runtime: str | None = None, pass_version: bool = False,
-                 vgb_problem: Callable[[], str | None] | None = None) -> Harness:
+                 vgb_toolchain: Callable[[], object] | None = None) -> Harness:
     """One of inspect-swe's agents, its CLI from the harness image; `pass_version`: inspect-swe is told the pinned
     version (Gemini CLI: else it asks GitHub for the latest), the others use the CLI on the sandbox's $PATH.
-    `vgb_problem`: it also runs in the vgb sandbox, on the project's endpoint (harness/claude_vgb.py,
-    harness/codex_vgb.py), when its toolchain has no problem."""
-    in_vgb = vgb_problem is not None
+    `vgb_toolchain`: it also runs in the vgb sandbox, on the project's endpoint (harness/claude_vgb.py, codex_vgb.py,
+    gemini_vgb.py, mini_vgb.py), with the toolchain this checks."""
+    in_vgb = vgb_toolchain is not None
 
     def make(run_public_budget: int) -> Solver:
         agent = swe_harness(name, run_public_budget, version=version if pass_version else "sandbox")
@@ -59,7 +59,8 @@ def _inspect_swe(name: str, display_name: str, version: str, executable: str, pa
     return Harness(name=name, display_name=display_name, solver=make, transports={"vgb": UNIX_SOCKET, **CONTAINERS} if in_vgb
                    else CONTAINERS, version=version, executable=executable, runtime=runtime, package=package,
                    install=install, image_paths=image_paths,
-                   problem=lambda sandbox: vgb_problem() if sandbox == "vgb" and vgb_problem else harnesses_extra_problem(name))
+                   problem=lambda sandbox: toolchain_problem(vgb_toolchain) if sandbox == "vgb" and vgb_toolchain
+                   else harnesses_extra_problem(name))
 
 
 def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, image_paths: tuple[str, ...],
@@ -69,8 +70,8 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
     make.__qualname__ = make.__name__ = f"{cli.harness}_harness"
     # In vgb each needs its checked toolchain; under docker it is in the image.
-    in_vgb = pi_toolchain_problem if cli is PI else vgb_toolchain_problem("openclaw_vgb")
-    problem = (lambda sandbox: in_vgb() if sandbox == "vgb" else None)
+    vgb_toolchain = pi_vgb.toolchain if cli is PI else openclaw_vgb.toolchain
+    problem = (lambda sandbox: toolchain_problem(vgb_toolchain) if sandbox == "vgb" else None)
     return Harness(name=cli.harness, display_name=display_name, solver=make, transports=transports, version=cli.version,
                    executable=cli.executable, runtime="node", package=package, install=install, image_paths=image_paths,
                    problem=problem, other_transports=other_transports or {})
@@ -78,17 +79,17 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
 for _record in (
     _inspect_swe("claude_code", "Claude Code", "2.1.263", "claude", "@anthropic-ai/claude-code-linux-x64@2.1.263",
-                 "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_problem=claude_toolchain_problem),
+                 "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_toolchain=claude_vgb.toolchain),
     _inspect_swe("codex_cli", "Codex", "0.149.0", "codex", "@openai/codex@0.149.0-linux-x64",
                  "npm pack (static musl binaries)", ("/usr/local/bin/codex", "/usr/local/bin/codex-code-mode-host"),
-                 vgb_problem=vgb_toolchain_problem("codex_vgb")),
+                 vgb_toolchain=codex_vgb.toolchain),
     _inspect_swe("gemini_cli", "Gemini CLI", "0.60.0", "gemini", "@google/gemini-cli@0.60.0",
                  "npm install --ignore-scripts, linked where inspect-swe looks", ("/opt/gemini-cli", "/etc/gemini-cli", NODE),
-                 runtime="node", pass_version=True, vgb_problem=vgb_toolchain_problem("gemini_vgb")),
+                 runtime="node", pass_version=True, vgb_toolchain=gemini_vgb.toolchain),
     _inspect_swe("mini_swe_agent", "mini-swe", "2.4.6", "mini", "mini-swe-agent==2.4.6",
                  "pip download (CPython 3.11 wheels), installed by pip in the image",
                  ("/usr/local/bin/mini", "/usr/bin/python3.11", "/usr/lib/python3.11", "/usr/local/lib/python3.11"),
-                 vgb_problem=vgb_toolchain_problem("mini_vgb")),
+                 vgb_toolchain=mini_vgb.toolchain),
     _bridged(PI, "Pi", "@earendil-works/pi-coding-agent@0.84.2", "npm install --ignore-scripts",
              ("/usr/local/bin/pi", "/opt/pi", NODE), {"vgb": UNIX_SOCKET, **CONTAINERS, "docker": UNIX_SOCKET},
              {"docker": (SANDBOX_BRIDGE,)}),

@@ -18,13 +18,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import anyio
-from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.agent import Agent, agent
 
 from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, file_sha256, run_bridged_in_vgb
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256
 
 VERSION = "2.1.263"  # scripts/harness-clis.sh CLAUDE_CODE
 PACKAGE = f"@anthropic-ai/claude-code-linux-x64@{VERSION}"
@@ -103,12 +102,12 @@ def claude_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end
       cwd: The directory it works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
-    async def execute(state: AgentState) -> AgentState:
-        binary = await anyio.to_thread.run_sync(toolchain)
-        return await run_bridged_in_vgb(CLAUDE_CODE, (Bind(binary, INSIDE),), {}, system_prompt, cwd,
-                                        generation_end_key, state)
+    return cli_in_vgb(CLAUDE_CODE, mounts, system_prompt, cwd, generation_end_key)
 
-    return execute
+
+def mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """The checked binary, bound read-only; no environment of its own."""
+    return (Bind(toolchain(), INSIDE),), {}
 
 
 if __name__ == "__main__":

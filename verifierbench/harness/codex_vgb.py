@@ -20,14 +20,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import anyio
-from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.agent import Agent, agent
 from inspect_ai.model import get_model
 
 from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, file_sha256, run_bridged_in_vgb
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256
 
 VERSION = "0.149.0"  # scripts/harness-clis.sh CODEX
 PACKAGE = f"@openai/codex@{VERSION}-linux-x64"
@@ -120,12 +119,12 @@ def codex_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_
       cwd: The directory it works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
-    async def execute(state: AgentState) -> AgentState:
-        directory = await anyio.to_thread.run_sync(toolchain)
-        return await run_bridged_in_vgb(for_this_run(system_prompt), (Bind(directory, INSIDE),), {}, system_prompt, cwd,
-                                        generation_end_key, state)
+    return cli_in_vgb(for_this_run(system_prompt), mounts, system_prompt, cwd, generation_end_key)  # in the sample
 
-    return execute
+
+def mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """The checked binaries, bound read-only (the environment is CODEX's)."""
+    return (Bind(toolchain(), INSIDE),), {}
 
 
 if __name__ == "__main__":

@@ -19,13 +19,12 @@ import functools
 import json
 from pathlib import Path
 
-import anyio
-from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
 from verifierbench.harness.pi_vgb import (NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, cache_root, checked_node, fetch_node,
-                                          npm_install, run_bridged_in_vgb, tree_digest)
+                                          cli_in_vgb, npm_install, tree_digest)
 from verifierbench.harness.pi_vgb import INSIDE as PI_INSIDE
 
 VERSION = "0.60.0"  # scripts/harness-clis.sh GEMINI_CLI
@@ -101,12 +100,13 @@ def gemini_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end
       cwd: The directory it works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
-    async def execute(state: AgentState) -> AgentState:
-        chain = await anyio.to_thread.run_sync(toolchain)
-        binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.tree, INSIDE))
-        return await run_bridged_in_vgb(GEMINI_CLI, binds, {}, system_prompt, cwd, generation_end_key, state)
+    return cli_in_vgb(GEMINI_CLI, mounts, system_prompt, cwd, generation_end_key)
 
-    return execute
+
+def mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """The checked node and tree, bound read-only (the environment is GEMINI_CLI's)."""
+    chain = toolchain()
+    return (Bind(chain.node, NODE_INSIDE), Bind(chain.tree, INSIDE)), {}
 
 
 if __name__ == "__main__":

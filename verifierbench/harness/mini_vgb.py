@@ -18,12 +18,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import anyio
-from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, run_bridged_in_vgb, tree_digest
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, tree_digest
 
 VERSION = "2.4.6"  # scripts/harness-clis.sh MINI_SWE_AGENT
 WHEELS_SHA256 = "b7fce0b5a7cd7fa5324600dbac7748276b6a6477fd56ac59bb3d0bf1caad8e89"  # pi_vgb.tree_digest of the wheels
@@ -95,12 +94,12 @@ def mini_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_k
       cwd: The directory it works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
-    async def execute(state: AgentState) -> AgentState:
-        site = await anyio.to_thread.run_sync(toolchain)
-        return await run_bridged_in_vgb(MINI_SWE_AGENT, (Bind(site, INSIDE),), {}, system_prompt, cwd,
-                                        generation_end_key, state)
+    return cli_in_vgb(MINI_SWE_AGENT, mounts, system_prompt, cwd, generation_end_key)
 
-    return execute
+
+def mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """The checked install, bound read-only (the environment is MINI_SWE_AGENT's)."""
+    return (Bind(toolchain(), INSIDE),), {}
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import anyio
-from inspect_ai.agent import Agent, AgentState, agent
+from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import OPENCLAW, CliMissing
 from verifierbench.harness.pi_vgb import (NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, cache_root, checked_node, fetch_node,
-                                          npm_install, run_bridged_in_vgb, tree_digest)
+                                          cli_in_vgb, npm_install, tree_digest)
 from verifierbench.harness.pi_vgb import INSIDE as PI_INSIDE
 
 PACKAGE = f"openclaw@{OPENCLAW.version}"  # scripts/harness-clis.sh OPENCLAW
@@ -76,13 +75,13 @@ def openclaw_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_e
       cwd: The directory it works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
-    async def execute(state: AgentState) -> AgentState:
-        chain = await anyio.to_thread.run_sync(toolchain)
-        binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.tree, INSIDE))
-        env = {"PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
-        return await run_bridged_in_vgb(OPENCLAW, binds, env, system_prompt, cwd, generation_end_key, state)
+    return cli_in_vgb(OPENCLAW, mounts, system_prompt, cwd, generation_end_key)
 
-    return execute
+
+def mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """The checked node and tree, bound read-only, and its environment."""
+    chain = toolchain()
+    return (Bind(chain.node, NODE_INSIDE), Bind(chain.tree, INSIDE)), {"PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
 
 
 if __name__ == "__main__":

@@ -193,18 +193,31 @@ def pi_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_key
       cwd: The directory pi works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
     """
+    return cli_in_vgb(PI, pi_mounts, system_prompt, cwd, generation_end_key)
+
+
+def pi_binds(chain: Toolchain) -> tuple[Bind, ...]:
+    return Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE)
+
+
+def pi_mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
+    """Pi's checked toolchain, bound read-only, and its environment (run_bridged_in_vgb adds PI_CODING_AGENT_DIR, which
+    names the port's home)."""
+    return pi_binds(toolchain()), {"PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
+
+
+# A CLI's checked files as binds and its environment; checking them reads the disk, so it runs in a worker thread.
+Mounts = Callable[[], tuple[tuple[Bind, ...], dict[str, str]]]
+
+
+def cli_in_vgb(cli: BridgedCli, mounts: Mounts, system_prompt: str, cwd: str, generation_end_key: str) -> Agent:
+    """The agent running `cli` in the sample's vgb sandbox with what `mounts` gives (run_bridged_in_vgb): the body
+    of every `<cli>_vgb_agent`."""
     async def execute(state: AgentState) -> AgentState:
-        return await run_pi_in_vgb(PI, system_prompt, cwd, generation_end_key, state)
+        binds, env = await anyio.to_thread.run_sync(mounts)
+        return await run_bridged_in_vgb(cli, binds, env, system_prompt, cwd, generation_end_key, state)
 
     return execute
-
-
-async def run_pi_in_vgb(cli: BridgedCli, system_prompt: str, cwd: str, generation_end_key: str, state: AgentState) -> AgentState:
-    """Pi in the sample's vgb sandbox, its model calls answered by the bridge on the host (module docstring)."""
-    chain = await anyio.to_thread.run_sync(toolchain)
-    binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE))
-    env = {"PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}  # and PI_CODING_AGENT_DIR, which names the port's home
-    return await run_bridged_in_vgb(cli, binds, env, system_prompt, cwd, generation_end_key, state)
 
 
 async def run_bridged_in_vgb(cli: BridgedCli, binds: tuple[Bind, ...], env: dict[str, str], system_prompt: str, cwd: str,
@@ -243,10 +256,9 @@ def first_leaf(exc: BaseException) -> BaseException:
 async def run_pi(box: "VgbSandboxEnvironment", chain: Toolchain, generate: Generate, argv: list[str], cwd: str, port: int,
                  cli: BridgedCli = PI) -> ExecResult[str]:
     """Runs `argv` (pi's command line) in `box` with pi's toolchain bound (run_cli_in_vgb)."""
-    binds = (Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE))
     home = f"/tmp/vgb-{cli.harness}-{port}"
     env = {"PI_CODING_AGENT_DIR": f"{home}/agent", "PATH": PATH_INSIDE, "NODE_OPTIONS": NODE_OPTIONS}
-    return await run_cli_in_vgb(box, binds, generate, argv, cwd, port, cli, env)
+    return await run_cli_in_vgb(box, pi_binds(chain), generate, argv, cwd, port, cli, env)
 
 
 async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], generate: Generate, argv: list[str],

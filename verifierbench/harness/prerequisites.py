@@ -11,7 +11,6 @@ matplotlib's Debian build packages). Not checked: the package index that making 
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -61,40 +60,17 @@ def harnesses_extra_problem(harness: str) -> str | None:
     return None
 
 
-def pi_toolchain_problem() -> str | None:
-    """The checked toolchain's problem (pi_vgb.toolchain: cached per process, so the samples do not check it again)."""
-    from verifierbench.harness import pi_vgb
+def toolchain_problem(toolchain: Callable[[], object]) -> str | None:
+    """The problem of a CLI's checked toolchain for the vgb sandbox, in one line, or None.
+
+    Args:
+        toolchain: the CLI's check (`pi_vgb.toolchain`, `claude_vgb.toolchain`: cached per process, so the samples do
+            not check it again), raising CliMissing.
+    """
     from verifierbench.harness.bridged_clis import CliMissing
 
     try:
-        pi_vgb.toolchain()
-    except CliMissing as exc:
-        return str(exc)
-    return None
-
-
-def vgb_toolchain_problem(module: str) -> Callable[[], str | None]:
-    """The problem of the checked toolchain of a CLI in the vgb sandbox: `module`'s `toolchain()` (harness/codex_vgb.py,
-    gemini_vgb.py, openclaw_vgb.py, mini_vgb.py; each cached per process), imported only when asked."""
-    def problem() -> str | None:
-        from verifierbench.harness.bridged_clis import CliMissing
-
-        try:
-            importlib.import_module(f"verifierbench.harness.{module}").toolchain()
-        except CliMissing as exc:
-            return str(exc)
-        return None
-
-    return problem
-
-
-def claude_toolchain_problem() -> str | None:
-    """Claude Code's checked binary's problem, for the vgb sandbox (claude_vgb.toolchain, cached per process)."""
-    from verifierbench.harness import claude_vgb
-    from verifierbench.harness.bridged_clis import CliMissing
-
-    try:
-        claude_vgb.toolchain()
+        toolchain()
     except CliMissing as exc:
         return str(exc)
     return None
@@ -124,7 +100,7 @@ def doctor_lines() -> list[str]:
     from verifierbench.harness import pi_vgb
     from verifierbench.harness import registry as harnesses
 
-    pi = pi_toolchain_problem()
+    pi = toolchain_problem(pi_vgb.toolchain)
     docker = shutil.which("docker")
     extra = harnesses_extra_problem("claude_code")
     lines = [f"pi toolchain (-T harness=pi, vgb sandbox): {pi or f'checked in {pi_vgb.cache_root()}'}",

@@ -3,11 +3,11 @@ Table 6 (cases per category and source), Table 8 (screening outcomes) and Table 
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from verifierbench.suite.build import EXCLUSION_CODES, SCREENING
+from verifierbench.screening.run import current_summary
+from verifierbench.suite.exclusions import EXCLUSION_CODES, read_screening
 from verifierbench.leaderboard.tables import Cell, Table
 from verifierbench.core.schema import Category, Label
 from verifierbench.suite.store import Suite
@@ -47,7 +47,8 @@ def table_categories_by_source(suite: Suite) -> Table:
 
 def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None = None) -> Table:
     build = suite.manifest.build
-    screening = json.loads((suite_dir / SCREENING).read_text()) if (suite_dir / SCREENING).exists() else {"excluded": [], "dropped": []}
+    screening = read_screening(suite_dir)
+    screen_summary = current_summary(screen_summary) if screen_summary else None
     codes = sorted(EXCLUSION_CODES)
     excluded: dict[str, Counter] = defaultdict(Counter)
     for entry in screening["excluded"]:

@@ -14,12 +14,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any, Callable
 
 from verifierbench.core.hashing import canonical_json
-from verifierbench.construction.parallel import each
 from verifierbench.sources.formats.registry import format_of
 from verifierbench.core.schema import Category, Label, ManifestCase, Task, TestCase
 from verifierbench.sources import registry
@@ -31,7 +29,7 @@ Result = tuple[bool, dict[str, Any]]
 
 def decide_all(task: Task, cases: list[TestCase], decide: Decide) -> dict[str, bool]:
     """Every case's reference decision; code tasks run their tests a few at a time (each is a sandboxed test run)."""
-    return dict(zip([c.id for c in cases], each(format_of(task).runs_tests, lambda c: decide(task, c.candidate), cases)))
+    return dict(zip([c.id for c in cases], format_of(task).run_each(lambda c: decide(task, c.candidate), cases)))
 
 
 def c1_replay(task: Task, cases: list[TestCase], decisions: dict[str, bool]) -> Result:
@@ -74,18 +72,16 @@ def c4_consistency(cases: list[TestCase]) -> Result:
     return not conflicts, {"conflicting_case_groups": conflicts[:10]}
 
 
-def _text(candidate: dict) -> str:
-    """What an exact-match verifier compares: the raw reply of a tool call, else the whole candidate."""
-    return json.dumps(candidate["raw"]) if "raw" in candidate else canonical_json(candidate)
-
-
-def c5_baselines(cases: list[TestCase]) -> Result:
+def c5_baselines(task: Task, cases: list[TestCase]) -> Result:
+    """The trivial verifiers each fail some case: always-accept a FAIL, always-reject a PASS, exact match (what the
+    task's format compares, `Format.exact_match_text`) a PASS that is not the gold's text."""
+    text = format_of(task).exact_match_text
     gold = next((c for c in cases if c.category is Category.gold), None)
-    gold_text = _text(gold.candidate) if gold else None
+    gold_text = text(gold.candidate) if gold else None
     exposed = {
         "always_accept": any(c.label is Label.FAIL for c in cases),
         "always_reject": any(c.label is Label.PASS for c in cases),
-        "exact_match": any(c.label is Label.PASS and _text(c.candidate) != gold_text for c in cases),
+        "exact_match": any(c.label is Label.PASS and text(c.candidate) != gold_text for c in cases),
     }
     return all(exposed.values()), {"exposed": exposed}
 

@@ -21,17 +21,19 @@ RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
 SCREENED = "screened.json"  # the frozen list of retained tasks, written beside the suite; `inspect eval` honours it
 CHECKS = ("C1", "C2", "C3", "C4", "C5", "C6", "C7")
-# A failing check excludes its task with this code (paper §2.3 codes D, P, R, S, plus documented new ones).
-CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "T", "C6": "M", "C7": "X"}
+# A failing check excludes its task with this code (paper §2.3 codes D, P, R, S, plus documented new ones); no letter
+# is one of the build's (suite/exclusions.py).
+CODES = {"C1": "L", "C2": "R", "C3": "H", "C4": "I", "C5": "B", "C6": "M", "C7": "X"}
 CODE_MEANING = {
     "L": "C1: the reference decision disagrees with a case's label",
     "R": "C2: inconsistent decisions when rerun",
     "H": "C3: a case or task hash does not match its content or the manifest",
     "I": "C4: identical verifier input under opposite labels",
-    "T": "C5: a trivial baseline (always-accept, always-reject, exact-match) is not exposed",
+    "B": "C5: a trivial baseline (always-accept, always-reject, exact-match) is not exposed",
     "M": "C6: a mutated reference verifier is not detected by any case",
     "X": "C7: a hack case fools no naive verifier (it tests nothing a verifier could skip)",
 }
+RENAMED = {"T": "B"}  # C5's letter before it was B (T is the build's incomplete SWE-bench tree)
 
 
 def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.decide,
@@ -53,7 +55,7 @@ def screen_task(task: Task, suite: Suite, decide: checks.Decide = reference.deci
         "C2": checks.c2_repeat(task, cases, decisions, decide),
         "C3": checks.c3_provenance(task, cases, manifest_cases, version),
         "C4": checks.c4_consistency(cases),
-        "C5": checks.c5_baselines(cases),
+        "C5": checks.c5_baselines(task, cases),
         "C6": checks.c6_mutants(task, cases, decisions),
         "C7": potency.c7_potency(task, cases),
     }
@@ -157,6 +159,15 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
                                             for s, k in sorted(hacks.items())}}}
 
 
+def current_summary(summary: dict[str, Any]) -> dict[str, Any]:
+    """A `summary.json` in today's letters: one written before a rename reads as a new one."""
+    def renamed(key: str) -> str:
+        prefix, _, code = key.rpartition("_")
+        return f"{prefix}_{RENAMED[code]}" if prefix == "excluded" and code in RENAMED else key
+    return {**summary, "codes": {RENAMED.get(c, c): m for c, m in summary.get("codes", {}).items()},
+            "by_source": {s: {renamed(k): n for k, n in counts.items()} for s, counts in summary.get("by_source", {}).items()}}
+
+
 def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:
     """Finished records still valid for this suite and reference code; the file is rewritten with only those."""
     if not path.exists():
@@ -174,6 +185,6 @@ def _kept(path: Path, suite: Suite) -> dict[str, dict[str, Any]]:
             continue  # a torn last line, or a corrupt one
         if (line.endswith("\n") and task is not None and record.get("task_hash") == task.content_hash
                 and record.get("verifier_version") == reference.version(task.source.value)):
-            kept[task.id] = record
+            kept[task.id] = {**record, "reason": RENAMED.get(record.get("reason"), record.get("reason"))}
     path.write_text("".join(json.dumps(r) + "\n" for r in kept.values()), encoding="utf-8")
     return kept

@@ -7,7 +7,6 @@ plus `screening.json`, which lists every excluded task (code and evidence) and e
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,25 +17,12 @@ from verifierbench.construction.selection import Selection
 from verifierbench.core.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
+from verifierbench.suite.exclusions import EXCLUSION_CODES, SCREENING, write_screening
 from verifierbench.suite.store import MANIFEST, Suite, save_suite
 
 __all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]
 
-SCREENING = "screening.json"
 SOURCES = registry.NAMES
-EXCLUSION_CODES = {
-    "D": "answer key conflicts with default-argument rules",
-    "G": "the reference rejects the answer key's own gold answer",
-    "E": "after C1 replay the task lacks a positive, a negative or an attack case",
-    "K": "the answer key accepts an explicit value the tool's schema or description rules out (outside its enum or range, "
-         "or an argument that acts only when provided, where the key also accepts leaving it out)",
-    "W": "the source's own check accepts an interaction that does nothing, though the task needs a change",
-    "J": "tau2: an empty trajectory already gets reward 1.0 upstream (refusal/transfer tasks judged by an LLM there)",
-    "N": "injection pair without an effective injection (not injectable, or its ground truth misses its goal)",
-    "S": "SWE-bench: its own grading does not resolve the gold patch (empty or unparsable report), or resolves an empty diff",
-    "T": "SWE-bench: the clone cannot give the instance's whole tree (base commit absent, a submodule, a missing object)",
-    "V": "SWE-bench: the test environment of the instance's repository and version cannot be made here",
-}
 
 
 @dataclass
@@ -129,7 +115,7 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         where = "see the lines above"
         if excluded and not (out / MANIFEST).exists():  # the exclusions' evidence is kept, where no suite is overwritten
             out.mkdir(parents=True, exist_ok=True)
-            _write_screening(out, excluded, dropped)
+            write_screening(out, excluded, dropped)
             where = f"evidence in {out / SCREENING}"
         reasons += [f"{k}: every task was excluded ({', '.join(sorted({e['code'] for e in excluded if e['task'].startswith(k + '/')}))}; "
                     f"{where})" for k, r in records.items() if r["retained"] == 0]
@@ -138,9 +124,6 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
                     "exclusion_codes": EXCLUSION_CODES, "excluded": [{k: e[k] for k in ("task", "task_id", "code")} for e in excluded]}
     suite = Suite.from_records(f"{__version__}+seed{seed}", tasks, cases, build_record)
     save_suite(suite, out)
-    _write_screening(out, excluded, dropped)
+    write_screening(out, excluded, dropped)
     return BuildResult(suite, unavailable, excluded, dropped)
 
-
-def _write_screening(out: Path, excluded: list[dict], dropped: list[dict]) -> None:
-    (out / SCREENING).write_text(json.dumps({"excluded": excluded, "dropped": dropped}, indent=1) + "\n", encoding="utf-8")

@@ -3,8 +3,8 @@
 Kinds:
 - `reference`: the task's reference verifier (its answer key in `reference.json`, our code and the
   source's checker imported from the installed packages; judge it with `--reference-libs`);
-- `exact-match`: PASS only when the candidate is exactly the gold case's: its `raw` text for a tool call, else the
-  whole candidate as canonical JSON (paper §2.3, C5);
+- `exact-match`: PASS only when the candidate is exactly the gold case's: the field its format names (a tool call's `raw`
+  text; written to `exact_match.json`), else the whole candidate as canonical JSON (paper §2.3, C5);
 - `always-accept`, `always-reject`: constant decisions (score BA_norm 0 by construction).
 """
 
@@ -20,6 +20,7 @@ from verifierbench.core.protocol import ENTRYPOINT
 from verifierbench.sources.references import WARM_UP, preload_modules
 from verifierbench.core.schema import Category, Task
 from verifierbench.sources import registry
+from verifierbench.sources.formats.registry import format_of
 from verifierbench.suite.store import Suite
 
 KINDS = ("reference", "exact-match", "always-accept", "always-reject")
@@ -45,17 +46,19 @@ with open(sys.argv[1]) as f:
 TEMPLATES = {
     "always-accept": _HEADER + 'write("PASS")\n',
     "always-reject": _HEADER + 'write("FAIL")\n',
-    # What C5's exact-match baseline compares (screening.checks._text): a tool call's raw reply, else the whole
-    # candidate (a state task's record, a code task's diff), as canonical JSON.
+    # What C5's exact-match baseline compares (Format.exact_match_text): the field the task's format names in
+    # exact_match.json (a tool call's raw reply), else the whole candidate (a state task's record, a code task's diff),
+    # as canonical JSON.
     "exact-match": _HEADER + '''
 
-def text(value):
-    if isinstance(value, dict) and "raw" in value:
-        return json.dumps(value["raw"])
+def text(value, field):
+    if field is not None and isinstance(value, dict) and field in value:
+        return json.dumps(value[field])
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-write("PASS" if text(candidate) == text(beside("gold.json")) else "FAIL")
+field = beside("exact_match.json")["field"]
+write("PASS" if text(candidate, field) == text(beside("gold.json"), field) else "FAIL")
 ''',
     "reference": _HEADER + '''from verifierbench.sources.references import decide
 
@@ -85,6 +88,8 @@ def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
             if gold is None:
                 raise UserError(f"task {task.source.value}/{task.source_id} has no gold case")
             (directory / "gold.json").write_text(json.dumps(gold.candidate), encoding="utf-8")
+            field = format_of(task).exact_match_field
+            (directory / "exact_match.json").write_text(json.dumps({"field": field}), encoding="utf-8")
     return len(tasks)
 
 

@@ -99,6 +99,8 @@ def test_task_whose_upstream_check_accepts_doing_nothing_is_excluded():
     # banking user_task_6: the check looks for a recurring Spotify-like transaction the environment already holds
     reason = build._accepts_doing_nothing(data.TaskRef("banking", "user_task_6"))
     assert reason and "no tool call passes" in reason
+    excluded = build.construct(data.TaskRef("banking", "user_task_6"), seed=0).exclusion
+    assert excluded and excluded["code"] == "Z" and excluded["evidence"]["reason"] == reason  # Z: zero actions pass
 
 
 def test_instruction_shows_no_gold_and_no_injection():

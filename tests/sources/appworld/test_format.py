@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifierbench.audit import certification, deterministic
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.harness.dataset import task_sample
 from verifierbench.harness.prompt import build_prompt, task_files
 from verifierbench.core.schema import Label

@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.core.schema import Category, Task, TestCase
 from verifierbench.sources import registry
 

@@ -46,3 +46,19 @@ def test_a_python_3_9_environment_without_its_root_file_system_is_one_line(code_
     message = problem_named(code_task(code_suite, {"repo": "vgb-fixtures/httpdate", "version": "1", "python": "3.9"}))
     assert "\n" not in message and f"the Python 3.9 root file system {tmp_path / 'no-rootfs'} is missing and " in message
     assert "only root can make it" in message or "debootstrap is not installed (apt-get install debootstrap)" in message
+
+
+def test_a_python_3_9_matplotlib_environment_names_its_build_packages_once_the_root_is_there(code_suite, monkeypatch, tmp_path):
+    # matplotlib 3.4 runs on 3.9 (issue 55): the root file system being there is not all its environment needs.
+    root = tmp_path / "rootfs"
+    (root / "usr/bin").mkdir(parents=True)
+    (root / python39_rootfs.PYTHON_IN_ROOTFS).write_text("")
+    monkeypatch.setenv(python39_rootfs.ROOTFS_ENV, str(root))
+    needs = (("/nonexistent/libqhull_r/qhull_ra.h", "libqhull-dev"),)
+    monkeypatch.setitem(extensions.RECIPES, extensions.MATPLOTLIB,
+                        dataclasses.replace(extensions.RECIPES[extensions.MATPLOTLIB], system_needs=lambda version: needs))
+    monkeypatch.setenv(venv_store.ROOT_ENV, str(tmp_path / "no-envs"))
+    monkeypatch.delenv(venv_store.SHARED_ENV, raising=False)
+    message = problem_named(code_task(code_suite, {"repo": extensions.MATPLOTLIB, "version": "3.4", "python": "3.9"}))
+    assert message.endswith("its matplotlib/matplotlib 3.4 test environment is not made yet and making it needs Debian "
+                            "packages this machine lacks (as root: apt-get install --no-install-recommends libqhull-dev)")

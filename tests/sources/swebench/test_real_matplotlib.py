@@ -45,3 +45,33 @@ def test_matplotlib_instance_is_built_in_its_environment_and_passes_screening(ma
     result = json.loads(screen.stdout)
     (screened,) = result["tasks"]
     assert screened["retained"], screened
+
+
+# Issue 55: the two instances our own profiles excluded. 23299 (3.5) on the "new-pytest8" profile, its key's
+# parametrised ids being pytest 8's; 20676 (3.4) on Python 3.9 with the 3.4.3 cp39 wheel's ft2font (FreeType 2.6.1).
+PROFILED = {"matplotlib__matplotlib-23299": {"repo": "matplotlib/matplotlib", "version": "3.5", "profile": "new-pytest8"},
+            "matplotlib__matplotlib-20676": {"repo": "matplotlib/matplotlib", "version": "3.4", "python": "3.9"}}
+
+
+@pytest.fixture(scope="module")
+def profiled_suite(traversable_tmp, persistent_envs):
+    if not (COPY / "instances.jsonl").is_file() or not (COPY / "repos").is_dir():
+        skip_unless_required("swebench-copy", f"the offline SWE-bench Verified copy is not at {COPY}")
+    if not os.environ.get("VERIFIERBENCH_REAL_MATPLOTLIB"):
+        skip_unless_required("swebench-matplotlib", "cold matplotlib environments compile matplotlib (5+ min each): "
+                             "set VERIFIERBENCH_REAL_MATPLOTLIB=1 to run")
+    return _build(traversable_tmp / "mpl-profiled", "--source", "swebench", "--swebench-ids", ",".join(PROFILED), timeout=5000)
+
+
+def test_instances_with_their_own_profile_or_python_are_retained_with_every_named_test_passing(profiled_suite):
+    tasks = {t["source_id"]: t for t in map(json.loads, (profiled_suite / "tasks.jsonl").read_text().splitlines())}
+    assert json.loads((profiled_suite / "screening.json").read_text()).get("excluded", []) == []
+    assert set(tasks) == set(PROFILED)
+    for iid, environment in PROFILED.items():
+        reference = tasks[iid]["reference"]
+        assert reference["environment"] == environment
+        assert reference["gold_exit_code"] == 0
+        assert all(reference["gold_outcomes"][t] == "passed" for t in reference["FAIL_TO_PASS"] + reference["PASS_TO_PASS"])
+    # pytest 8's ids for the duplicated parameter sets, which pytest 7.4.4 could not find
+    assert tasks["matplotlib__matplotlib-23299"]["reference"]["gold_outcomes"][
+        "lib/matplotlib/tests/test_rcparams.py::test_validate_fontweight[100-100_0]"] == "passed"

@@ -1,7 +1,7 @@
 """Builds AgentDojo state tasks: 10 user tasks and 10 user-task x injection-task pairs from the pinned
 suites, selected per suite with a seed, their cases generated and replayed through the reference (C1).
 
-A task is excluded (code W) when its ground truth changes the environment but AgentDojo's checks
+A task is excluded (code Z) when its ground truth changes the environment but AgentDojo's checks
 accept an interaction that changes nothing (upstream weakness, e.g. banking user_task_6, whose
 check is met by a transaction the environment already holds): the reference would contradict the
 labels of every "nothing done" case.
@@ -60,7 +60,7 @@ def construct(ref: data.TaskRef, seed: int) -> Replayed:
                                              "evidence": {"reason": reason}})
     weak = _accepts_doing_nothing(ref)
     if weak:
-        return Replayed(made, exclusion={"task": f"agentdojo/{ref.source_id}", "task_id": made.id, "code": "W",
+        return Replayed(made, exclusion={"task": f"agentdojo/{ref.source_id}", "task_id": made.id, "code": "Z",
                                          "evidence": {"reason": weak}})
     notes: dict[str, str] = {}
     drafts = cases.generate(ref, random.Random(f"{seed}:agentdojo:{ref.source_id}"), notes=notes)

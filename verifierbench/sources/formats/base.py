@@ -13,14 +13,19 @@ the naive checks) are imported inside the methods that return them.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from verifierbench.construction.proposals import Proposal
+    from verifierbench.core.proposals import Proposal
     from verifierbench.core.schema import Task as SuiteTask
 
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+TEST_RUNS_IN_FLIGHT = 4  # a format that runs tests: its runs at once (the executor caps them at its slots)
 # (reference record, hack candidate) -> the naive checks it fools (screening's C7)
 NaiveChecks = Callable[[dict[str, Any], Any], list[str]]
 # (task, round index, seed) -> the deterministic auditor's proposals for that round
@@ -101,6 +106,8 @@ class Format(ABC):
             filling in a replay's.
         audit_failure_modes: the verifier failure modes the LLM auditors are told to look for (a prompt paragraph).
         audit_format_note: what the LLM auditors are told about writing candidates beyond the format ("" for none).
+        exact_match_field: the candidate field an exact-match verifier compares with the gold's (screening's C5
+            baseline and `export-verifiers exact-match`); None: the whole candidate, as canonical JSON.
     """
 
     name: ClassVar[str]
@@ -112,6 +119,7 @@ class Format(ABC):
     replays_proposed_results: ClassVar[bool] = False
     audit_failure_modes: ClassVar[str]
     audit_format_note: ClassVar[str] = ""
+    exact_match_field: ClassVar[str | None] = None
 
     @abstractmethod
     def well_formed(self, candidate: Any) -> bool:
@@ -123,6 +131,37 @@ class Format(ABC):
         Returns:
             True when it is well-formed.
         """
+
+    def exact_match_text(self, candidate: Any) -> str:
+        """What an exact-match verifier compares: `exact_match_field`'s value as JSON, else the whole candidate as
+        canonical JSON (the exported exact-match verifier computes the same in the sandbox).
+
+        Args:
+            candidate: a candidate of this format.
+
+        Returns:
+            The text two candidates must share to be an exact match.
+        """
+        field = self.exact_match_field
+        if field is not None and isinstance(candidate, dict) and field in candidate:
+            return json.dumps(candidate[field])
+        return json.dumps(candidate, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    def run_each(self, run: Callable[[_Item], _Result], items: Iterable[_Item]) -> list[_Result]:
+        """`run` over `items`, in order: reference decisions (or test runs) of this format's candidates, a few at a
+        time where each runs the tests (the build's case runs, screening's C1 and C2, the audit's certification).
+
+        Args:
+            run: one item's decision or run.
+            items: the candidates, cases or proposals.
+
+        Returns:
+            `run`'s results, in the order of `items`.
+        """
+        if not self.runs_tests:
+            return [run(item) for item in items]
+        with ThreadPoolExecutor(TEST_RUNS_IN_FLIGHT) as pool:
+            return list(pool.map(run, items))
 
     def judge_rounds(self, requested: int) -> int:
         """How many times a generated verifier is judged on the hidden cases.

@@ -15,6 +15,7 @@ class ToolCalls(Format):
     example = {"raw": "[example_tool(city=\"Paris\", days=3)]",
                "parsed": [{"name": "example_tool", "arguments": {"city": "Paris", "days": 3}}]}
     repeat_runs = 2
+    exact_match_field = "raw"  # the reply as emitted: two replies with the same calls may be written differently
     audit_failure_modes = (
         "rejecting permitted tools or calls the requirements allow, mishandling default\n"
         "   arguments (an omitted argument with a documented default, or the default passed explicitly), restricting\n"

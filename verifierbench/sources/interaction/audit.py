@@ -17,7 +17,7 @@ import copy
 import random
 from typing import Any, Iterator
 
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.construction.drafts import Draft
 from verifierbench.core.schema import Category, Task
 from verifierbench.sources import registry

@@ -13,7 +13,7 @@ import random
 from typing import Any, Iterator
 from pathlib import Path
 
-from verifierbench.construction.proposals import Proposal
+from verifierbench.core.proposals import Proposal
 from verifierbench.core.schema import Category, Task
 from verifierbench.sources.swebench import diffs
 from verifierbench.sources.swebench.cases import CodeInstance, candidate, generate

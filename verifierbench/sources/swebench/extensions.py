@@ -52,6 +52,10 @@ class Recipe:
     ft2font: dict[str, str] = field(default_factory=dict)  # part of the digest (matplotlib only, see FT2FONT_WHEEL)
     # version -> (a file or command, the Debian package that provides it) the build or the test runs need from the system
     system_needs: Callable[[str], tuple[tuple[str, str], ...]] = lambda version: ()
+    # instance id -> profile, where an instance's key needs another profile than its version's (recorded in its task's
+    # environment as "profile", so the other instances of that version keep their records and environment keys)
+    profile_of_instance: dict[str, str] = field(default_factory=dict)
+    profile_python: dict[str, str] = field(default_factory=dict)  # profile -> "3.9" (`python39_rootfs`); else 3.11
 
 
 # --- matplotlib ---------------------------------------------------------------------------------------------------
@@ -59,20 +63,31 @@ class Recipe:
 # One venv per profile (docs/code-suite-matplotlib.md, "Recipe"). "old": 3.0/3.1, whose spec asks for Python 3.7/3.8
 # and unpinned requirements, adapted to 3.11 (numpy < 1.24 still has np.float, pillow < 10, pyparsing < 3). "new":
 # SWE-bench's own pip_packages of 3.5-3.7 (taken from the spec) plus test and build tools of that era, and pandas
-# (the `pd` fixture of PASS_TO_PASS tests). 3.4 is given the new profile untested: its gold run decides.
+# (the `pd` fixture of PASS_TO_PASS tests). 3.4 takes the new profile's packages on Python 3.9 ("new-py39", below).
 PROFILES: dict[str, tuple[str, ...]] = {
     "old": ("numpy==1.23.5", "pillow==9.5.0", "pyparsing==2.4.7", "cycler==0.10.0", "kiwisolver==1.4.5",
             "python-dateutil==2.8.2", "six", "setuptools==68.1.2", "wheel", "pytest==7.4.4", "ipython", "tornado"),
     "new": ("pytest==7.4.4", "certifi", "pybind11==2.11.1", "wheel==0.41.2", "packaging==23.1", "pandas==2.0.3", "pytz",
             "psutil"),
 }
-PROFILE_OF_VERSION = {"3.0": "old", "3.1": "old", "3.4": "new", "3.5": "new", "3.6": "new", "3.7": "new"}
-SPEC_PACKAGES_FROM = "3.5"  # the "new" profile also takes this version's pip_packages from SWE-bench's spec
+# "new-pytest8": the new profile on pytest 8.0.0, for an instance whose key has pytest 8's parametrised ids (below).
+# "new-py39": the new profile on Python 3.9 (`python39_rootfs`), for 3.4, which has cp39 wheels but no cp311 one: its
+# ft2font comes from the wheel (FreeType 2.6.1), as 3.6/3.7's from cp311's.
+PROFILES["new-pytest8"] = tuple("pytest==8.0.0" if p.startswith("pytest==") else p for p in PROFILES["new"])
+PROFILES["new-py39"] = PROFILES["new"]
+PROFILE_PYTHON = {"new-py39": "3.9"}
+PROFILE_OF_VERSION = {"3.0": "old", "3.1": "old", "3.4": "new-py39", "3.5": "new", "3.6": "new", "3.7": "new"}
+# matplotlib-23299 (3.5): its key names the duplicated parameter sets of test_rcparams.py::test_validate_fontweight
+# as pytest 8 does (`[100-100_0]`); pytest 7.4.4 names them `[100-1000]`, and one id pytest cannot find aborts the run
+# (docs/code-suite.md). The other 3.5 instances keep "new": their environments and cached runs keep their keys.
+PROFILE_OF_INSTANCE = {"matplotlib__matplotlib-23299": "new-pytest8"}
+SPEC_PACKAGES_FROM = "3.5"  # the "new" profiles also take this version's pip_packages from SWE-bench's spec
 
 # FreeType: 3.5+ baselines were made with the FreeType 2.6.1 matplotlib links statically; Debian's 2.12.1 renders
 # differently and about 85 image tests per test_axes instance disagree with the labels. The official cp311 wheel's
 # ft2font links 2.6.1 (measured: all of them pass with it). No cp311 wheel exists for 3.5 or older.
-FT2FONT_WHEEL = {"3.6": "matplotlib==3.6.3", "3.7": "matplotlib==3.7.1"}
+# 3.4 runs on Python 3.9 (profile "new-py39"), where the 3.4.3 cp39 wheel's ft2font links 2.6.1 too.
+FT2FONT_WHEEL = {"3.4": "matplotlib==3.4.3", "3.6": "matplotlib==3.6.3", "3.7": "matplotlib==3.7.1"}
 
 # What the build reads: a change here changes the overlay.
 BUILD_INPUTS = ("src", "extern", "setup.py", "setupext.py", "setup.cfg", "setup.cfg.template", "mplsetup.cfg.template",
@@ -190,9 +205,10 @@ def _astropy_build_env(work: Path, version: str) -> dict[str, str]:
 
 
 RECIPES: dict[str, Recipe] = {
-    MATPLOTLIB: Recipe(PROFILES, PROFILE_OF_VERSION, {"new": SPEC_PACKAGES_FROM}, BUILD_INPUTS, ("lib",), PYTHONPATH,
-                       _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH, ft2font=FT2FONT_WHEEL,
-                       system_needs=_matplotlib_system_needs),
+    MATPLOTLIB: Recipe(PROFILES, PROFILE_OF_VERSION, dict.fromkeys(("new", "new-pytest8", "new-py39"), SPEC_PACKAGES_FROM),
+                       BUILD_INPUTS, ("lib",), PYTHONPATH, _matplotlib_build_env, _wheel_ft2font, PREIMPORT_PTH,
+                       ft2font=FT2FONT_WHEEL, system_needs=_matplotlib_system_needs,
+                       profile_of_instance=PROFILE_OF_INSTANCE, profile_python=PROFILE_PYTHON),
     ASTROPY: Recipe(ASTROPY_PROFILES, ASTROPY_PROFILE_OF_VERSION, {"py311": "5.1"}, ASTROPY_BUILD_INPUTS, ("astropy",), (),
                     _astropy_build_env, preimport_pth=LEAP_TABLE_PTH, start_up_keyed=True,
                     pytest_autoload=True),
@@ -215,8 +231,25 @@ def start_up_digest(repo: str) -> str:
     return hashlib.sha256("\0".join(rules.preimport_pth).encode()).hexdigest()[:16]
 
 
-def profile(repo: str, version: str) -> str | None:
+def profile(repo: str, version: str, chosen: str = "") -> str | None:
+    """The profile of an instance at `version`: `chosen` (its task's recorded "profile") when given, else the version's."""
+    if chosen:
+        return chosen if chosen in RECIPES[repo].profiles else None
     return RECIPES[repo].profile_of_version.get(version)
+
+
+def profile_python(repo: str, profile_name: str) -> str:
+    """The Python a profile's venv is made from: "3.9" (the bullseye root file system) or "3.11" (this machine's)."""
+    return RECIPES[repo].profile_python.get(profile_name, "3.11")
+
+
+def environment_choice(repo: str, version: str, instance_id: str) -> dict[str, str]:
+    """What a task's environment record says besides repository and version: the instance's own profile where it has
+    one ("profile"), and "python": "3.9" where its profile runs there; {} for the rest, whose records stay as they were."""
+    rules = RECIPES[repo]
+    chosen = rules.profile_of_instance.get(instance_id, "")
+    python = profile_python(repo, chosen or rules.profile_of_version.get(version, ""))
+    return {**({"profile": chosen} if chosen else {}), **({"python": python} if python != "3.11" else {})}
 
 
 def _build_input_files(repo: str, checkout: Path, name: str) -> list[Path]:

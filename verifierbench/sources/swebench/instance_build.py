@@ -18,13 +18,13 @@ from typing import Any, Callable
 from verifierbench.core.schema import Task
 from verifierbench.sources.swebench import (budget, build_memos, cases, checkout, diffs, extensions, grading, instances,
                                             python39_rootfs, venv_store)
+from verifierbench.sources.formats.diff import DIFF
 from verifierbench.sources.swebench.build_profile import BuildProfile
 from verifierbench.sources.swebench.naive_checks import code_checks_fooled
 from verifierbench.sources.swebench.checkout import checkout_dir
 from verifierbench.sources.swebench.reference import cached_run, candidate_diff, decide, hidden_run
 from verifierbench.sources.swebench.task_record import make_task
 from verifierbench.sources.swebench.testrun import TestRun
-from verifierbench.construction.parallel import each
 from verifierbench.construction.replay import Replayed, replay
 
 Say = Callable[[str], None]
@@ -86,7 +86,7 @@ def construct_or_exclude(inst: instances.Instance, clone: Path, seed: int, store
         replayed = construct(inst, clone, seed, store, with_environment=with_environment, say=say)
     except checkout.IncompleteTree as e:
         return excluded("T", str(e))
-    except venv_store.EnvironmentError_ as e:
+    except (venv_store.EnvironmentError_, python39_rootfs.RootfsError) as e:
         return excluded("V", str(e))
     if _rememberable(replayed):
         build_memos.remember(memo, replayed)
@@ -141,7 +141,7 @@ def construct(inst: instances.Instance, clone: Path, seed: int, store: Path | No
         digest = checkout.materialize(clone, inst.base_commit, store)
     clone_checkout = checkout.checkout_dir(digest)
     runner = venv_store.runner_for(inst.repo) if with_environment else "pytest"
-    environment = {"repo": inst.repo, "version": inst.version} if with_environment else None
+    environment = _environment(inst) if with_environment else None
     parts = _Parts(digest, [c.path for c in diffs.changes(inst.test_patch)], runner, clone_checkout)
     # No budget is known before the task's test runs: every build-time run gets the build's own limit, and their wall
     # times are the budget's evidence (`budget`).
@@ -151,7 +151,9 @@ def construct(inst: instances.Instance, clone: Path, seed: int, store: Path | No
                        **({"runner": runner, "environment": environment} if environment else {})}
     if environment:
         with profile.stage("environment"):
-            venv_store.ensure(venv_store.spec_for(inst.repo, inst.version, clone_checkout), clone_checkout, say)
+            if environment.get("python") == "3.9":  # a profile on Python 3.9 (matplotlib 3.4)
+                python39_rootfs.ensure_rootfs(say)
+            venv_store.ensure(venv_store.spec_of_environment(environment, clone_checkout), clone_checkout, say)
     # The empty diff's run needs nothing from the gold's: it runs beside it, on the core the gold's run (one
     # test process) leaves idle, and is only waited for if the gold resolves.
     pool = ThreadPoolExecutor(1, thread_name_prefix="vgb-empty-run") if OVERLAP_RUNS else None
@@ -162,6 +164,13 @@ def construct(inst: instances.Instance, clone: Path, seed: int, store: Path | No
     finally:
         if pool:
             pool.shutdown(wait=True)
+
+
+def _environment(inst: instances.Instance) -> dict[str, Any]:
+    """The task's environment record: repository and version; for repositories with compiled extensions, also the
+    instance's own profile and the profile's Python where they are not the defaults (`extensions.environment_choice`)."""
+    choice = extensions.environment_choice(inst.repo, inst.version, inst.instance_id) if extensions.built_in_place(inst.repo) else {}
+    return {"repo": inst.repo, "version": inst.version, **choice}
 
 
 def _after_environment(inst: instances.Instance, parts: _Parts, environment: dict[str, Any] | None,
@@ -238,9 +247,9 @@ def _cases_and_budget(inst: instances.Instance, parts: _Parts, draft: Task, gold
                                 random.Random(f"{seed}:swebench:{inst.instance_id}"))
     # The test runs are the cost: run them in parallel once, timed, then replay decides from the cache.
     with profile.stage("case_runs"):
-        seconds = each(True, lambda d: profile.timed(run_seconds, draft.reference, d.candidate), drafts)
+        seconds = DIFF.run_each(lambda d: profile.timed(run_seconds, draft.reference, d.candidate), drafts)
     with profile.stage("hack_runs"):  # C7's naive verifiers read every hack's run, also one the static checks reject
-        each(True, lambda d: naive_run_seconds(draft.reference, d.candidate), [d for d in drafts if d.category == "hack"])
+        DIFF.run_each(lambda d: naive_run_seconds(draft.reference, d.candidate), [d for d in drafts if d.category == "hack"])
     slowest, category = max([(gold.run.seconds, "gold")] + [(s, d.category) for s, d in zip(seconds, drafts)])
     case_timeout_s = budget.case_timeout_for(slowest)
     say(f"build: swebench: {inst.instance_id}: gold test run {gold.run.seconds:.0f} s, slowest case run {slowest:.0f} s "

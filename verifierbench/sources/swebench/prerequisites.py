@@ -23,23 +23,26 @@ def code_task_problem(reference: dict[str, Any]) -> str | None:
     if not environment:  # the harness's own pytest
         return None
     if environment.get("python") == "3.9":  # reference.environment_of makes the root file system first
-        return rootfs_problem()
+        problem = rootfs_problem()
+        if problem:
+            return problem
     repo, version = environment["repo"], environment["version"]
     if not extensions.built_in_place(repo):
         return None
     missing = extensions.missing_system_packages(repo, version)
     # Only making the environment needs them, and a shared store may hand it over made (venv_store._copy_shared).
-    if not missing or os.environ.get(venv_store.SHARED_ENV) or environment_made(repo, version, tree):
+    if not missing or os.environ.get(venv_store.SHARED_ENV) or environment_made(environment, tree):
         return None
     return (f"its {repo} {version} test environment is not made yet and making it needs Debian packages this machine "
             f"lacks (as root: apt-get install --no-install-recommends {' '.join(missing)})")
 
 
-def environment_made(repo: str, version: str, tree: Path) -> bool:
+def environment_made(environment: dict[str, Any], tree: Path) -> bool:
+    """Whether the environment a task's record names is made in the store (`environment`: repo, version, ...)."""
     if not venv_store.root().is_dir():  # not made: and venv_store.store() would create the directory
         return False
     try:
-        spec = venv_store.spec_for(repo, version, tree)
+        spec = venv_store.spec_of_environment(environment, tree)
     except venv_store.EnvironmentError_:
         return False
     return venv_store.env_dir(spec.key, spec) is not None

@@ -8,6 +8,10 @@ The root file system is made as root in a staging directory renamed into place w
 failure leaves nothing; it is owned by root and not writable by others. Test runs see it read-only at the same path,
 and its python3.9 runs with the host's C library: only the libraries the host lacks (libssl1.1, libffi7, ...) are
 linked from the root file system into the environment (`link_missing_libraries`), found on LD_LIBRARY_PATH.
+
+matplotlib 3.4 runs here too (profile "new-py39", `extensions`): its extensions are compiled with the host's compiler
+against the root file system's python3.9-dev headers, which a root file system made before they were in `PACKAGES`
+gets from its own apt sources (`ensure_headers`, about 30 s).
 """
 
 from __future__ import annotations
@@ -28,7 +32,12 @@ SWITCH_ENV = "VERIFIERBENCH_PY39_FALLBACK"  # "0": never try Python 3.9 (the bui
 ROOTFS_ENV = "VERIFIERBENCH_ROOTFS_PY39"
 DEFAULT_ROOTFS = "/var/tmp/verifierbench/rootfs-bullseye-py39"
 PYTHON_IN_ROOTFS = "usr/bin/python3.9"
-PACKAGES = "python3.9,python3.9-venv,python3-distutils"  # debootstrap does not resolve python3.9-venv's virtual dependency
+# debootstrap does not resolve python3.9-venv's virtual dependency; python3.9-dev: the headers matplotlib 3.4's
+# extensions are compiled against (`ensure_headers` adds them to a root file system made before)
+PACKAGES = "python3.9,python3.9-venv,python3-distutils,python3.9-dev"
+HEADERS_IN_ROOTFS = "usr/include/python3.9/Python.h"
+HEADERS_PACKAGE = "python3.9-dev"
+APT_TIMEOUT_S = 900
 MIRROR = "http://deb.debian.org/debian"
 LIB_DIRS = ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu")
 DEBOOTSTRAP_TIMEOUT_S = 1800
@@ -93,6 +102,37 @@ def ensure_rootfs(say: Callable[[str], None], mirror: str = MIRROR) -> Path:
             raise
         say(f"build: swebench: made the Python 3.9 root file system in {time.monotonic() - started:.0f} s")
         return target
+
+
+def ensure_headers(root: Path, say: Callable[[str], None]) -> None:
+    """The root file system's Python headers (python3.9-dev), installed from its own apt sources (bullseye) when a
+    root file system made without them lacks them: only files are added, its interpreter stays as it was.
+
+    Raises:
+        RootfsError: they are missing and cannot be installed here (not root, or apt failed).
+    """
+    if (root / HEADERS_IN_ROOTFS).is_file():
+        return
+    if os.geteuid() != 0:
+        raise RootfsError(f"Python 3.9 root file system {root} has no Python headers and only root can add them "
+                          f"(chroot {root} apt-get install {HEADERS_PACKAGE})")
+    with os.fdopen(safe_fs.open_store_file(root.parent, f".{root.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (root / HEADERS_IN_ROOTFS).is_file():
+            return
+        say(f"build: swebench: adding {HEADERS_PACKAGE} to the Python 3.9 root file system {root} ...")
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive"}
+        for argv in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "--no-install-recommends", HEADERS_PACKAGE],
+                     ["apt-get", "clean"]):
+            try:
+                done = subprocess.run(["chroot", str(root), *argv], capture_output=True, text=True, env=env, timeout=APT_TIMEOUT_S)
+            except subprocess.TimeoutExpired as e:
+                raise RootfsError(f"adding {HEADERS_PACKAGE} to {root} timed out after {APT_TIMEOUT_S} s") from e
+            if done.returncode != 0:
+                tail = " | ".join((done.stdout + done.stderr).strip().splitlines()[-3:])
+                raise RootfsError(f"adding {HEADERS_PACKAGE} to {root} failed at `{' '.join(argv)}`: {tail[-300:]}")
+        if not (root / HEADERS_IN_ROOTFS).is_file():
+            raise RootfsError(f"{HEADERS_PACKAGE} installed in {root}, but {HEADERS_IN_ROOTFS} is not there")
 
 
 def _trusted(target: Path) -> Path:

@@ -67,10 +67,10 @@ def environment_of(reference: dict[str, Any]) -> Path | None:
         return None
     checkout = checkout_dir(reference["checkout"])
     environment = reference["environment"]
-    python = environment.get("python", "3.11")  # "3.9": the build's gold resolved only there (`python39_rootfs`)
-    if python == "3.9":
+    # "3.9": the build's gold resolved only there, or the profile runs there (`python39_rootfs`)
+    if environment.get("python", "3.11") == "3.9":
         python39_rootfs.ensure_rootfs(lambda line: print(line, file=sys.stderr))  # a machine that reuses a suite built elsewhere
-    return venv_store.ensure(venv_store.spec_for(environment["repo"], environment["version"], checkout, python), checkout)
+    return venv_store.ensure(venv_store.spec_of_environment(environment, checkout), checkout)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -79,10 +79,13 @@ class EnvSpec:
     rootfs: str = ""
     # The digest of the profile's venv start-up file where the recipe keys it (`extensions.start_up_digest`), else "".
     start_up: str = ""
+    # The instance's own profile where its task records one (`extensions.environment_choice`), else "".
+    profile: str = ""
 
     @property
     def key(self) -> str:
-        fields = {k: v for k, v in self.__dict__.items() if k not in ("extensions", "rootfs", "start_up") or v}  # 3.11 venvs keep their keys
+        optional = ("extensions", "rootfs", "start_up", "profile")
+        fields = {k: v for k, v in self.__dict__.items() if k not in optional or v}  # 3.11 venvs keep their keys
         data = json.dumps({"recipe": RECIPE, **fields}, sort_keys=True, default=list)
         name = f"{self.version}-{self.extensions}" if self.extensions else self.version
         return f"{self.repo.replace('/', '__')}-{name}-{hashlib.sha256(data.encode()).hexdigest()[:16]}"
@@ -92,7 +95,8 @@ class EnvSpec:
         """The plain venv an environment with extensions is made from (one per profile, shared by its instances)."""
         if not self.extensions:
             return self
-        return replace(self, version=f"profile-{extensions.profile(self.repo, self.version)}", extensions="")
+        return replace(self, version=f"profile-{extensions.profile(self.repo, self.version, self.profile)}", extensions="",
+                       profile="")
 
     def to_json(self) -> dict[str, Any]:
         return {"key": self.key, "repo": self.repo, "version": self.version, "runner": self.runner, "python": self.python,
@@ -153,20 +157,25 @@ def python_version() -> str:
     return done.stdout.strip() or "unknown"
 
 
-def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11") -> EnvSpec:
+def spec_of_environment(environment: dict[str, Any], checkout: Path) -> EnvSpec:
+    """The environment a task's record names: repository and version, and where recorded its Python and profile."""
+    return spec_for(environment["repo"], environment["version"], checkout, environment.get("python", "3.11"),
+                    environment.get("profile", ""))
+
+
+def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11", profile: str = "") -> EnvSpec:
     """The environment an instance needs, from SWE-bench's specification of its (repository, version).
 
     Args:
         python: "3.11" (this machine's) or "3.9" (`python39_rootfs`, for tasks whose gold resolves only there).
+        profile: repositories with compiled extensions: the instance's own profile ("": its version's).
     """
+    if extensions.built_in_place(repo):
+        return _extensions_spec(repo, version, checkout, python, profile)
     if python == "3.9":
-        if extensions.built_in_place(repo):
-            raise EnvironmentError_(f"{repo}: no Python 3.9 environment for repositories with compiled extensions")
         spec = spec_for(repo, version, checkout)
         filtered = tuple((path, python39_rootfs.requirements_for_39(text)) for path, text in spec.requirements)
         return replace(spec, requirements=filtered, python=python39_rootfs.python_version(), rootfs=str(python39_rootfs.rootfs()))
-    if extensions.built_in_place(repo):
-        return _extensions_spec(repo, version, checkout)
     repo_specs = specs()["specs"].get(repo)
     if repo_specs is None or version not in repo_specs:
         raise EnvironmentError_(f"SWE-bench has no environment specification for {repo} {version or '(no version)'}")
@@ -185,19 +194,26 @@ def spec_for(repo: str, version: str, checkout: Path, python: str = "3.11") -> E
     return EnvSpec(repo, version, runner_for(repo), tuple(requirements), tuple(pip_packages), python_version())
 
 
-def _extensions_spec(repo: str, version: str, checkout: Path) -> EnvSpec:
+def _extensions_spec(repo: str, version: str, checkout: Path, python: str = "3.11", chosen: str = "") -> EnvSpec:
     """A profile venv (SWE-bench's pip packages where its spec targets 3.11, else the measured adaptation) plus the
-    instance's compiled extensions (`extensions`); the repository's requirements files are not read."""
+    instance's compiled extensions (`extensions`); the repository's requirements files are not read. The profile
+    decides the Python: `python` must be the one it names (a task records "3.9" for a 3.9 profile)."""
     recipe = extensions.recipe(repo)
-    profile = recipe.profile_of_version.get(version)
+    profile = extensions.profile(repo, version, chosen)
     if profile is None:
         raise EnvironmentError_(f"{repo} {version or '(no version)'}: no environment profile measured for this version "
-                                f"(docs/code-suite-{repo.split('/')[-1]}.md)")
+                                f"{'(profile ' + chosen + ') ' if chosen else ''}(docs/code-suite-{repo.split('/')[-1]}.md)")
+    if python != extensions.profile_python(repo, profile):
+        raise EnvironmentError_(f"{repo} {version}: profile {profile} runs on Python {extensions.profile_python(repo, profile)}, "
+                                f"not {python}")
     packages = list(recipe.profiles[profile])
     if profile in recipe.spec_packages_from:
         packages = [*specs()["specs"][repo][recipe.spec_packages_from[profile]]["pip_packages"], *packages]
-    return EnvSpec(repo, version, runner_for(repo), (), tuple(packages), python_version(),
-                   extensions.sources_digest(repo, checkout, version), start_up=extensions.start_up_digest(repo))
+    spec = EnvSpec(repo, version, runner_for(repo), (), tuple(packages), python_version(),
+                   extensions.sources_digest(repo, checkout, version), start_up=extensions.start_up_digest(repo), profile=chosen)
+    if python == "3.9":
+        return replace(spec, python=python39_rootfs.python_version(), rootfs=str(python39_rootfs.rootfs()))
+    return spec
 
 
 def root() -> Path:
@@ -373,18 +389,35 @@ def _make_with_extensions(spec: EnvSpec, venv: Path, checkout: Path, staging: Pa
     """The profile venv, hard-linked (no copy: a venv runs from any directory with `python -m`), plus the instance's
     compiled extensions under overlay/."""
     log_path = staging.parent / f".{spec.key}.log"
-    run = _Logged(spec, log_path)
+    logged = _Logged(spec, log_path)
+    run: Callable[..., None] = logged
     try:
         run(["cp", "-al", str(venv), str(staging)])
         (staging / "verifierbench-env.json").unlink()
         try:
+            if spec.rootfs:
+                run = _compiling_on_39(spec, venv, logged)
             extensions.build_overlay(spec.repo, checkout, venv / "bin" / "python", spec.version, staging / "overlay", run)
-        except (RuntimeError, ValueError, OSError) as e:
+        except (python39_rootfs.RootfsError, RuntimeError, ValueError, OSError) as e:
             raise EnvironmentError_(f"making the environment {spec.key} failed: {e} (full log {log_path})") from e
         _publish(spec, staging)
     finally:
-        run.close()
+        logged.close()
     log_path.rename(staging / "make.log")
+
+
+def _compiling_on_39(spec: EnvSpec, venv: Path, run: _Logged) -> Callable[..., None]:
+    """`run` for building extensions with a 3.9 venv: the root file system's Python headers (python3.9-dev, added to
+    a root file system made without them), its interpreter's libraries (LD_LIBRARY_PATH), and its multiarch
+    pyconfig.h, which Debian's Python.h includes as <x86_64-linux-gnu/python3.9/pyconfig.h>: searched after the
+    host's own include directories (`-idirafter`), so no other host header is shadowed."""
+    root = Path(spec.rootfs)
+    python39_rootfs.ensure_headers(root, lambda line: print(line, file=sys.stderr))
+    extra = {"LD_LIBRARY_PATH": str(venv / LIBS_DIR), "CPPFLAGS": f"-idirafter {root / 'usr/include'}"}
+
+    def run_39(argv: list[str], cwd: Path | None = None, env: dict[str, Any] | None = None) -> None:
+        run(argv, cwd=cwd, env={**(env or os.environ), **extra})
+    return run_39
 
 
 def _publish(spec: EnvSpec, staging: Path) -> None:
