@@ -24,7 +24,7 @@ def row(record: Harness) -> str:
     version = record.version or "the task's"
     cli = f"`{record.executable}`" + (f" (run by {record.runtime})" if record.runtime else "") if record.executable else "none"
     source = f"`{record.package}`: {record.install}" if record.package else record.install
-    where = ", ".join(f"{sandbox} ({record.transports[sandbox]})" for sandbox in record.sandboxes)
+    where = ", ".join(f"{sandbox} ({' or '.join(record.transport_choices(sandbox))})" for sandbox in record.sandboxes)
     limit = str(record.message_limit) if record.message_limit else "none"
     return f"| `{record.name}` | {record.display_name} | {version} | {cli} | {source} | {where} | {limit} |"
 

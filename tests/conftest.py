@@ -459,7 +459,8 @@ def pytest_configure_node(node) -> None:
 # group of its own (its module fixtures are made once). The controller knows tests by node id only, so the Docker
 # modules are named here; collection checks that every test using the engine is in one of them.
 DOCKER_MODULES = frozenset({"tests/harness/test_connections.py", "tests/harness/test_docker.py",
-                            "tests/harness/test_docker_build.py", "tests/harness/test_harnesses.py",
+                            "tests/harness/test_docker_build.py", "tests/harness/test_endpoint_docker.py",
+                            "tests/harness/test_harnesses.py",
                             "tests/harness/test_harnesses_code.py"})
 
 

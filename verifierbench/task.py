@@ -64,6 +64,7 @@ def verifierbench(
     rounds: int = DEFAULT_ROUNDS,
     suite: str | None = None,
     sandbox: SandboxName = "vgb",
+    transport: str | None = None,
     time_limit: int = TIME_LIMIT_S,
     max_tokens: int = MAX_TOKENS,
     run_public_budget: int = RUN_PUBLIC_BUDGET,
@@ -83,6 +84,9 @@ def verifierbench(
         suite: the suite directory; unset, `$VERIFIERBENCH_SUITE`, else `./tasks/suite` when it exists, else one
             built from the installed packages into `~/.cache/verifierbench/` on first use.
         sandbox: `vgb` (bubblewrap, no Docker), or `docker`/`k8s` with the configs in `verifierbench/sandboxes/`.
+        transport: how a CLI harness reaches the model: `unix-socket` (the project's endpoint) or
+            `inspect-sandbox-bridge` (Inspect's, polled) where the harness offers both; unset, the harness's default
+            in the sandbox (README.md's harness table).
         time_limit: seconds per task (paper App. E).
         max_tokens: output tokens per reply (paper App. E).
         run_public_budget: `run_public` executions during generation, for tasks with a public environment.
@@ -96,14 +100,15 @@ def verifierbench(
             leaderboard merges the N logs into one run (docs/cluster.md).
     """
     try:
-        return _task(source, type, task_ids, harness, rounds, suite, sandbox, time_limit, max_tokens, run_public_budget,
-                     message_limit, audit, audit_rounds, shard)
+        return _task(source, type, task_ids, harness, rounds, suite, sandbox, transport, time_limit, max_tokens,
+                     run_public_budget, message_limit, audit, audit_rounds, shard)
     except UserError as exc:  # one line from `inspect eval`, not a traceback
         raise for_inspect(exc) from None
 
 
 def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | list[str] | None, harness: HarnessName,
-          rounds: int, suite: str | None, sandbox: SandboxName, time_limit: int, max_tokens: int, run_public_budget: int,
+          rounds: int, suite: str | None, sandbox: SandboxName, transport: str | None, time_limit: int, max_tokens: int,
+          run_public_budget: int,
           message_limit: int | None, audit: bool, audit_rounds: int, shard: str | None) -> Task:
     _check_choice("source", source, SourceName)
     _check_choice("type", type, TaskTypeName)
@@ -125,6 +130,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
     chosen = harnesses.get(harness)
     if sandbox not in chosen.sandboxes:
         raise UserError(unhosted(chosen, sandbox))
+    transport = transport_of(chosen, sandbox, transport)
     directory, loaded = open_suite(suite)
     ids = [i.strip() for i in task_ids.split(",")] if isinstance(task_ids, str) else task_ids
     tasks = select_tasks(loaded, ids, source=source, task_type=type)
@@ -139,7 +145,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
     return Task(
         dataset=suite_dataset(loaded, tasks, run_public_budget, has_tools=chosen.has_tools, suite_dir=directory,
                               sandbox=sandbox, cli_image=chosen.runs_cli),
-        solver=[record_sample(), freeze_verifier(chosen.solver(run_public_budget))],
+        solver=[record_sample(transport), freeze_verifier(chosen.solver(run_public_budget))],
         # Rounds beyond the first exist only when some selected task is judged more than once.
         scorer=[hidden_cases(suite=str(directory), rounds=max((formats.format_of(t).judge_rounds(rounds) for t in tasks), default=1)),
                 *([testjack_audit(suite=str(directory), rounds=audit_rounds)] if audit else [])],
@@ -153,7 +159,7 @@ def _task(source: SourceName | None, type: TaskTypeName | None, task_ids: str | 
         # harness_transport: how its model calls reach the eval's model in this sandbox (harness/registry.py).
         metadata={"suite_version": loaded.manifest.version, "suite_dir": str(directory), "suite_hash": loaded.content_hash(),
                   "harness": harness, "harness_version": chosen.logged_version(TASK_VERSION),
-                  "harness_transport": chosen.transports[sandbox],
+                  "harness_transport": transport,
                   "rounds": rounds,
                   "run_public_budget": run_public_budget, **TASK_VERSION_METADATA},
     )
@@ -167,6 +173,17 @@ def unhosted(chosen: harnesses.Harness, sandbox: str) -> str:
                 f"(only {', '.join(hosted) or 'none'} can: harness/model_endpoint.py): use -T sandbox=docker "
                 "(see verifierbench/sandboxes/README.md)")
     return f"harness {chosen.name} does not run in the {sandbox} sandbox: use -T sandbox={' or '.join(chosen.sandboxes)}"
+
+
+def transport_of(chosen: harnesses.Harness, sandbox: str, transport: object) -> str:
+    """The `-T transport` value, checked against what the harness offers in the sandbox; unset, its default there."""
+    choices = chosen.transport_choices(sandbox)
+    if transport is None:
+        return choices[0]
+    if transport not in choices:
+        raise UserError(f"-T transport={transport!r}: harness {chosen.name} in the {sandbox} sandbox reaches its model "
+                        f"through {' or '.join(choices)}")
+    return str(transport)
 
 
 def as_harness(name: str) -> HarnessName:

@@ -32,6 +32,7 @@ def test_the_derived_compose_file_keeps_the_instances_service_but_builds_its_ima
     build, image = rebuilt.pop("build"), rebuilt.pop("image")
     assert rebuilt.pop("x-local") is True and image.startswith(cli_overlay.DERIVED_REPOSITORY + ":")
     original.pop("image")
+    assert rebuilt.pop("volumes") == [*original.pop("volumes", []), cli_overlay.ENDPOINT_MOUNT]  # and the endpoint's
     assert rebuilt == original  # limits, no network, mounts, user: the instance's
     assert build["network"] == "none"
     dockerfile = (tmp_path / build["context"] / "Dockerfile").read_text()

@@ -287,3 +287,42 @@ def test_the_public_bridge_answers_both_dialects_with_the_active_model_and_recor
     assert 'decide("FAIL")' in message["content"][0]["text"]
     assert completion["object"] == "chat.completion" and 'decide("FAIL")' in completion["choices"][0]["message"]["content"]
     assert turns == 2  # the last request's conversation and its answer
+
+
+def test_the_public_bridge_answers_responses_and_google_requests_and_the_endpoint_streams_them(monkeypatch):
+    """Codex's dialect (OpenAI Responses) and Gemini CLI's (Google generateContent, camelCase REST) through the same
+    public bridge, and each streamed as its client reassembles it: Responses events numbered in sequence, ending with
+    response.completed; Google's whole answer as one SSE chunk."""
+    import verifierbench._registry  # noqa: F401 - registers the policies as Inspect models
+    from inspect_ai.agent import agent_bridge
+
+    monkeypatch.setenv("INSPECT_EVAL_MODEL", "verifierbench/always_reject")
+    google = {"contents": [{"role": "user", "parts": [{"text": "Write the verifier."}]}],
+              "systemInstruction": {"role": "user", "parts": [{"text": "Be brief."}]},
+              "generationConfig": {"temperature": 0}}
+
+    async def main() -> tuple[dict, dict, list[bytes]]:
+        async with agent_bridge(web_search=False, code_execution=False, client_mcp_servers=False) as bridge:
+            generate = model_endpoint.bridge_generate()
+            response = await generate(model_endpoint.OPENAI_RESPONSES,
+                                      {"model": "gpt-x", "stream": True, "input": "Write the verifier.", "store": False}, {})
+            answer = await generate(model_endpoint.GOOGLE_GENERATE, google, {})
+            async with model_endpoint.bridge_socket(generate, None) as directory:
+                streamed = await anyio.to_thread.run_sync(_post, directory / model_endpoint.SOCKET_NAME, [
+                    ("/v1/responses", {"model": "x", "stream": True, "input": "Write the verifier."}),
+                    ("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", google),
+                    ("/v1beta/models/gemini-2.5-pro:generateContent", google)])
+            assert len(bridge.state.messages) >= 2
+            return response, answer, streamed
+
+    response, answer, (responses_stream, google_stream, google_plain) = anyio.run(main)
+    assert response["object"] == "response" and 'decide("FAIL")' in response["output"][0]["content"][0]["text"]
+    assert 'decide("FAIL")' in answer["candidates"][0]["content"]["parts"][0]["text"]  # camelCase REST, as sent
+    events = [json.loads(line[6:]) for line in responses_stream.split(b"\r\n\r\n", 1)[1].decode().splitlines()
+              if line.startswith("data: ")]
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+    assert any(e["type"] == "response.output_item.done" for e in events)
+    chunks = [line for line in google_stream.split(b"\r\n\r\n", 1)[1].splitlines() if line.startswith(b"data: ")]
+    assert len(chunks) == 1 and json.loads(chunks[0][6:])["candidates"], google_stream[-500:]
+    assert google_plain.startswith(b"HTTP/1.1 200") and b"candidates" in google_plain

@@ -122,14 +122,15 @@ def test_doctor_names_what_is_there():
 
 
 def test_each_vgb_cli_is_refused_on_its_own_toolchain_check(tmp_path, monkeypatch):
-    """pi and Claude Code in vgb share `toolchain_problem`; each record asks its own CLI's check (an empty cache: each
+    """Every CLI in vgb shares `toolchain_problem`; each record asks its own CLI's check (an empty cache: each
     names itself and the cache), and a check that passes is no problem."""
-    from verifierbench.harness import claude_vgb, pi_vgb
+    from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
     from verifierbench.harness import registry as harnesses
     from verifierbench.harness.prerequisites import toolchain_problem
 
     monkeypatch.setenv("VERIFIERBENCH_HARNESS_CACHE", str(tmp_path))
-    for name, module in (("pi", pi_vgb), ("claude_code", claude_vgb)):
+    for name, module in (("pi", pi_vgb), ("claude_code", claude_vgb), ("codex_cli", codex_vgb), ("gemini_cli", gemini_vgb),
+                         ("openclaw", openclaw_vgb), ("mini_swe_agent", mini_vgb)):
         module.toolchain.cache_clear()
         try:
             problem = harnesses.get(name).problem("vgb")

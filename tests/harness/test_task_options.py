@@ -26,12 +26,8 @@ def test_container_sandboxes_use_the_shipped_configs():
 
 
 def test_cli_harnesses_refuse_the_no_docker_sandbox_with_the_reason(bfcl_suite):
-    with pytest.raises(UserError, match="use -T sandbox=docker"):
-        verifierbench(suite=str(bfcl_suite), harness="gemini_cli")
     task = verifierbench(suite=str(bfcl_suite), harness="codex_cli", sandbox="docker", task_ids="bfcl/parallel_114")
     assert task.sandbox.type == DOCKER_SANDBOX and len(task.dataset) == 1
-    with pytest.raises(UserError, match="use -T sandbox=docker"):
-        verifierbench(suite=str(bfcl_suite), harness="openclaw")
     with pytest.raises(UserError, match="unknown harness"):
         verifierbench(suite=str(bfcl_suite), harness="aider")
 

@@ -14,7 +14,8 @@ request); the scorer puts it in the score metadata.
   the CLI installed (see verifierbench/sandboxes/README.md). Claude Code also runs in the no-Docker `vgb` sandbox,
   from the same cached binary, on the project's own model endpoint (harness/claude_vgb.py).
 - `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image; pi also
-  runs in the vgb sandbox, from the same cached toolchain (harness/pi_vgb.py).
+  runs in the vgb sandbox, from the same cached toolchain (harness/pi_vgb.py). Under docker either reaches the model
+  through Inspect's sandbox bridge or the project's endpoint (harness/endpoint_docker.py), as `-T transport` says.
 
 A CLI missing from the image fails the sample with one line naming the command that builds it; a CLI that exits
 with an error ends generation with its reason and stderr tail recorded (GENERATION_END): U when no verifier was
@@ -24,6 +25,7 @@ sample's store keeps each address it tried to reach (harness/connection_trace.py
 
 from __future__ import annotations
 
+import importlib
 import re
 
 from inspect_ai.agent import AgentPrompt, AgentSubmit, as_solver, react
@@ -33,6 +35,7 @@ from inspect_ai.util import sandbox, store
 
 from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, in_vgb, missing_cli_message
 from verifierbench.harness.prompt import VERIFIER_PATH
+from verifierbench.harness.transports import SANDBOX_BRIDGE, TRANSPORT_KEY, UNIX_SOCKET
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
 from verifierbench.sources.formats.registry import sample_public_format
 
@@ -252,24 +255,39 @@ def bridged_cli_harness(name: str) -> Solver:
     Args:
       name: A key of BRIDGED_CLIS.
     """
-    container = bridged_cli_agent(BRIDGED_CLIS[name], system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-    return vgb_or(name, as_solver(container))
+    from verifierbench.harness.endpoint_docker import endpoint_cli_agent
+
+    cli = BRIDGED_CLIS[name]
+    polled = bridged_cli_agent(cli, system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+    endpoint = endpoint_cli_agent(cli, system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+    return vgb_or(name, by_transport({UNIX_SOCKET: as_solver(endpoint), SANDBOX_BRIDGE: as_solver(polled)}))
+
+
+def by_transport(solvers: dict[str, Solver]) -> Solver:
+    """The solver of the sample's transport (the store's, record_sample's), in a container sandbox."""
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        transport = store().get(TRANSPORT_KEY, SANDBOX_BRIDGE)
+        if transport not in solvers:
+            raise RuntimeError(f"no solver for the transport {transport!r} (only {', '.join(solvers)})")
+        return await solvers[transport](state, generate)
+
+    return solve
+
+
+# Each CLI's agent in the vgb sandbox (module, factory), imported when a sample runs it.
+VGB_AGENTS = {name: (f"verifierbench.harness.{module}", f"{module}_agent") for name, module in (
+    ("pi", "pi_vgb"), ("claude_code", "claude_vgb"), ("codex_cli", "codex_vgb"), ("gemini_cli", "gemini_vgb"),
+    ("openclaw", "openclaw_vgb"), ("mini_swe_agent", "mini_vgb"))}
 
 
 def vgb_or(name: str, elsewhere: Solver) -> Solver:
-    """In the vgb sandbox, the CLI `name` through the project's endpoint (harness/pi_vgb.py, harness/claude_vgb.py);
-    in any other sandbox, `elsewhere`."""
+    """In the vgb sandbox, the CLI `name` through the project's endpoint (its VGB_AGENTS module); in any other
+    sandbox, `elsewhere`."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if not in_vgb(sandbox()):
             return await elsewhere(state, generate)
-        if name == "pi":
-            from verifierbench.harness.pi_vgb import pi_vgb_agent
-
-            agent = pi_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-        else:
-            from verifierbench.harness.claude_vgb import claude_vgb_agent
-
-            agent = claude_vgb_agent(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
+        module, factory = VGB_AGENTS[name]
+        agent = getattr(importlib.import_module(module), factory)(system_prompt=SYSTEM, generation_end_key=GENERATION_END)
         return await as_solver(agent)(state, generate)
 
     return solve

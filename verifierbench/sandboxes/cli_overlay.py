@@ -27,6 +27,7 @@ from pathlib import Path
 import yaml
 
 from verifierbench.core.errors import UserError
+from verifierbench.sandboxes.docker_provider import ENDPOINT_INSIDE, ENDPOINT_VARIABLE
 
 HARNESS_IMAGE_VARIABLE = "VERIFIERBENCH_HARNESS_IMAGE"  # as in docker/harness.compose.yaml
 DEFAULT_HARNESS_IMAGE = "verifierbench-harness:latest"
@@ -36,6 +37,9 @@ DERIVED_REPOSITORY = "verifierbench-harness-on"
 # cleanup prunes the untagged ones carrying this label (task.prune_replaced_images). Given by compose to the final
 # image only, not as a LABEL step: a concurrent prune would take a running build's labelled intermediate images.
 SANDBOX_LABEL = ("org.verifierbench.sandbox", "docker")
+# The model endpoint's directory, as docker/harness.compose.yaml binds it (a test holds the two together).
+ENDPOINT_MOUNT = {"type": "bind", "source": f"${{{ENDPOINT_VARIABLE}:-/nonexistent-verifierbench-endpoint}}",
+                  "target": ENDPOINT_INSIDE, "read_only": True, "bind": {"create_host_path": False}}
 
 # What of the harness image the CLIs need, gathered in its own stage (a path the image lacks is skipped: the CLI is
 # then missing, which the harness reports in one line naming BUILD_COMMAND).
@@ -106,6 +110,7 @@ def with_clis(compose: Path) -> Path:
     service["image"] = f"{DERIVED_REPOSITORY}:{digest}"
     service["x-local"] = True  # never pulled: built here
     service["build"] = {"context": str(context), "network": "none", "labels": {SANDBOX_LABEL[0]: SANDBOX_LABEL[1]}}
+    service["volumes"] = [*service.get("volumes", []), ENDPOINT_MOUNT]
     config["services"][name] = service
     path = compose.with_name(compose.name.removesuffix(".compose.yaml") + ".clis.compose.yaml")
     rendered = yaml.safe_dump(config, sort_keys=False)
