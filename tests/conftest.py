@@ -344,6 +344,15 @@ def bfcl_policy_logs(bfcl_suite) -> Path:
 
 
 @pytest.fixture(scope="session")
+def single_reply_logs(bfcl_suite) -> Path:
+    """The heuristic's log through the single-reply harness on the BFCL suite's first six tasks: a configuration of
+    tests/leaderboard/test_artifacts.py's and the harness's own checks in tests/harness/test_inspect_eval.py."""
+    return built_once("single-reply-logs", lambda d: _policy_logs(d, bfcl_suite, ("verifierbench/heuristic",), "-T",
+                                                                  f"task_ids={first_tasks(bfcl_suite, 6)}", "-T",
+                                                                  "harness=single_reply"))
+
+
+@pytest.fixture(scope="session")
 def audit_logs(bfcl_suite) -> Path:
     """always_reject's and the heuristic's logs on three BFCL tasks the audit refutes and certifies on (AUDIT_TASKS)."""
     return built_once("audit-logs", lambda d: _policy_logs(d, bfcl_suite, AUDIT_POLICIES, "-T", f"task_ids={AUDIT_TASKS}"))

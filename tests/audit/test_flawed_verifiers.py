@@ -14,7 +14,7 @@ import asyncio
 import pytest
 
 from tests.audit.helpers import load_flaw, flawed_files, reference_files, trusted_executor
-from tests.conftest import representative_tasks
+from tests.conftest import EXHAUSTIVE, representative_tasks
 from verifierbench.audit import engine
 from verifierbench.audit.pool import WitnessPool
 from verifierbench.audit.witness import VALID
@@ -35,7 +35,9 @@ FLAWS = {
     "bracketed_reply_required": ("raw_without_list_brackets",),
     "other_values_rejected": ("each_acceptable_value",),
 }
-TASKS_PER_FLAW = 2
+# Tasks per flaw the auditor must refute it on: one proves the path (each is a sandboxed audit, then a replay from the
+# pool); VERIFIERBENCH_EXHAUSTIVE=1 takes two.
+TASKS_PER_FLAW = 2 if EXHAUSTIVE else 1
 CAUGHT_SHARE = 0.9  # of the tasks where a flaw applies, the share whose hidden suite must catch it
 
 

@@ -15,22 +15,23 @@ from inspect_ai.log import read_eval_log
 from tests.audit.scripted_model import ENV as SCRIPTED_REPLIES
 from tests.audit.scripted_model import REGISTER
 from tests.cli.test_cli import cli
+from tests.conftest import AUDIT_TASKS, logs_of
 from tests.harness.inspect_cli import inspect
 
 pytestmark = pytest.mark.usefixtures("bwrap_available")
-TASKS = ("bfcl/parallel_114", "bfcl/simple_python_10")
+TASKS = tuple(AUDIT_TASKS.split(","))  # the heuristic's log on them is audit_logs'
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory, bfcl_suite):
-    root = tmp_path_factory.mktemp("logs")
-    runs = [("verifierbench/always_reject", TASKS[0]), ("verifierbench/always_reject", TASKS[1]),
-            ("verifierbench/heuristic", ",".join(TASKS))]
-    for model, ids in runs:
-        result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
-                         "-T", f"task_ids={ids}", "--log-dir", str(root / "all"))
+def logs(tmp_path_factory, bfcl_suite, audit_logs):
+    """always_reject run task by task (two logs: the first task, then the other two) and the heuristic's log on the
+    same tasks (one log)."""
+    root = logs_of(audit_logs, ["verifierbench/heuristic"], tmp_path_factory.mktemp("logs") / "all")
+    for ids in (TASKS[:1], TASKS[1:]):
+        result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/always_reject", "-T",
+                         f"suite={bfcl_suite}", "-T", f"task_ids={','.join(ids)}", "--log-dir", str(root))
         assert result.returncode == 0, result.stderr[-3000:]
-    return root / "all"
+    return root
 
 
 def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
@@ -39,7 +40,7 @@ def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
     rows = json.loads(result.stdout)
     assert list(rows) == ["verifierbench/heuristic", "verifierbench/always_reject"]  # ranked by BA_norm
     reject = rows["verifierbench/always_reject"]
-    assert reject["n_tasks"] == reject["n_submitted"] == 2 and len(reject["logs"]) == 2
+    assert reject["n_tasks"] == reject["n_submitted"] == len(TASKS) and len(reject["logs"]) == 2
     assert (reject["BA_norm"], reject["TNR"], reject["TPR"]) == (0.0, 100.0, 0.0)
     heuristic = rows["verifierbench/heuristic"]
     assert heuristic["BA_norm"] == pytest.approx(heuristic["TPR"] + heuristic["TNR"] - 100)
@@ -94,7 +95,7 @@ def test_a_log_with_malformed_scorer_metadata_is_named(logs, tmp_path, bfcl_suit
 
 # A good run, a partial one (--limit) and one that errored before any score, over the same four tasks: every log is
 # accounted for, and the ranking is on the tasks both ranked configurations scored.
-MIXED_TASKS = (*TASKS, "bfcl/multiple_73", "bfcl/parallel_117")
+MIXED_TASKS = (*TASKS[:2], "bfcl/multiple_73", "bfcl/parallel_117")
 
 
 def _scripted_eval(*args: str, cwd, replies) -> subprocess.CompletedProcess:

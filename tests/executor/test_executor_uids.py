@@ -21,6 +21,9 @@ from verifierbench.core.protocol import Decision
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are the harness's own unless root")]
 
 LIMITS = Limits(timeout_s=10, memory_bytes=1 << 30, max_processes=32)
+# The bomb's own limit: it holds its uid's process limit until then, and the test waits for it to end (a shorter wait
+# than LIMITS', asserted to outlast the judging beside it).
+BOMB_LIMITS = Limits(timeout_s=5, memory_bytes=1 << 30, max_processes=32)
 FORK_BOMB = """
 import os, time
 while True:
@@ -57,12 +60,13 @@ def _bomb_running(executor: Executor, tmp_path) -> threading.Thread:
 
 def test_two_executors_in_one_process_have_their_own_uids(bwrap_available, tmp_path):
     judge = write_verifier(tmp_path / "judge", JUDGE)
-    with Executor(LIMITS, isolation="bwrap", slots=1, warm=False) as hostile, \
+    with Executor(BOMB_LIMITS, isolation="bwrap", slots=1, warm=False) as hostile, \
             Executor(LIMITS, isolation="bwrap", slots=1) as judging:
         assert hostile.slot_uid(0) != judging.slot_uid(0)
         thread = _bomb_running(hostile, tmp_path)
         outcomes = list(judging.run_batch([Job(judge, {}, key=str(i)) for i in range(3)]))
         assert [o.decision for o in outcomes] == [Decision.P] * 3, [o.problem or o.stderr_tail for o in outcomes]
+        assert thread.is_alive(), "the bomb ended before the judging did: nothing was proven beside it"
         thread.join()
 
 
@@ -72,7 +76,7 @@ def test_a_fork_bomb_in_another_harness_process_leaves_our_decisions_alone(bwrap
     script = textwrap.dedent(f"""
         from verifierbench.executor import Executor, Job
         from verifierbench.executor.limits import Limits
-        with Executor(Limits(timeout_s=10, memory_bytes=1 << 30, max_processes=32), isolation="bwrap", slots=1) as e:
+        with Executor(Limits(timeout_s=5, memory_bytes=1 << 30, max_processes=32), isolation="bwrap", slots=1) as e:
             print(e.slot_uid(0), flush=True)
             e.run(Job({str(bomb)!r}, {{}}, key="bomb"))
     """)
@@ -86,5 +90,6 @@ def test_a_fork_bomb_in_another_harness_process_leaves_our_decisions_alone(bwrap
             assert judging.slot_uid(0) != uid
             outcomes = list(judging.run_batch([Job(judge, {}, key=str(i)) for i in range(3)]))
         assert [o.decision for o in outcomes] == [Decision.P] * 3, [o.problem or o.stderr_tail for o in outcomes]
+        assert other.poll() is None, "the other process's bomb ended before the judging did: nothing was proven beside it"
     finally:
         other.wait(timeout=30)

@@ -81,8 +81,9 @@ def test_score_metadata_holds_the_frozen_verifier_and_every_case(tmp_path, bfcl_
         "harness": "default", "harness_version": f"verifierbench task {TASK_VERSION}", "harness_transport": "inspect-model"}
 
 
-def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, bfcl_suite):
-    log = run(tmp_path, bfcl_suite, "verifierbench/heuristic", "-T", "harness=single_reply", "-T", "source=bfcl", "--limit", "3")
+def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, single_reply_logs):
+    log = policy_log(single_reply_logs, "verifierbench/heuristic", tmp_path)  # also a configuration of test_artifacts
+    assert log.eval.task_args["harness"] == "single_reply" and len(log.samples) == 6
     got = metrics(log)
     assert got["submission_rate"] == 100.0
     for sample in log.samples:

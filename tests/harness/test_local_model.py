@@ -139,15 +139,16 @@ def test_single_reply_harness_with_a_local_model(tmp_path, bfcl_suite):
 
 
 def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, bfcl_suite):
-    # The server answers only after 300 s; the sample's 20 s time limit cancels the call and the eval goes on.
+    # The server answers only after 300 s; the sample's 6 s time limit cancels the call and the eval goes on. The limit
+    # starts after the sandbox is made (Inspect's), so 6 s is time enough to reach the model call; the wait holds a worker.
     chosen = markers(bfcl_suite, 1)
     (slow,) = chosen
     started = time.monotonic()
     log, samples, script = run_local(tmp_path, bfcl_suite, {slow: [Reply(text="late", delay_s=300)]}, chosen,
-                                     "-T", "time_limit=20", "-T", "max_tokens=512")
+                                     "-T", "time_limit=6", "-T", "max_tokens=512")
     assert time.monotonic() - started < 150
     score = samples[slow].scores["hidden_cases"]
-    assert score.metadata["undelivered"] == "time limit hit (20 s)" and samples[slow].limit.type == "time"
+    assert score.metadata["undelivered"] == "time limit hit (6 s)" and samples[slow].limit.type == "time"
     assert [request["max_tokens"] for request in script.requests] == [512]  # what bounds the server's generation
 
 

@@ -54,12 +54,23 @@ def test_suite_resolution_order(monkeypatch, tmp_path, bfcl_suite):
 
 
 def test_the_embedded_default_suite_is_built_on_first_use(monkeypatch, tmp_path):
+    """The first-use path (the cache's checks, its lock, the build, the load) on BFCL alone: the default sources are
+    the ones scripts/quickstart.sh builds, which tests/test_quickstart.py builds in full (the same build_suite)."""
+    import re
+
+    from tests.conftest import REPO_ROOT
+    from verifierbench.sources import registry
+
+    quickstart = (REPO_ROOT / "scripts" / "quickstart.sh").read_text()
+    built = re.search(r"^\$vb build --out tasks/suite((?: --source \w+)+)$", quickstart, re.MULTILINE)
+    assert built and built.group(1).split()[1::2] == registry.built_by_default(), built
+    monkeypatch.setattr(registry, "built_by_default", lambda: ["bfcl"])
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("VERIFIERBENCH_SUITE", raising=False)
     directory, suite = suite_source.open_suite()
     assert directory == suite_source.cache_dir() and (directory / "manifest.json").exists()
-    assert {t.source.value for t in suite.tasks.values()} >= {"bfcl"}
+    assert {t.source.value for t in suite.tasks.values()} == {"bfcl"}
 
 
 def test_message_limit_defaults_to_the_default_harness_only(bfcl_suite):

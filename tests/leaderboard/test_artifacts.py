@@ -20,12 +20,12 @@ from verifierbench.core.metrics import display
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bwrap_available")]
 SHARED_RUNS = ["verifierbench/always_accept", "verifierbench/always_reject"]  # bfcl_policy_logs' (the same options)
+# single_reply_logs' (the heuristic through the single-reply harness, the same tasks) is the sixth configuration.
 OWN_RUNS = [  # made here
     ("verifierbench/heuristic", "-T", "audit=true"),  # hidden_cases, then the TestJack audit: the audited columns
-    ("verifierbench/heuristic", "-T", "harness=single_reply"),
     ("verifierbench/heuristic", "--reasoning-effort", "high"),
 ]
-CONFIGURATIONS = len(SHARED_RUNS) + len(OWN_RUNS)  # one log and one leaderboard row each
+CONFIGURATIONS = len(SHARED_RUNS) + 1 + len(OWN_RUNS)  # one log and one leaderboard row each
 TABLES = ["table_02_main", "table_16_tool_call", "table_11_harness", "table_13_effort", "table_15_budget", "table_19_groups",
           "table_20_rejection", "table_21_valid", "table_22_concentration", "table_23_acceptance", "table_24_audited_sources"]
 LEADERBOARD_TABLES = ["runs", *TABLES, "tasks"]  # the leaderboard adds every run's status and coverage, and its per-task view
@@ -33,8 +33,9 @@ FIGURES = ["tpr_tnr", "figure4_category_heatmap", "figure5_concentration"]
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory, bfcl_suite, bfcl_policy_logs):
+def logs(tmp_path_factory, bfcl_suite, bfcl_policy_logs, single_reply_logs):
     root = logs_of(bfcl_policy_logs, SHARED_RUNS, tmp_path_factory.mktemp("five") / "logs")
+    logs_of(single_reply_logs, ["verifierbench/heuristic"], root)
     for model, *extra in OWN_RUNS:
         result = inspect("eval", "verifierbench/verifierbench", "--model", model, "-T", f"suite={bfcl_suite}",
                          "-T", f"task_ids={first_tasks(bfcl_suite, 6)}", "--log-dir", str(root), *extra)

@@ -6,21 +6,26 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import _build
 from tests.audit.helpers import load_flaw
 from verifierbench.core.schema import Label
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.build import make_task
 from verifierbench.sources.agentdojo.reference import decide
 from verifierbench.sources.agentdojo.writes import footprint, unrequested
-from verifierbench.suite.store import load_suite
+from verifierbench.suite.store import Suite, load_suite
 
 EXTRA_WRITE_CASES = {"unrequested_write", "policy_claimed_for_extra_write"}
 
 
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory):
-    return load_suite(_build(tmp_path_factory.mktemp("agentdojo-suite") / "suite", "--source", "agentdojo"))
+def suite(state_suite) -> Suite:
+    """Every AgentDojo task with its cases: the state suite's AgentDojo part, made once per run (the same tasks and
+    cases as `verifierbench build --source agentdojo`: each source selects and builds on its own)."""
+    whole = load_suite(state_suite)
+    tasks = [task for task in whole.tasks.values() if task.source.value == "agentdojo"]
+    ids = {task.id for task in tasks}
+    assert tasks, "the state suite has no AgentDojo task"
+    return Suite.from_records(whole.manifest.version, tasks, [case for case in whole.cases.values() if case.task_id in ids])
 
 
 def test_footprint_counts_places_not_ids_contents_or_read_side_effects():

@@ -4,8 +4,6 @@ process_violation, labels the reference confirms, refusal tasks excluded with co
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -17,19 +15,23 @@ from verifierbench.sources.tau2 import build as tau2_build
 from verifierbench.sources.tau2 import data
 from verifierbench.sources.tau2.reference import decide
 
-DIGEST = """
-def digest(selection):
-    from verifierbench.core.hashing import canonical_json, content_hash
-    return content_hash([[[r.task.id, r.task.content_hash, [[c.id, c.content_hash, c.category.value] for c in r.cases]] for r in selection.retained],
-                         selection.excluded, selection.dropped, selection.record])
-"""
-exec(DIGEST)
 
+def test_build_is_deterministic_across_processes(selection, state_suite):
+    """This process's build and the state suite's (`verifierbench build`, another process, every test run builds it):
+    the same tasks and cases, hash for hash, the same exclusions, dropped cases and build record."""
+    from verifierbench.suite.store import load_suite
 
-def test_build_is_deterministic_across_processes(selection):
-    code = DIGEST + "from verifierbench.sources.tau2.build import build; print(digest(build(0)))"
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert other == digest(selection)  # noqa: F821 (defined by exec above)
+    other = load_suite(state_suite)
+    tasks = {t.id: t.content_hash for t in other.tasks.values() if t.source.value == "tau2"}
+    assert tasks == {r.task.id: r.task.content_hash for r in selection.retained}
+    assert sorted((c.id, c.content_hash, c.category.value) for c in other.cases.values() if c.task_id in tasks) == \
+        sorted((c.id, c.content_hash, c.category.value) for r in selection.retained for c in r.cases)
+    built = json.loads((state_suite / "manifest.json").read_text())["build"]
+    record = built["sources"]["tau2"]  # the build's record, with the counts the suite adds
+    assert {key: record[key] for key in selection.record} == json.loads(canonical_json(selection.record))
+    assert (record["excluded"], record["dropped_cases"]) == (len(selection.excluded), len(selection.dropped))
+    assert [(e["task"], e["code"]) for e in built["excluded"] if e["task"].startswith("tau2/")] == \
+        [(e["task"], e["code"]) for e in selection.excluded]
 
 
 def test_selection_size_domains_and_named_tasks(selection):
