@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from verifierbench.sources.interaction.environment import ServedEnvironment
+
 
 class Logged:
     """Logs each run_public to `log` (one line each); `hold`: "spin" (a replay that never ends, burning CPU, like a
@@ -35,6 +37,16 @@ class Logged:
         end = time.process_time() + 0.01  # costs 10 ms of CPU, like a replay of the initial state
         while time.process_time() < end:
             pass
+        return {"state": {}, "state_hash": "initial"}
+
+
+class Unencodable(ServedEnvironment):
+    """Answers with a value JSON cannot hold (an environment's bug)."""
+
+    def run_request(self, request: dict) -> dict:
+        return {"state": {1, 2}}
+
+    def reset_reply(self) -> dict:
         return {"state": {}, "state_hash": "initial"}
 
 

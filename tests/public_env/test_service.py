@@ -18,7 +18,7 @@ from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.scorers.hidden_cases import shared_executor  # generated verifiers' executor: vgb_env mounted
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
-from tests.public_env.environments import Logged, lines
+from tests.public_env.environments import Logged, Unencodable, lines
 
 REF = data.TaskRef("banking", "user_task_0")
 
@@ -218,3 +218,9 @@ def test_resets_are_budgeted_and_counted(tmp_path):
     assert [r.get("state_hash") for r in replies[:allowed - 1]] == ["initial"] * (allowed - 1)
     assert all(r == {"error": RESETS_EXCEEDED} for r in replies[allowed - 1:])
     assert (service.resets, service.reset_blocks, service.uses) == (306, 306 - allowed, 0)
+
+
+def test_a_reply_json_cannot_hold_is_an_error_reply():
+    with PublicService(Unencodable, 5) as service:
+        assert service.handle({"op": "run_public", "calls": []}) == {"error": "replay failed: its reply cannot be encoded (TypeError)"}
+        assert service.handle({"op": "reset"})["state_hash"] == "initial"  # the worker goes on

@@ -27,6 +27,8 @@ import sys
 from collections import OrderedDict
 from typing import Any, Callable
 
+from verifierbench.sources.interaction.environment import ReplyNotEncodable, ServedEnvironment
+
 MAX_MESSAGE = 1 << 20  # a recipe (a task's reference record) and counters
 READ_TIMEOUT_S = 30.0  # a client that never finishes its line: the harness's request limit ends it first anyway
 SETTINGS_PREFIX = "VERIFIERBENCH_"  # the harness's variables a request is served under (stores, switches)
@@ -169,13 +171,23 @@ def _reply(line: bytes, environment: Any, initial: list[bytes], order: dict[str,
     try:
         if op == "reset":
             return initial[0]
-        return _encode(environment.run_request(request))
+        return _run(environment, request)
+    except ReplyNotEncodable as e:
+        return _encode({"error": f"replay failed: its reply cannot be encoded ({e})"})
     except ValueError as e:
         return _encode({"error": f"bad request: {e}"})
     except MemoryError:
         return _encode({"error": "replay failed: it ran out of memory"})
     except Exception as e:  # noqa: BLE001 - an environment failure is an answer, not a crash of the worker
         return _encode({"error": f"replay failed: {type(e).__name__}: {e}"})
+
+
+def _run(environment: Any, request: dict[str, Any]) -> bytes:
+    """The reply's bytes: a ServedEnvironment writes its own text (tau2's holds its state's JSON already); a duck-typed
+    environment's dict is encoded here."""
+    if isinstance(environment, ServedEnvironment):
+        return environment.run_request_text(request).encode() + b"\n"
+    return _encode(environment.run_request(request))
 
 
 def _encode(reply: Any) -> bytes:

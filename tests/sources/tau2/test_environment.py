@@ -36,6 +36,18 @@ def test_same_calls_same_state_hash_over_20_repeats(domain, task_id):
     assert environment_for({"domain": domain, "task_id": task_id}).run(calls)[1] == replays[0].state_hash
 
 
+@pytest.mark.parametrize("domain,task_id", TASKS[::2])
+def test_the_served_reply_text_is_run_request_reply(domain, task_id):
+    """A worker writes run_request_text as is (issue 51's speed): the state's canonical text spliced in must decode to
+    the reply run_request gives, error observations included."""
+    env = Tau2Environment(domain, task_id)
+    for calls in (gold_calls(domain, task_id), [{"name": "no_such_tool", "arguments": {"x": "é"}}], []):
+        request = {"op": "run_public", "calls": calls}
+        assert json.loads(env.run_request_text(request)) == env.run_request(request)
+    with pytest.raises(ValueError):
+        env.run_request_text({"op": "run_public", "calls": [{"arguments": {}}]})
+
+
 def test_state_hash_is_the_same_in_another_process():
     code = ("import json; from verifierbench.sources.tau2.environment import Tau2Environment; "
             "from verifierbench.sources.tau2.reference import gold_calls; "

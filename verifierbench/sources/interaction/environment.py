@@ -7,6 +7,7 @@ give the same observations and the same `state_hash`, every time and in every pr
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,12 +33,26 @@ def observed_result(observation: dict[str, Any]) -> str:
     return observation["result"] if "result" in observation else "Error: " + str(observation.get("error"))
 
 
+class ReplyNotEncodable(Exception):
+    """An environment's reply has a value JSON cannot hold (an environment's bug, not the request's)."""
+
+
 class ServedEnvironment(ABC):
     """What a run_public service serves: one reply per request (docs/state-suite.md)."""
 
     @abstractmethod
     def run_request(self, request: dict[str, Any]) -> dict[str, Any]:
         """The reply to `{"op": "run_public", ...}`; raises ValueError for a malformed request."""
+
+    def run_request_text(self, request: dict[str, Any]) -> str:
+        """run_request's reply as JSON text, which a run_public worker writes as is; raises ValueError for a malformed
+        request, ReplyNotEncodable. An environment that has its state's JSON text anyway (tau2) overrides it, to skip
+        parsing that text and encoding it again (a tau2 state is 0.25-1.5 MB)."""
+        reply = self.run_request(request)
+        try:
+            return json.dumps(reply)
+        except (TypeError, ValueError, RecursionError) as e:
+            raise ReplyNotEncodable(type(e).__name__) from None
 
     @abstractmethod
     def reset_reply(self) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from verifierbench.core.hashing import canonical_json, content_hash
-from verifierbench.sources.interaction.environment import PublicEnvironment, Replay
+from verifierbench.sources.interaction.environment import PublicEnvironment, Replay, requested_calls
 from verifierbench.sources.tau2 import data
 
 # Wrappers whose `arguments` is a JSON string of the wrapped tool's arguments.
@@ -347,6 +347,11 @@ class Tau2Environment(PublicEnvironment):
     def replay(self, calls: list[dict[str, Any]]) -> Tau2Replay:
         observations, state_text, state_hash = self._execute(calls)
         return Tau2Replay(observations=observations, state=json.loads(state_text), precomputed_hash=state_hash)
+
+    def run_request_text(self, request: dict[str, Any]) -> str:
+        """The reply's JSON text around the state's canonical text as the replay built it: no parse, no re-encode."""
+        observations, state_text, state_hash = self._execute(requested_calls(request))
+        return f'{{"observations": {json.dumps(observations)}, "state": {state_text}, "state_hash": {json.dumps(state_hash)}}}'
 
     def run(self, calls: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
         """(observations, state hash) without building the state dict; memoised per call list."""
