@@ -196,3 +196,21 @@ def test_a_replay_past_its_workers_memory_cgroup_ends_that_worker_not_the_harnes
     finally:
         with pool._idle_lock:
             pool._idle.extend(idle)
+
+
+def test_a_request_line_that_never_ends_holds_the_service_no_longer_than_its_limit(tmp_path):
+    """A client that sends part of a line and then nothing, to a worker that has its environment: the request's time
+    runs from the hand-over (the worker sends no "ready" when it builds nothing), so the client hears the limit and
+    the next request is served."""
+    log = str(tmp_path / "log")
+    with PublicService(partial(Logged, log), budget=50, request_timeout_s=3) as service:
+        assert service.handle({"op": "reset"})["state_hash"] == "initial"  # the worker up, its environment built
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(20)
+            client.connect(str(service.socket_path))
+            client.sendall(b'{"op": "run_public", "calls": [')
+            started = time.monotonic()
+            reply = json.loads(client.makefile("rb").readline())
+            waited = time.monotonic() - started
+        assert reply == {"error": "run_public: request exceeded 3 s"} and waited < 6, (reply, waited)
+        assert service.handle({"op": "run_public", "calls": []}) == {"ok": True, "calls": 0}

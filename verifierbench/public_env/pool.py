@@ -100,11 +100,19 @@ class Worker:
             socket.send_fds(self.channel, [pickle.dumps(order)], [client.fileno()])
         except OSError as e:
             raise WorkerEnded(self.process.poll()) from e
+        # The first message: "ready" after a build (trusted code, under its own limit; the request's time starts
+        # then), else already the request's op report. A worker that has built this recipe keeps it, so its request's
+        # time starts now: a client that never finishes its line is still ended at timeout_s.
+        built = recipe in self.recipes
         self.recipes.add(recipe)
-        self._receive(time.monotonic() + BUILD_TIMEOUT_S)  # ready
-        deadline = time.monotonic() + timeout_s
-        while not (report := self._receive(deadline)).get("done"):
+        deadline = time.monotonic() + (timeout_s if built else BUILD_TIMEOUT_S)
+        report = self._receive(deadline)
+        if report.get("ready"):
+            deadline = time.monotonic() + timeout_s
+            report = self._receive(deadline)
+        while not report.get("done"):
             on_report(report)
+            report = self._receive(deadline)
         self._add_run_counts(report.get("run_counts") or {})
 
     def _add_run_counts(self, reported: dict[str, dict[str, int]]) -> None:

@@ -8,7 +8,7 @@ ends, and starts another: nothing of a request ever runs on the harness's thread
 
 Channel: a SOCK_SEQPACKET socket to the harness. In: pickled messages from the harness (trusted): first
 `{"memory_bytes"}`, then per request `{"recipe", "uses", "resets", "budget", "reset_allowance",
-"cpu_s", "max_request_bytes"}` with the client's descriptor. Out: small JSON messages: `{"ready": true}` once the environment is built,
+"cpu_s", "max_request_bytes"}` with the client's descriptor. Out: small JSON messages: `{"ready": true}` once the environment is built (only when this request built it),
 `{"op": ..., "blocked": bool}` once the request is parsed (before it runs, so a request that is then killed is still
 counted), `{"done": true}` after the reply.
 """
@@ -65,13 +65,13 @@ def main(channel_fd: int) -> None:
         with socket.socket(fileno=fds[0]) as client:
             try:
                 _settings(order.get("settings", {}))
-                environment, initial = _environment(environments, order["recipe"], order.get("settings", {}))
+                environment, initial = _environment(environments, order["recipe"], order.get("settings", {}),
+                                                    lambda: _send(channel, {"ready": True}))
             except Exception as e:  # noqa: BLE001 - the source's loaders failed: the client hears why, the worker goes on
                 _send(channel, {"ready": True})
                 _send(channel, {"op": None, "blocked": False})
                 _answer(client, _encode({"error": f"run_public: the environment could not be built: {type(e).__name__}: {e}"}))
             else:
-                _send(channel, {"ready": True})
                 _limit_cpu(order["cpu_s"])
                 serve(client, environment, initial, order, lambda report: _send(channel, report))
                 # Running totals in this worker (ServedEnvironment.run_counts; a duck-typed environment has none): the
@@ -90,8 +90,9 @@ def _settings(settings: dict[str, str]) -> None:
 
 
 def _environment(environments: OrderedDict[bytes, tuple[Any, list[bytes]]], recipe: bytes,
-                 settings: dict[str, str]) -> tuple[Any, list[bytes]]:
-    """The environment of a recipe, built once under these settings and kept."""
+                 settings: dict[str, str], built: Callable[[], None]) -> tuple[Any, list[bytes]]:
+    """The environment of a recipe, built once under these settings and kept; `built` is called after a build (the
+    harness's request time starts then; one kept already costs no message)."""
     key = recipe + json.dumps(settings, sort_keys=True).encode()
     if key not in environments:
         environment = pickle.loads(recipe)()
@@ -100,6 +101,7 @@ def _environment(environments: OrderedDict[bytes, tuple[Any, list[bytes]]], reci
         environments[key] = (environment, [_encode(environment.reset_reply())])
         while len(environments) > ENVIRONMENTS_KEPT:
             environments.popitem(last=False)
+        built()
     environments.move_to_end(key)
     return environments[key]
 
