@@ -13,7 +13,8 @@ from tests.conftest import REPO_ROOT, skip_unless_required
 
 
 def _env(**extra: str) -> dict[str, str]:
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("VERIFIERBENCH_")}, **extra}
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIERBENCH_") and k != "PYTHONPATH"}
+    return {**kept, **extra}
 
 
 def _cache() -> Path:
@@ -34,7 +35,7 @@ def test_a_fresh_clone_gets_its_venv_from_the_cache_in_seconds(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "from the cached dependencies" in result.stderr and took < 60, (result.stderr, took)
     found = subprocess.run([str(clone / ".venv/bin/python"), "-c", "import verifierbench, inspect_ai; print(verifierbench.__file__)"],
-                           capture_output=True, text=True, check=True).stdout.strip()
+                           capture_output=True, text=True, check=True, env=_env(), cwd=tmp_path).stdout.strip()
     assert found == str(clone / "verifierbench" / "__init__.py")
     assert subprocess.run([str(clone / ".venv/bin/inspect"), "--version"], capture_output=True, text=True).returncode == 0
     # The scripts were rewritten as new files; the cache's still name the cache, and the packages are shared.
