@@ -5,7 +5,10 @@ per sandbox uid (executor.memcg) it is stopped at the sandbox's limit."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 
@@ -107,3 +110,62 @@ def test_socket_buffers_from_many_processes_stop_at_the_sandbox_limit(bwrap_avai
     assert outcome.decision is Decision.U, (outcome, queued)
     assert peak is not None and peak <= LIMIT
     assert drop <= LIMIT + 96 * MiB  # the margin: other processes on a shared machine
+
+
+def test_forget_removes_the_cgroups_below_and_ends_their_processes():
+    """Issue 51: a run_public worker (in a named cgroup) makes its sandboxes' cgroups below its own; once it is killed,
+    `forget` takes the whole tree, a process still in it (a sandbox that outlived the worker) killed first."""
+    _memcg_or_skip()
+    procs = memcg.cgroup_named("forget-test", LIMIT)
+    assert procs is not None
+    below = procs.parent / f"{memcg.PREFIX}1" / "uid-1"  # as a worker makes its sandbox's
+    below.mkdir(parents=True)
+    straggler = subprocess.Popen(memcg.enter_argv(below / "cgroup.procs", ["sleep", "60"]))
+    try:
+        deadline = time.monotonic() + 10
+        while str(straggler.pid) not in (below / "cgroup.procs").read_text().split():
+            assert time.monotonic() < deadline, "the process never entered its cgroup"
+            time.sleep(0.01)
+        memcg.forget("forget-test")
+        assert not procs.parent.exists()
+        assert straggler.wait(5) == -9
+    finally:
+        straggler.kill()
+        straggler.wait()
+
+
+# A harness whose exit finds two of its cgroups busy (a thread of its own in each, which `release` must not kill), and
+# a worker's below one of them.
+BUSY_AT_EXIT = """
+import os, threading
+from verifierbench.executor import memcg
+for name in ("a", "b"):
+    procs = memcg.cgroup_named(name, 1 << 30)
+    (procs.parent / "verifierbench-1" / "uid-1").mkdir(parents=True)
+    entered = threading.Event()
+    def hold(procs=procs, entered=entered):
+        with memcg.thread_in(procs):
+            entered.set()
+            threading.Event().wait()
+    threading.Thread(target=hold, daemon=True).start()
+    entered.wait()
+print(os.getpid())
+"""
+
+
+def test_cgroups_busy_at_exit_are_one_line_and_the_next_sweep_removes_them():
+    _memcg_or_skip()
+    found = memcg.hierarchy()
+    assert found is not None
+    if found.version != 1:
+        pytest.skip("memcg: a thread alone in a cgroup is cgroup v1's (thread_in)")
+    result = subprocess.run([sys.executable, "-c", BUSY_AT_EXIT], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr[-3000:]
+    harness = found.own / f"{memcg.PREFIX}{int(result.stdout)}"
+    try:
+        assert result.stderr.count("not removed") == 1, result.stderr  # one line for the process, not one per cgroup
+        assert "3 memory cgroup(s) not removed" in result.stderr  # a, b and the harness's: the rest went
+        assert harness.is_dir() and not (harness / "named-a" / f"{memcg.PREFIX}1").exists()
+    finally:
+        assert memcg.sweep(found.own) == [str(harness)]  # its threads ended with it: nothing holds them now
+    assert not harness.exists()

@@ -53,3 +53,23 @@ class Unencodable(ServedEnvironment):
 def lines(log: str) -> list[str]:
     path = Path(log)
     return path.read_text().splitlines() if path.exists() else []
+
+
+class Sandboxed(ServedEnvironment):
+    """Runs a verifier in an executor sandbox per request, as a code task's environment runs its tests (the worker, in a
+    memory cgroup of the harness's, makes its sandbox's below its own); answers with the worker's memory cgroup."""
+
+    def __init__(self, directory: str) -> None:
+        self.verifier = Path(directory) / "verify.py"
+        self.verifier.write_text("import json, sys\njson.dump({'decision': 'PASS'}, open(sys.argv[2], 'w'))\n")
+
+    def run_request(self, request: dict) -> dict:
+        from verifierbench.executor import Executor, Job, memcg  # here: the other environments' workers skip them
+
+        with Executor(isolation="bwrap", slots=1, warm=False) as executor:
+            outcome = executor.run(Job(self.verifier, {}, key="sandboxed"))
+        found = memcg.hierarchy()
+        return {"decision": outcome.decision.value, "cgroup": str(found.own) if found else None}
+
+    def reset_reply(self) -> dict:
+        return {"state": {}, "state_hash": "initial"}

@@ -224,3 +224,42 @@ def test_a_reply_json_cannot_hold_is_an_error_reply():
     with PublicService(Unencodable, 5) as service:
         assert service.handle({"op": "run_public", "calls": []}) == {"error": "replay failed: its reply cannot be encoded (TypeError)"}
         assert service.handle({"op": "reset"})["state_hash"] == "initial"  # the worker goes on
+
+
+# A harness process that starts a run_public worker whose request runs a sandbox (a code task's tests), then exits.
+STARTS_A_WORKER = """
+import json, os, sys
+from functools import partial
+from verifierbench.public_env.service import PublicService
+from tests.public_env.environments import Sandboxed
+with PublicService(partial(Sandboxed, sys.argv[1]), 5) as service:
+    print(json.dumps({"pid": os.getpid(), **service.handle({"op": "run_public", "calls": []})}))
+"""
+
+
+def test_a_process_that_started_a_worker_leaves_no_memory_cgroup(bwrap_available, tmp_path):
+    """Issue 51: the worker, in a memory cgroup of the harness's, made its sandbox's cgroups below its own and was
+    killed with them in place, so each `named-public-worker-N` stayed (busy: a cgroup below it), with a "not removed"
+    line per cgroup at every harness's exit. Now the harness removes the whole tree."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT, skip_unless_required
+    from verifierbench.executor import memcg
+
+    found = memcg.hierarchy()
+    if found is None or not memcg.enabled():
+        skip_unless_required("memcg", "no memory cgroups here (not root, or no writable memory controller)")
+    result = subprocess.run([sys.executable, "-c", STARTS_A_WORKER, str(tmp_path)], cwd=REPO_ROOT, capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    try:
+        assert result.returncode == 0, result.stderr[-3000:]
+        reply = json.loads(result.stdout.splitlines()[-1])
+        harness = found.own / f"{memcg.PREFIX}{reply['pid']}"
+        assert reply["decision"] == "P"
+        assert reply["cgroup"] == str(harness / "named-public-worker-1")  # where the worker's sandbox cgroups were made
+        assert not harness.exists(), sorted(str(d) for d in harness.rglob("*") if d.is_dir())
+        assert "not removed" not in result.stderr, result.stderr[-3000:]
+    finally:
+        memcg.sweep(found.own)  # the dead harness's cgroups, when the test fails

@@ -17,9 +17,13 @@ leave it or raise its limit.
 Both hierarchies are handled: cgroup v1 (a `memory` mount; memory.limit_in_bytes, which on current kernels
 counts kernel memory too) and v2 (memory.max, with memory.swap.max 0). The cgroups live below the harness's
 own cgroup, in `verifierbench-<pid>`, removed when the process ends (`release`) and swept by the next harness
-when a killed one left them. Fallback, documented in docs: where neither is available or writable (not root, a
-read-only /sys/fs/cgroup, v2 without a delegated memory controller), sandboxes run with RLIMIT_AS only and the
-executor logs it once; `VERIFIERBENCH_MEMCG=0` asks for that fallback.
+when a killed one left them. A process that makes cgroups in its own (a run_public worker, in a named one, running a
+code task's tests in sandboxes) makes them below it; killed, it cannot remove them, so every removal takes the whole
+tree, deepest first (a cgroup with one below it is busy, and left every named one behind: issue 51).
+
+Fallback, documented in docs: where neither is available or writable (not root, a read-only /sys/fs/cgroup, v2
+without a delegated memory controller), sandboxes run with RLIMIT_AS only and the executor logs it once;
+`VERIFIERBENCH_MEMCG=0` asks for that fallback.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ import atexit
 import functools
 import logging
 import os
+import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +48,7 @@ SWITCH = "VERIFIERBENCH_MEMCG"  # "0": no memory cgroups (RLIMIT_AS only)
 PREFIX = "verifierbench-"  # then the harness's pid
 # The spawned shell's script: $0 is the cgroup's procs file, then the command (setpriv's, for a sandbox).
 ENTER = 'echo $$ > "$0" && exec "$@"'
+ENDING_S = 2.0  # how long a removal waits for the processes it killed to leave their cgroups
 
 
 @dataclass(frozen=True)
@@ -194,48 +201,100 @@ def peak_bytes(uid: int | str) -> int | None:
 
 
 def forget(uid: int | str) -> None:
-    """Removes sandbox uid `uid`'s cgroup (or a named group's) once its sandbox is gone for good (a generation
-    sandbox's at its end); a later spawn as that uid makes a new one."""
+    """Removes sandbox uid `uid`'s cgroup (or a named group's), and any below it, once its sandbox is gone for good (a
+    generation sandbox's at its end, a run_public worker's once killed); a later spawn as that uid makes a new one."""
     with _lock:
         group = _made.pop(uid, None)
-        if group is not None:
-            try:
-                group.rmdir()
-            except OSError as exc:  # a process of it still ending: left for `release` at exit
-                logger.warning("memory cgroup %s not removed (%s)", group, exc.strerror)
+    if group is not None:
+        _end_processes(group)
+        if _remove(group):  # a process of it that would not end: `release` tries again at exit, and reports it
+            logger.debug("memory cgroup %s not removed yet", group)
 
 
 def release() -> None:
-    """Removes this process's cgroups (each must be empty: its sandboxes have ended)."""
+    """Removes this process's cgroups at its end: every process still in one (a sandbox or run_public worker that
+    outlived its executor or service) is killed first. What cannot be removed is reported in one line."""
     found = hierarchy()
     if found is None:
         return
+    parent = found.own / f"{PREFIX}{os.getpid()}"
     with _lock:
-        _remove(found.own / f"{PREFIX}{os.getpid()}")
         _made.clear()
+        if parent.is_dir():
+            _end_processes(parent)
+            _report(_remove(parent), parent)
 
 
 def sweep(own: Path) -> list[str]:
-    """Removes the cgroups of harnesses that no longer run (killed ones leave theirs)."""
-    removed = []
+    """Removes the cgroups of harnesses that no longer run (killed ones leave theirs), and all below them. Their
+    processes are left alone: a cgroup one still holds stays, reported in one line."""
+    removed, left = [], []
     for entry in own.glob(f"{PREFIX}*"):
         pid = entry.name[len(PREFIX):]
         if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-            _remove(entry)
-            removed.append(str(entry))
+            not_removed = _remove(entry)
+            left += not_removed
+            if not not_removed:
+                removed.append(str(entry))
+    _report(left, own)
     return removed
 
 
-def _remove(parent: Path) -> None:
-    if not parent.is_dir():
-        return
-    for child in parent.iterdir():
-        if child.is_dir():
-            try:
-                child.rmdir()  # cgroup directories go with rmdir (their files are not files)
-            except OSError as exc:
-                logger.warning("memory cgroup %s not removed (%s)", child, exc.strerror)
+def _remove(top: Path) -> list[str]:
+    """Removes `top` and every cgroup below it, deepest first (a cgroup with one below it is busy: a run_public worker,
+    in a cgroup of ours, makes its own sandboxes' cgroups below that one, and cannot remove them once killed). Returns
+    each cgroup not removed, with why."""
+    left = []
+    for directory, _, _ in os.walk(top, topdown=False):  # cgroup directories go with rmdir (their files are not files)
+        try:
+            os.rmdir(directory)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            left.append(f"{directory} ({exc.strerror})")
+    return left
+
+
+def _report(left: list[str], where: Path) -> None:
+    if left:
+        logger.warning("%d memory cgroup(s) not removed below %s: %s", len(left), where, "; ".join(left[:2])
+                       + (" ..." if len(left) > 2 else ""))
+
+
+def _end_processes(top: Path) -> None:
+    """Kills every process in a cgroup at or below `top` but this one (whose threads may be in one: `thread_in`), and
+    waits up to ENDING_S for them to leave (a process killed but not yet exited keeps its cgroup busy; a zombie does
+    not)."""
+    deadline = time.monotonic() + ENDING_S
+    while pids := _processes(top) - {os.getpid()}:
+        for pid in pids:
+            _kill_if_in(pid, top)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
+
+
+def _processes(top: Path) -> set[int]:
+    found: set[int] = set()
+    for directory, _, _ in os.walk(top):
+        try:
+            found.update(int(pid) for pid in (Path(directory) / "cgroup.procs").read_text().split())
+        except OSError:  # removed meanwhile
+            pass
+    return found
+
+
+def _kill_if_in(pid: int, top: Path) -> None:
+    """SIGKILL to `pid` if it is still a process of `top`'s tree once pinned (a pidfd), never to a process that took
+    its number meanwhile."""
     try:
-        parent.rmdir()
-    except OSError as exc:
-        logger.warning("memory cgroup %s not removed (%s)", parent, exc.strerror)
+        pidfd = os.pidfd_open(pid)
+    except OSError:  # ended
+        return
+    try:
+        if pid in _processes(top):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
