@@ -12,11 +12,12 @@ import pytest
 
 
 from tests.cli.test_cli import cli
-from tests.conftest import private_copy
+from tests.conftest import EXHAUSTIVE, private_copy, representative_tasks
 from verifierbench.core.schema import Category, Label
 from verifierbench.sources.agentdojo import build, cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
 from verifierbench.sources.agentdojo.reference import decide
+from verifierbench.screening.run import screen_here, summary
 from verifierbench.suite.store import load_suite
 
 REPLAY_HASH = """
@@ -44,15 +45,26 @@ def test_suite_has_ten_user_tasks_and_ten_injection_pairs_with_every_category(st
 
 
 @pytest.mark.timeout(1500)
-def test_every_state_task_passes_screening(state_suite, tmp_path):
-    # Every case of every state task twice: over cli()'s default 120 s at load 20 on 2 cores; the limit is a hang guard.
-    result = cli("screen", "--suite", str(private_copy(state_suite, tmp_path)), "--out", str(tmp_path / "screening"), "--json",
-                 timeout=1200)
-    assert result.returncode == 0, result.stderr
-    tasks = json.loads(result.stdout)["tasks"]
-    assert all(t["retained"] for t in tasks), [t for t in tasks if not t["retained"]]
-    by_source = json.loads((tmp_path / "screening" / "summary.json").read_text())["mutations"]["by_source"]
-    assert by_source["agentdojo"]["operators"] >= 2 and by_source["agentdojo"]["detected"] == by_source["agentdojo"]["configurations"] > 20
+def test_state_tasks_pass_screening(state_suite, tmp_path):
+    """C1-C7 on every state task with VERIFIERBENCH_EXHAUSTIVE=1, through the CLI's whole-suite screen; in CI on
+    representative_tasks of each state source, in process (49.9 s -> see docs/testing.md; the CLI's path is
+    tests/screening/test_screen.py's)."""
+    if EXHAUSTIVE:
+        # Every case of every state task twice: over cli()'s default 120 s at load 20 on 2 cores; the limit is a hang guard.
+        result = cli("screen", "--suite", str(private_copy(state_suite, tmp_path)), "--out", str(tmp_path / "screening"),
+                     "--json", timeout=1200)
+        assert result.returncode == 0, result.stderr
+        records = [json.loads(line) for line in (tmp_path / "screening" / "records.jsonl").read_text().splitlines()]
+    else:
+        suite = load_suite(state_suite)
+        chosen = sorted((suite.tasks[i] for source in ("agentdojo", "tau2") for i in representative_tasks(suite, source)),
+                        key=lambda t: t.id)
+        records = [record for _, record in screen_here(suite, chosen)]
+    assert all(r["retained"] for r in records), [r for r in records if not r["retained"]]
+    by_source = summary(records)["mutations"]["by_source"]
+    agentdojo = by_source["agentdojo"]
+    assert agentdojo["operators"] >= 2 and agentdojo["detected"] == agentdojo["configurations"] >= len(
+        [r for r in records if r["source"] == "agentdojo"])
     if "tau2" in by_source:  # inspect-evals installed
         assert by_source["tau2"]["operators"] >= 3 and by_source["tau2"]["detected"] == by_source["tau2"]["configurations"]
 
