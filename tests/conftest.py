@@ -96,6 +96,7 @@ MARKERS = {
     "e2e": "runs `inspect` or `verifierbench` as a user does (subprocesses)",
     "slow": "takes more than about 30 s on an idle 2-core machine",
     "real_data": "reads the SWE-bench copy beside the project (../shared) or builds a real upstream environment",
+    "root": "proves what only a root harness does: elsewhere a skip of kind `root` (root_only)",
 }
 TIERS = ("docker", "ray", "e2e", "slow", "real_data")
 DOCKER_FIXTURES = {"docker_engine"}
@@ -240,6 +241,18 @@ def skip_unless_required(kind: str, reason: str) -> None:
     if kind in required or "all" in required:
         pytest.fail(f"{kind}: {reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
     pytest.skip(f"{kind}: {reason}", allow_module_level=True)
+
+
+def root_only(reason: str) -> pytest.MarkDecorator:
+    """Marks a test (or a module, as `pytestmark`) of what only a root harness does: run as any other user, it skips
+    as kind `root` with `reason` (pytest_runtest_setup), which CI never requires (docs/testing.md)."""
+    return pytest.mark.root(reason=reason)
+
+
+def pytest_runtest_setup(item) -> None:
+    marker = item.get_closest_marker("root")
+    if marker is not None and os.geteuid() != 0:
+        skip_unless_required("root", marker.kwargs["reason"])
 
 
 def require_module(name: str, package: str):
