@@ -127,6 +127,9 @@ def pytest_configure(config) -> None:
 
     for marker, meaning in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {meaning}")
+    # Inspect's control server (`inspect ctl`, a uvicorn app every eval binds) serves no test: off, as Inspect
+    # documents for CI, it saves about 0.5 s of CPU per `inspect eval` start (docs/testing.md). Set it to override.
+    os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
     # Workers inherit the controller's stores and shared build directory through the environment.
     if _is_xdist_worker(config) or hasattr(config, "_session_stores"):
         return
@@ -441,6 +444,29 @@ def code_suite(swebench_fixture) -> Path:
     instances, repos = swebench_fixture
     return built_once("code-suite", lambda d: _build(d / "suite", "--source", "swebench", "--swebench-instances",
                                                      str(instances), "--swebench-repos", str(repos)))
+
+
+@pytest.fixture(scope="session")
+def mixed_suite(swebench_fixture) -> Path:
+    """One suite of every task type, built the way users build it: BFCL (tool-call), tau2 and AgentDojo (state) and
+    the offline fixture's code task. For the tests that run one `inspect eval` over several task types
+    (tests/harness/test_mixed_suite.py, Pi in vgb in tests/harness/test_pi_vgb.py)."""
+    instances, repos = swebench_fixture
+    return built_once("mixed-suite", lambda d: _build(d / "suite", "--source", "bfcl", "--source", "tau2", "--source",
+                                                      "agentdojo", "--source", "swebench", "--swebench-instances",
+                                                      str(instances), "--swebench-repos", str(repos)))
+
+
+def first_of_each(suite: Path, sources: tuple[str, ...]) -> dict[str, str]:
+    """source -> the first of its tasks in the suite (suite order, as `-T source=S --limit 1` takes it), as task_ids."""
+    from verifierbench.suite.store import load_suite
+
+    first: dict[str, str] = {}
+    for task in load_suite(suite).tasks.values():
+        if task.source.value in sources:
+            first.setdefault(task.source.value, f"{task.source.value}/{task.source_id}")
+    assert sorted(first) == sorted(sources), (sorted(first), sources)
+    return first
 
 
 # --shuffle[=SEED] (scripts/test.sh --random): the test files in a random order and the tests of each file too, as
