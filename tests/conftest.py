@@ -128,7 +128,7 @@ def pytest_configure(config) -> None:
     for marker, meaning in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {meaning}")
     # Inspect's control server (`inspect ctl`, a uvicorn app every eval binds) serves no test: off, as Inspect
-    # documents for CI, it saves about 0.5 s of CPU per `inspect eval` start (docs/testing.md). Set it to override.
+    # documents for CI, it saves 0.5-1 s of CPU per `inspect eval` start (docs/testing.md). Set it to override.
     os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
     # Workers inherit the controller's stores and shared build directory through the environment.
     if _is_xdist_worker(config) or hasattr(config, "_session_stores"):
