@@ -96,6 +96,7 @@ MARKERS = {
     "e2e": "runs `inspect` or `verifierbench` as a user does (subprocesses)",
     "slow": "takes more than about 30 s on an idle 2-core machine",
     "real_data": "reads the SWE-bench copy beside the project (../shared) or builds a real upstream environment",
+    "root": "proves what only a root harness does: elsewhere a skip of kind `root` (root_only)",
 }
 TIERS = ("docker", "ray", "e2e", "slow", "real_data")
 DOCKER_FIXTURES = {"docker_engine"}
@@ -126,6 +127,9 @@ def pytest_configure(config) -> None:
 
     for marker, meaning in MARKERS.items():
         config.addinivalue_line("markers", f"{marker}: {meaning}")
+    # Inspect's control server (`inspect ctl`, a uvicorn app every eval binds) serves no test: off, as Inspect
+    # documents for CI, it saves 0.5-1 s of CPU per `inspect eval` start (docs/testing.md). Set it to override.
+    os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
     # Workers inherit the controller's stores and shared build directory through the environment.
     if _is_xdist_worker(config) or hasattr(config, "_session_stores"):
         return
@@ -240,6 +244,18 @@ def skip_unless_required(kind: str, reason: str) -> None:
     if kind in required or "all" in required:
         pytest.fail(f"{kind}: {reason} (required here: ${REQUIRE_VAR}={','.join(sorted(required))})", pytrace=False)
     pytest.skip(f"{kind}: {reason}", allow_module_level=True)
+
+
+def root_only(reason: str) -> pytest.MarkDecorator:
+    """Marks a test (or a module, as `pytestmark`) of what only a root harness does: run as any other user, it skips
+    as kind `root` with `reason` (pytest_runtest_setup), which CI never requires (docs/testing.md)."""
+    return pytest.mark.root(reason=reason)
+
+
+def pytest_runtest_setup(item) -> None:
+    marker = item.get_closest_marker("root")
+    if marker is not None and os.geteuid() != 0:
+        skip_unless_required("root", marker.kwargs["reason"])
 
 
 def require_module(name: str, package: str):
@@ -428,6 +444,29 @@ def code_suite(swebench_fixture) -> Path:
     instances, repos = swebench_fixture
     return built_once("code-suite", lambda d: _build(d / "suite", "--source", "swebench", "--swebench-instances",
                                                      str(instances), "--swebench-repos", str(repos)))
+
+
+@pytest.fixture(scope="session")
+def mixed_suite(swebench_fixture) -> Path:
+    """One suite of every task type, built the way users build it: BFCL (tool-call), tau2 and AgentDojo (state) and
+    the offline fixture's code task. For the tests that run one `inspect eval` over several task types
+    (tests/harness/test_mixed_suite.py, Pi in vgb in tests/harness/test_pi_vgb.py)."""
+    instances, repos = swebench_fixture
+    return built_once("mixed-suite", lambda d: _build(d / "suite", "--source", "bfcl", "--source", "tau2", "--source",
+                                                      "agentdojo", "--source", "swebench", "--swebench-instances",
+                                                      str(instances), "--swebench-repos", str(repos)))
+
+
+def first_of_each(suite: Path, sources: tuple[str, ...]) -> dict[str, str]:
+    """source -> the first of its tasks in the suite (suite order, as `-T source=S --limit 1` takes it), as task_ids."""
+    from verifierbench.suite.store import load_suite
+
+    first: dict[str, str] = {}
+    for task in load_suite(suite).tasks.values():
+        if task.source.value in sources:
+            first.setdefault(task.source.value, f"{task.source.value}/{task.source_id}")
+    assert sorted(first) == sorted(sources), (sorted(first), sources)
+    return first
 
 
 # --shuffle[=SEED] (scripts/test.sh --random): the test files in a random order and the tests of each file too, as

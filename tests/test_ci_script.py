@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, root_only
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not Path("/etc/debian_version").is_file(),
-                                reason="the rule is for root on Debian (what CI is)")
+pytestmark = [root_only("the rule is for root on Debian (what CI is)"),
+              pytest.mark.skipif(not Path("/etc/debian_version").is_file(),
+                                 reason="root: the rule is for root on Debian (what CI is); this is not Debian")]
 
 ENGINE = """#!/usr/bin/env bash
 case "$1" in status) exit 1 ;; start) echo "starting"; echo "dockerd: cgroup mount refused" >&2; exit 1 ;; esac

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, root_only
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="scripts/docker-engine.sh runs as root only")
+pytestmark = root_only("scripts/docker-engine.sh runs as root only")
 
 SCRIPT = REPO_ROOT / "scripts" / "docker-engine.sh"
 

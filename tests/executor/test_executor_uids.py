@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from tests.conftest import write_verifier
+from tests.conftest import root_only, write_verifier
 from verifierbench.executor import Executor, Job
 from verifierbench.executor.limits import Limits
 from verifierbench.core.protocol import Decision
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are the harness's own unless root")]
+pytestmark = [pytest.mark.sandbox, root_only("slot uids are the harness's own unless root")]
 
 LIMITS = Limits(timeout_s=10, memory_bytes=1 << 30, max_processes=32)
 # The bomb's own limit: it holds its uid's process limit until then, and the test waits for it to end (a shorter wait

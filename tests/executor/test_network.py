@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 
 from verifierbench.executor import Executor, Job, Limits, netns
-from verifierbench.executor.isolation import running_as_root
 from verifierbench.core.protocol import Decision
 from verifierbench.public_env.service import PublicService
-from tests.conftest import write_verifier
+from tests.conftest import root_only, write_verifier
 
 pytestmark = pytest.mark.sandbox
 
-needs_root = pytest.mark.skipif(not running_as_root(), reason="per-slot namespaces are made by a root harness only")
+needs_root = root_only("per-slot namespaces are made by a root harness only")
 
 # A probe's first lines: `attempt` says whether a stream connection to an address got through, or the error's name.
 ATTEMPT = """

@@ -11,10 +11,11 @@ import textwrap
 
 import pytest
 
+from tests.conftest import root_only
 from verifierbench.executor import tmpfs
 from verifierbench.executor.workdirs import OUTPUT_SOURCE
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(os.geteuid() != 0, reason="the slots' /output is a tmpfs only as root")]
+pytestmark = [pytest.mark.sandbox, root_only("the slots' /output is a tmpfs only as root")]
 
 
 def test_sigterm_unmounts_the_slots_and_removes_the_root(bwrap_available, tmp_path):

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write_verifier
+from tests.conftest import root_only, write_verifier
 from verifierbench.executor import Executor, Job, Limits, staging
-from verifierbench.executor.isolation import running_as_root
 from verifierbench.core.protocol import Decision
 
-needs_root = pytest.mark.skipif(not running_as_root(), reason="the sandbox runs as another uid only under a root harness")
+needs_root = root_only("the sandbox runs as another uid only under a root harness")
 
 
 @pytest.fixture()

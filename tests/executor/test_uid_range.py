@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import root_only
 from verifierbench.core.errors import IsolationUnavailable
 from verifierbench.executor import uid_range
 from verifierbench.executor.uid_range import POOL_BASE, RANGE_SIZE
@@ -103,7 +104,7 @@ def test_a_claim_directory_others_can_write_is_refused(tmp_path):
         uid_range.claim(claims, busy_uids=set())
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are the harness's own uid unless it runs as root")
+@root_only("slot uids are the harness's own uid unless it runs as root")
 def test_slot_and_generation_uids_come_from_the_claimed_range(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != uid_range.BASE_ENV}
     env[uid_range.CLAIM_DIR_ENV] = str(tmp_path / "claims")
@@ -132,7 +133,7 @@ def start_pinned(claims: Path, pinned: int) -> tuple[subprocess.Popen[str], str]
     return proc, line or proc.stderr.read().strip().splitlines()[-1]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="only a root harness claims uid ranges")
+@root_only("only a root harness claims uid ranges")
 def test_a_pinned_base_inside_the_pool_keeps_claiming_harnesses_off_its_uids(tmp_path):
     """Pinned harnesses used to claim nothing, so a claiming harness could take the range a pinned one runs under."""
     claims = tmp_path / "claims"

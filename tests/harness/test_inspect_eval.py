@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import logs_of, representative_tasks
+from tests.conftest import AUDIT_TASKS, logs_of, representative_tasks
 from tests.harness.inspect_cli import eval_log, inspect, metrics
 from verifierbench.suite.store import load_suite
 from verifierbench.task import TASK_VERSION
@@ -91,15 +91,18 @@ def test_single_reply_harness_writes_the_reply_as_the_verifier(tmp_path, single_
         assert "TOOLS = json.loads" in sample.scores["hidden_cases"].metadata["verifier_files"]["verify.py"]["text"]
 
 
-def test_task_file_path_and_bad_options(tmp_path, bfcl_suite):
+def test_task_file_path_and_bad_options(tmp_path, bfcl_suite, audit_logs):
     by_file = tmp_path / "file"
     result = inspect("eval", "tasks/verifierbench.py", "--model", "verifierbench/always_reject", "-T", f"suite={bfcl_suite}",
                      "-T", "task_ids=bfcl/parallel_114", "--log-dir", str(by_file))
     assert result.returncode == 0, result.stderr[-3000:]
     from_file = eval_log(by_file)
     assert metrics(from_file)["TNR"] == 100.0
-    # The same run through the registry records the same task_args, every default included (one leaderboard row).
-    from_registry = run(tmp_path / "registry", bfcl_suite, "verifierbench/always_reject", "-T", "task_ids=bfcl/parallel_114")
-    assert from_file.eval.task_args == from_registry.eval.task_args
+    # The same policy through the registry (audit_logs: always_reject on AUDIT_TASKS, parallel_114 among them, default
+    # options) records the same task_args, every default included (one leaderboard row); only the selection differs.
+    from_registry = policy_log(audit_logs, "verifierbench/always_reject", tmp_path / "registry")
+    audited = AUDIT_TASKS.split(",")  # Inspect records a comma-separated -T value as a list
+    assert (from_file.eval.task_args["task_ids"], from_registry.eval.task_args["task_ids"]) == ("bfcl/parallel_114", audited)
+    assert {**from_file.eval.task_args, "task_ids": audited} == from_registry.eval.task_args
     assert from_file.eval.task_args["rounds"] == from_registry.eval.task_args["rounds"] is not None
     # A task id not in the suite through `inspect eval`: one line and status 1 (tests/harness/test_inspect_errors.py).

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.cli.test_cli import cli
-from tests.conftest import _build
+from tests.conftest import first_of_each
 from tests.harness.inspect_cli import inspect
 from verifierbench.suite.store import load_suite
 
@@ -20,21 +20,10 @@ STATE_TASKS = ("tau2/retail/38", "agentdojo/banking/user_task_7")
 
 
 @pytest.fixture(scope="module")
-def mixed_suite(swebench_fixture, traversable_tmp):
-    instances, repos = swebench_fixture
-    return _build(traversable_tmp / "mixed-suite", "--source", "bfcl", "--source", "tau2", "--source", "agentdojo",
-                  "--source", "swebench", "--swebench-instances", str(instances), "--swebench-repos", str(repos))
-
-
-@pytest.fixture(scope="module")
 def chosen(mixed_suite) -> list[str]:
-    """The first tool-call and code task, and the two state tasks (one per state source)."""
-    first = {}
-    for task in load_suite(mixed_suite).tasks.values():
-        if task.type.value != "state":
-            first.setdefault(task.type.value, f"{task.source.value}/{task.source_id}")
-    assert len(first) == 2, first
-    return [*first.values(), *STATE_TASKS]
+    """The first tool-call and code task, and the two state tasks (one per state source). The suite is the session's
+    (tests/conftest.py), which Pi's vgb evals also run on."""
+    return [*first_of_each(mixed_suite, ("bfcl", "swebench")).values(), *STATE_TASKS]
 
 
 @pytest.fixture(scope="module")

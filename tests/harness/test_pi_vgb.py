@@ -1,5 +1,5 @@
 """Pi in the no-Docker vgb sandbox (harness/pi_vgb.py): the bridge's endpoint on the host, the toolchain's checks, the
-isolation pi's own bash tool sees, and whole evals on a tool-call and a state task. No Docker anywhere: this is how CI
+isolation pi's own bash tool sees, and one eval on a tool-call, a state and a code task. No Docker anywhere: this is how CI
 runs the paper's harness without it (the toolchain is the cache scripts/harness-clis.sh fills, or
 `python -m verifierbench.harness.pi_vgb fetch`)."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import REPO_ROOT, skip_unless_required
+from tests.conftest import REPO_ROOT, first_of_each, skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from verifierbench.executor.isolation import IsolationLevel
 from verifierbench.harness import pi_vgb
@@ -128,17 +128,23 @@ def test_from_pis_own_bash_tool_the_host_is_out_of_sight_nothing_outside_the_wor
     assert any(line.startswith("OUT refused") for line in lines) and "LOOPBACK open" in lines, output
 
 
-def _eval(tmp_path, suite, *selection: str, env: dict | None = None):
-    # No -T sandbox: the default, vgb.
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
-                     *selection, "-T", "harness=pi", "--log-dir", str(tmp_path), env=env)
-    return result, eval_log(tmp_path)
-
-
-def _delivered(result, log) -> tuple[Any, dict]:
+@pytest.fixture(scope="module")
+def pi_log(toolchain, bwrap_available, mixed_suite, tmp_path_factory):
+    """One eval of pi in vgb (no -T sandbox: the default) on a tool-call, a state and a code task: the first BFCL,
+    AgentDojo and fixture code task of the session's mixed suite, each the task `-T source=S --limit 1` would take."""
+    chosen = first_of_each(mixed_suite, ("bfcl", "agentdojo", "swebench"))
+    logs = tmp_path_factory.mktemp("pi-vgb-logs")
+    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={mixed_suite}",
+                     "-T", f"task_ids={','.join(chosen.values())}", "-T", "harness=pi", "--log-dir", str(logs))
     assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(logs)
     assert log.status == "success", log.error
-    (sample,) = log.samples
+    assert sorted(s.metadata["task_type"] for s in log.samples) == ["code", "state", "tool-call"]
+    return log
+
+
+def _delivered(log, task_type: str) -> tuple[Any, dict]:
+    (sample,) = [s for s in log.samples if s.metadata["task_type"] == task_type]
     assert not sample.error, sample.error
     offered = {tool.name for event in sample.events if event.event == "model" for tool in event.tools}
     assert {"bash", "read", "edit", "write"} <= offered, offered  # pi's own tools, through the bridge
@@ -151,31 +157,25 @@ def _delivered(result, log) -> tuple[Any, dict]:
     return sample, score
 
 
-@pytest.mark.timeout(600)
-@pytest.mark.usefixtures("toolchain", "bwrap_available")
-def test_pi_in_vgb_delivers_a_verifier_on_a_tool_call_task_and_its_calls_count_as_the_samples(tmp_path, bfcl_suite):
-    sample, score = _delivered(*_eval(tmp_path, bfcl_suite, "--limit", "1"))
+def test_pi_in_vgb_delivers_a_verifier_on_a_tool_call_task_and_its_calls_count_as_the_samples(pi_log):
+    sample, score = _delivered(pi_log, "tool-call")
     # Every model call pi made went through the bridge: the sample's model events and token usage count them.
     model_events = [event for event in sample.events if event.event == "model"]
     assert len(model_events) >= 2 and sample.model_usage, sample.model_usage
     assert sum(1 for m in sample.messages if m.role == "assistant") == len(model_events)
 
 
-@pytest.mark.timeout(900)
-@pytest.mark.usefixtures("toolchain", "bwrap_available")
-def test_pi_in_vgb_delivers_a_verifier_on_a_state_task_and_reaches_run_public(tmp_path, state_suite):
-    _, score = _delivered(*_eval(tmp_path, state_suite, "-T", "source=agentdojo", "--limit", "1"))
+def test_pi_in_vgb_delivers_a_verifier_on_a_state_task_and_reaches_run_public(pi_log):
+    _, score = _delivered(pi_log, "state")
     assert score.metadata["run_public"]["cap_run_public"] >= 1, score.metadata["run_public"]
     accepted = [case for case in score.metadata["cases"] if case["label"] == "PASS" and "P" in case["decisions"]]
     assert accepted, [(case["category"], case["decisions"]) for case in score.metadata["cases"]]
 
 
-@pytest.mark.timeout(900)
-@pytest.mark.usefixtures("toolchain", "bwrap_available")
-def test_pi_in_vgb_delivers_a_verifier_on_a_code_task_and_reaches_run_public(tmp_path, code_suite):
+def test_pi_in_vgb_delivers_a_verifier_on_a_code_task_and_reaches_run_public(pi_log):
     """The third task type (issue 53): the offline fixture's code task, its verifier testing diffs through run_public
     from pi's bash tool; a real django task is the same path (VERIFIERBENCH_ALL_HARNESSES=1 runs the CLIs on one)."""
-    _, score = _delivered(*_eval(tmp_path, code_suite, "--limit", "1"))
+    _, score = _delivered(pi_log, "code")
     assert score.metadata["run_public"]["cap_run_public"] >= 1, score.metadata["run_public"]
     decided = {decision for case in score.metadata["cases"] for decision in case["decisions"]}
     assert decided <= {"P", "F"} and len(decided) == 2, decided  # judged, no infrastructure U, both decisions

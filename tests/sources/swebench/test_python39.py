@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, _build, skip_unless_required
+from tests.conftest import _build, root_only, SHARED, skip_unless_required
 from verifierbench.sources.swebench import instance_build, python39_rootfs, venv_store
 from verifierbench.sources.swebench.build_profile import BuildProfile
 from verifierbench.sources.swebench.testrun import TestRun
@@ -87,7 +87,7 @@ def test_a_rootfs_that_cannot_be_made_is_a_reason_for_code_v(monkeypatch):
     assert isinstance(reason, str) and "debootstrap bullseye failed" in reason and made == []
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="making a root file system needs root")
+@root_only("making a root file system needs root")
 def test_failed_debootstrap_leaves_nothing(monkeypatch, tmp_path):
     fake = tmp_path / "bin"
     fake.mkdir()

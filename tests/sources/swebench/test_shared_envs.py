@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import root_only
 from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import venv_store
 
@@ -89,7 +90,7 @@ def test_without_the_entry_the_environment_is_made_here(places, monkeypatch, tmp
     assert made == [_spec().key]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="a directory of another user's needs root (chown)")
+@root_only("a directory of another user's needs root (chown)")
 def test_a_shared_directory_of_another_user_s_is_refused(places, monkeypatch, tmp_path):
     _, shared = places
     spec = _spec()

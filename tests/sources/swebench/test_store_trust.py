@@ -9,11 +9,12 @@ import os
 
 import pytest
 
+from tests.conftest import root_only
 from verifierbench.core import safe_fs
 from verifierbench.core.errors import UserError
 from verifierbench.sources.swebench import checkout, venv_store
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting a store as another user needs root (chown)")
+needs_root = root_only("planting a store as another user needs root (chown)")
 OTHER = 4242  # another local user
 
 
