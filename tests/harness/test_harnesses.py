@@ -17,6 +17,8 @@ import yaml
 from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE
+from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY
+from verifierbench.harness.registry import UNIX_SOCKET, get
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.task import verifierbench
@@ -68,6 +70,12 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
     assert log.status == "success", log.error
     (sample,) = log.samples
     assert not sample.error, sample.error
+    # The log records the harness's transport under docker, and the model calls took it: on the project's endpoint the
+    # forwarder's port is in the store, and no port of inspect-swe's agents (Inspect's bridge).
+    transport = log.eval.metadata["harness_transport"]
+    assert transport == get(log.eval.metadata["harness"]).transports["docker"], transport
+    if transport == UNIX_SOCKET:
+        assert BRIDGE_PORT_KEY in sample.store and not [k for k in sample.store if k.endswith("_model_port")], sorted(sample.store)
     # The CLI ran and offered its own tools; the policy used its shell.
     model_events = [event for event in sample.events if event.event == "model"]
     offered = {tool.name for tool in model_events[0].tools} if model_events else set()
