@@ -1,6 +1,8 @@
 """The project's model endpoint under Docker (harness/endpoint_docker.py): the per-sample directory bound read-only
 into the container, `-T transport` choosing between it and Inspect's polled bridge, and pi on it giving the default
-harness's decisions on a tool-call task.
+harness's decisions on a tool-call task, as Claude Code does on Inspect's bridge (the one Docker eval that keeps that
+option proven; Claude Code on the endpoint: tests/harness/test_connections.py, test_harnesses.py and
+test_harnesses_code.py).
 
 The Docker test needs the engine (tests/harness/test_docker.py: skips without one) and the harness image.
 """
@@ -16,6 +18,7 @@ import yaml
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_harnesses import HARNESS_COMPOSE
 from verifierbench.core.errors import UserError
+from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY as BRIDGED_CLI_PORT
 from verifierbench.harness.registry import SANDBOX_BRIDGE, UNIX_SOCKET, get
 from verifierbench.sandboxes import cli_overlay, docker_provider
 from verifierbench.task import verifierbench
@@ -43,13 +46,14 @@ def test_the_provider_makes_an_endpoint_directory_only_for_a_compose_file_that_b
     assert docker_provider.endpoint_directory(None) is None
 
 
-def test_pi_under_docker_defaults_to_the_endpoint_and_can_still_choose_inspects_bridge(bfcl_suite):
-    assert get("pi").transport_choices("docker") == (UNIX_SOCKET, SANDBOX_BRIDGE)
+@pytest.mark.parametrize("harness", ["pi", "claude_code"])
+def test_pi_and_claude_code_under_docker_default_to_the_endpoint_and_can_still_choose_inspects_bridge(harness, bfcl_suite):
+    assert get(harness).transport_choices("docker") == (UNIX_SOCKET, SANDBOX_BRIDGE)
     for transport, expected in ((None, UNIX_SOCKET), (SANDBOX_BRIDGE, SANDBOX_BRIDGE), (UNIX_SOCKET, UNIX_SOCKET)):
-        task = verifierbench(suite=str(bfcl_suite), harness="pi", sandbox="docker", transport=transport)
+        task = verifierbench(suite=str(bfcl_suite), harness=harness, sandbox="docker", transport=transport)
         assert task.metadata["harness_transport"] == expected
     # k8s cannot bind a host socket: Inspect's bridge only; the default harness has no transport to choose.
-    assert get("pi").transport_choices("k8s") == (SANDBOX_BRIDGE,)
+    assert get(harness).transport_choices("k8s") == (SANDBOX_BRIDGE,)
     for harness, sandbox, transport in (("pi", "k8s", UNIX_SOCKET), ("default", "docker", UNIX_SOCKET),
                                         ("pi", "docker", "carrier-pigeon")):
         with pytest.raises(UserError, match=f"-T transport={transport!r}: harness {harness} in the {sandbox} sandbox") as refused:
@@ -59,14 +63,23 @@ def test_pi_under_docker_defaults_to_the_endpoint_and_can_still_choose_inspects_
 
 @pytest.mark.timeout(1200)
 @pytest.mark.usefixtures("harness_image", "bwrap_available")
-def test_pi_under_docker_on_the_endpoint_gives_the_default_harness_decisions_on_a_tool_call_task(tmp_path, bfcl_suite):
+def test_pi_on_the_endpoint_and_claude_code_on_inspects_bridge_give_the_default_harness_decisions_on_a_tool_call_task(
+        tmp_path, bfcl_suite):
     logs = {}
-    for harness, sandbox in (("default", "vgb"), ("pi", "docker")):
+    for harness, sandbox, transport in (("default", "vgb", ()), ("pi", "docker", ()),
+                                        ("claude_code", "docker", ("-T", f"transport={SANDBOX_BRIDGE}"))):
         result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
                          f"suite={bfcl_suite}", "--limit", "1", "-T", f"harness={harness}", "-T", f"sandbox={sandbox}",
-                         "--log-dir", str(tmp_path / harness))
+                         *transport, "--log-dir", str(tmp_path / harness))
         assert result.returncode == 0, result.stderr[-3000:]
         logs[harness] = eval_log(tmp_path / harness)
+    bridged = logs["claude_code"]
+    assert bridged.status == "success" and bridged.eval.metadata["harness_transport"] == SANDBOX_BRIDGE, bridged.error
+    (sample,) = bridged.samples
+    assert not sample.error, sample.error
+    # inspect-swe's agent ran, on Inspect's sandbox bridge (the port it records), not the project's endpoint.
+    assert "claude_code_model_port" in sample.store and BRIDGED_CLI_PORT not in sample.store, sorted(sample.store)
+    assert any(e.event == "model" for e in sample.events) and sample.model_usage
     log = logs["pi"]
     assert log.status == "success", log.error
     assert log.eval.metadata["harness_transport"] == UNIX_SOCKET
@@ -82,7 +95,7 @@ def test_pi_under_docker_on_the_endpoint_gives_the_default_harness_decisions_on_
     assert gaps and statistics.median(gaps) < 1.5, gaps
     decisions = {name: [case["decisions"] for case in l.samples[0].scores["hidden_cases"].metadata["cases"]]
                  for name, l in logs.items()}
-    assert decisions["pi"] == decisions["default"] and decisions["default"]
+    assert decisions["pi"] == decisions["claude_code"] == decisions["default"] and decisions["default"]
     # The sample's endpoint directory went with it.
     assert not [p for p in os.listdir("/tmp") if p.startswith("verifierbench-endpoint-") and _made_by(tmp_path, p)]
 

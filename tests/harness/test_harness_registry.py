@@ -59,15 +59,15 @@ def test_the_paper_configurations_name_registered_harnesses():
 
 def test_where_each_harness_runs_and_how_its_model_is_reached():
     """Every harness in the container sandboxes; in vgb the project's own and every CLI (issue 53), the CLIs
-    over the project's socket; every CLI under docker over Inspect's bridge but pi, over the project's socket there
-    too (Inspect's bridge its other choice); under k8s every CLI over Inspect's bridge."""
+    over the project's socket; every CLI under docker over Inspect's bridge but pi and Claude Code, over the project's
+    socket there too (Inspect's bridge their other choice); under k8s every CLI over Inspect's bridge."""
     assert all("vgb" in h.sandboxes for h in HARNESSES.values())
     assert all(h.sandboxes[-2:] == ("docker", "k8s") for h in HARNESSES.values())
     assert {name: h.transports["vgb"] for name, h in HARNESSES.items() if "vgb" in h.sandboxes} == {
         "default": IN_PROCESS, "single_reply": IN_PROCESS, "pi": UNIX_SOCKET, "claude_code": UNIX_SOCKET,
         "openclaw": UNIX_SOCKET, "codex_cli": UNIX_SOCKET, "gemini_cli": UNIX_SOCKET, "mini_swe_agent": UNIX_SOCKET}
     assert {name: h.transport_choices("docker") for name, h in CLIS.items()} == {
-        name: (UNIX_SOCKET, SANDBOX_BRIDGE) if name == "pi" else (SANDBOX_BRIDGE,) for name in CLIS}
+        name: (UNIX_SOCKET, SANDBOX_BRIDGE) if name in ("pi", "claude_code") else (SANDBOX_BRIDGE,) for name in CLIS}
     assert all(h.transport_choices("k8s") == (SANDBOX_BRIDGE,) for h in CLIS.values())
     assert {name: h.traced_executable for name, h in CLIS.items()} == {
         "claude_code": "claude", "codex_cli": "codex", "mini_swe_agent": "mini", "gemini_cli": "node", "pi": "node",

@@ -17,6 +17,8 @@ import yaml
 from tests.conftest import skip_unless_required
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_docker import COMPOSE
+from verifierbench.harness.bridged_clis import BRIDGE_PORT_KEY
+from verifierbench.harness.registry import UNIX_SOCKET, get
 from verifierbench.sandboxes.docker_provider import SANDBOX_TYPE as DOCKER_SANDBOX
 from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.task import verifierbench
@@ -68,6 +70,12 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
     assert log.status == "success", log.error
     (sample,) = log.samples
     assert not sample.error, sample.error
+    # The log records the harness's transport under docker, and the model calls took it: on the project's endpoint the
+    # forwarder's port is in the store, and no port of inspect-swe's agents (Inspect's bridge).
+    transport = log.eval.metadata["harness_transport"]
+    assert transport == get(log.eval.metadata["harness"]).transports["docker"], transport
+    if transport == UNIX_SOCKET:
+        assert BRIDGE_PORT_KEY in sample.store and not [k for k in sample.store if k.endswith("_model_port")], sorted(sample.store)
     # The CLI ran and offered its own tools; the policy used its shell.
     model_events = [event for event in sample.events if event.event == "model"]
     offered = {tool.name for tool in model_events[0].tools} if model_events else set()
@@ -102,13 +110,12 @@ def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(
 
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("harness_image")
-@pytest.mark.parametrize(("harness", "detail"), [("claude_code", "unable to locate claude code in sandbox"),
-                                                 ("pi", "no `pi` on $PATH")])
+@pytest.mark.parametrize(("harness", "detail"), [("claude_code", "no `claude` on $PATH"), ("pi", "no `pi` on $PATH")])
 def test_a_harness_whose_cli_is_missing_makes_the_sample_an_error_naming_the_build_command(harness, detail, tmp_path,
                                                                                           bfcl_suite):
     """The image without the CLIs (the one harness-clis.sh builds them on): the sample errors and so does the run,
-    with one line that names the command building the image. CI proves it on Pi (our message); Claude Code's (the
-    inspect_swe agent's) under VERIFIERBENCH_ALL_HARNESSES=1."""
+    with one line that names the command building the image. CI proves it on Pi; Claude Code's (on the endpoint, the
+    same check) under VERIFIERBENCH_ALL_HARNESSES=1."""
     if harness != "pi" and not ALL_HARNESSES:
         skip_unless_required("all-harnesses", f"{harness}: set VERIFIERBENCH_ALL_HARNESSES=1 for its missing-CLI error")
     result, log = _eval(tmp_path, harness, bfcl_suite, ("--limit", "1"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import SHARED, _build, skip_unless_required
 from tests.harness.test_harnesses import ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session
@@ -59,9 +60,14 @@ def _code_eval(tmp_path, harness: str, suite, *selection: str) -> dict:
 @pytest.mark.timeout(1800)
 @pytest.mark.usefixtures("harness_image", "bwrap_available", "fixture_instance_image")
 @pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
-def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, tmp_path, code_suite):
+def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, tmp_path, code_suite, code_eval_logs):
     _run_in_this_session(harness)
-    _code_eval(tmp_path, harness, code_suite)
+    metadata = _code_eval(tmp_path, harness, code_suite)
+    # The default harness's decisions on the same task with the same options (the session's log of it).
+    (default,) = [read_eval_log(info) for info in list_eval_logs(str(code_eval_logs))]
+    (sample,) = default.samples
+    expected = [case["decisions"] for case in sample.scores["hidden_cases"].metadata["cases"]]
+    assert [case["decisions"] for case in metadata["cases"]] == expected and expected
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ request); the scorer puts it in the score metadata.
 - `claude_code`, `codex_cli`, `gemini_cli`, `mini_swe_agent`: inspect-swe's agents (optional extra
   `verifierbench[harnesses]`). They run their CLI inside the sandbox, so they need a sandbox with
   the CLI installed (see verifierbench/sandboxes/README.md). Claude Code also runs in the no-Docker `vgb` sandbox,
-  from the same cached binary, on the project's own model endpoint (harness/claude_vgb.py).
+  from the same cached binary, on the project's own model endpoint (harness/claude_vgb.py), and under docker on
+  that endpoint by default (harness/endpoint_docker.py; inspect-swe's agent on `-T transport=inspect-sandbox-bridge`).
 - `pi`, `openclaw`: the paper's common harness and OpenClaw (harness/bridged_clis.py), on the same image; pi also
   runs in the vgb sandbox, from the same cached toolchain (harness/pi_vgb.py). Under docker either reaches the model
   through Inspect's sandbox bridge or the project's endpoint (harness/endpoint_docker.py), as `-T transport` says.
@@ -33,7 +34,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import bash, python
 from inspect_ai.util import sandbox, store
 
-from verifierbench.harness.bridged_clis import BRIDGED_CLIS, CliMissing, bridged_cli_agent, in_vgb, missing_cli_message
+from verifierbench.harness.bridged_clis import BRIDGED_CLIS, BridgedCli, CliMissing, bridged_cli_agent, in_vgb, missing_cli_message
 from verifierbench.harness.prompt import VERIFIER_PATH
 from verifierbench.harness.transports import SANDBOX_BRIDGE, TRANSPORT_KEY, UNIX_SOCKET
 from verifierbench.harness.tools import SUBMITTED, replace_in_file, reset, run_public, submit, write_file
@@ -255,12 +256,17 @@ def bridged_cli_harness(name: str) -> Solver:
     Args:
       name: A key of BRIDGED_CLIS.
     """
-    from verifierbench.harness.endpoint_docker import endpoint_cli_agent
-
     cli = BRIDGED_CLIS[name]
     polled = bridged_cli_agent(cli, system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-    endpoint = endpoint_cli_agent(cli, system_prompt=SYSTEM, generation_end_key=GENERATION_END)
-    return vgb_or(name, by_transport({UNIX_SOCKET: as_solver(endpoint), SANDBOX_BRIDGE: as_solver(polled)}))
+    return vgb_or(name, by_transport({UNIX_SOCKET: on_endpoint(cli), SANDBOX_BRIDGE: as_solver(polled)}))
+
+
+def on_endpoint(cli: BridgedCli) -> Solver:
+    """`cli` in the sample's container on the project's endpoint (harness/endpoint_docker.py); a failed run is recorded
+    for the scorer."""
+    from verifierbench.harness.endpoint_docker import endpoint_cli_agent
+
+    return as_solver(endpoint_cli_agent(cli, system_prompt=SYSTEM, generation_end_key=GENERATION_END))
 
 
 def by_transport(solvers: dict[str, Solver]) -> Solver:

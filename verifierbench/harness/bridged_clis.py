@@ -18,7 +18,7 @@ why (exit status and stderr tail), and the scorer gives U when no verifier was w
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from inspect_ai.agent import Agent, AgentState, agent, sandbox_agent_bridge
@@ -104,6 +104,12 @@ OPENCLAW = BridgedCli(
         "openclaw", "agent", "--local", "--agent", "main", "--timeout", "86400", "--message", f"{system}\n\n{prompt}"],
 )
 BRIDGED_CLIS = {cli.harness: cli for cli in (PI, OPENCLAW)}
+
+
+def in_container(cli: BridgedCli) -> BridgedCli:
+    """`cli` as it runs in a container (the harness image, or a code task's image with the CLIs copied in): on the
+    image's own $PATH, where the vgb record's PATH names its toolchain's mount (harness/claude_vgb.py)."""
+    return replace(cli, env={name: value for name, value in cli.env.items() if name != "PATH"})
 
 
 @agent(name="bridged_cli")

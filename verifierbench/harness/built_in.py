@@ -4,8 +4,8 @@ CLIs bridged by the project (harness/bridged_clis.py), in the order of the `-T h
 The CLI versions are the paper's (App. E); `package` is exactly what scripts/harness-clis.sh fetches, and
 `image_paths` what sandboxes/cli_overlay.py copies onto a code task's image (tests/harness/test_harness_registry.py
 holds both files to these records). Under k8s every CLI reaches the model through Inspect's polled sandbox bridge, and
-under docker all but pi, which uses the project's own unix socket there (harness/endpoint_docker.py; `-T
-transport=inspect-sandbox-bridge` still selects Inspect's), as every CLI does in vgb
+under docker all but pi and Claude Code, which use the project's own unix socket there (harness/endpoint_docker.py;
+`-T transport=inspect-sandbox-bridge` still selects Inspect's), as every CLI does in vgb
 (harness/model_endpoint.py).
 """
 
@@ -16,8 +16,17 @@ from collections.abc import Callable
 from inspect_ai.solver import Solver
 
 from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
-from verifierbench.harness.agents import MESSAGE_LIMIT, bridged_cli_harness, default_harness, single_reply, swe_harness, vgb_or
-from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli
+from verifierbench.harness.agents import (
+    MESSAGE_LIMIT,
+    bridged_cli_harness,
+    by_transport,
+    default_harness,
+    on_endpoint,
+    single_reply,
+    swe_harness,
+    vgb_or,
+)
+from verifierbench.harness.bridged_clis import OPENCLAW, PI, BridgedCli, in_container
 from verifierbench.harness.connection_trace import traced_connections
 from verifierbench.harness.prerequisites import harnesses_extra_problem, toolchain_problem
 from verifierbench.harness.public_channel import with_public_channel
@@ -44,21 +53,27 @@ register_harness(Harness(name="single_reply", display_name="one reply, no tools"
 
 def _inspect_swe(name: str, display_name: str, version: str, executable: str, package: str, install: str,
                  image_paths: tuple[str, ...], runtime: str | None = None, pass_version: bool = False,
-                 vgb_toolchain: Callable[[], object] | None = None) -> Harness:
+                 vgb_toolchain: Callable[[], object] | None = None, docker_cli: BridgedCli | None = None) -> Harness:
     """One of inspect-swe's agents, its CLI from the harness image; `pass_version`: inspect-swe is told the pinned
     version (Gemini CLI: else it asks GitHub for the latest), the others use the CLI on the sandbox's $PATH.
     `vgb_toolchain`: it also runs in the vgb sandbox, on the project's endpoint (harness/claude_vgb.py, codex_vgb.py,
-    gemini_vgb.py, mini_vgb.py), with the toolchain this checks."""
+    gemini_vgb.py, mini_vgb.py), with the toolchain this checks. `docker_cli`: under docker it runs as this CLI on the
+    project's endpoint (harness/endpoint_docker.py), inspect-swe's agent on Inspect's bridge only when chosen."""
     in_vgb = vgb_toolchain is not None
 
     def make(run_public_budget: int) -> Solver:
         agent = swe_harness(name, run_public_budget, version=version if pass_version else "sandbox")
+        if docker_cli is not None:
+            agent = by_transport({UNIX_SOCKET: on_endpoint(docker_cli), SANDBOX_BRIDGE: agent})
         return with_public_channel(traced_connections(runtime or executable, vgb_or(name, agent) if in_vgb else agent))
 
     make.__qualname__ = make.__name__ = f"{name}_harness"
-    return Harness(name=name, display_name=display_name, solver=make, transports={"vgb": UNIX_SOCKET, **CONTAINERS} if in_vgb
-                   else CONTAINERS, version=version, executable=executable, runtime=runtime, package=package,
-                   install=install, image_paths=image_paths,
+    transports = {"vgb": UNIX_SOCKET, **CONTAINERS} if in_vgb else dict(CONTAINERS)
+    if docker_cli is not None:
+        transports["docker"] = UNIX_SOCKET
+    return Harness(name=name, display_name=display_name, solver=make, transports=transports, version=version,
+                   executable=executable, runtime=runtime, package=package, install=install, image_paths=image_paths,
+                   other_transports={"docker": (SANDBOX_BRIDGE,)} if docker_cli is not None else {},
                    problem=lambda sandbox: toolchain_problem(vgb_toolchain) if sandbox == "vgb" and vgb_toolchain
                    else harnesses_extra_problem(name))
 
@@ -79,7 +94,8 @@ def _bridged(cli: BridgedCli, display_name: str, package: str, install: str, ima
 
 for _record in (
     _inspect_swe("claude_code", "Claude Code", "2.1.263", "claude", "@anthropic-ai/claude-code-linux-x64@2.1.263",
-                 "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_toolchain=claude_vgb.toolchain),
+                 "npm pack (a native binary)", ("/usr/local/bin/claude",), vgb_toolchain=claude_vgb.toolchain,
+                 docker_cli=in_container(claude_vgb.CLAUDE_CODE)),
     _inspect_swe("codex_cli", "Codex", "0.149.0", "codex", "@openai/codex@0.149.0-linux-x64",
                  "npm pack (static musl binaries)", ("/usr/local/bin/codex", "/usr/local/bin/codex-code-mode-host"),
                  vgb_toolchain=codex_vgb.toolchain),

@@ -1,5 +1,6 @@
-"""A bridged CLI (pi, OpenClaw: harness/bridged_clis.py) in the docker sandbox on the project's model endpoint
-(`-T transport=unix-socket`, pi's default there), instead of Inspect's polled sandbox bridge.
+"""A CLI (pi, OpenClaw: harness/bridged_clis.py; Claude Code: harness/claude_vgb.py's record) in the docker sandbox on
+the project's model endpoint (`-T transport=unix-socket`, pi's and Claude Code's default there), instead of Inspect's
+polled sandbox bridge.
 
 The container is made with a fresh host directory of its sample bound read-only at ENDPOINT_INSIDE
 (sandboxes/docker_provider.py; docker/harness.compose.yaml and the code tasks' overlay bind it). Here the endpoint
@@ -36,7 +37,7 @@ def endpoint_cli_agent(cli: BridgedCli, system_prompt: str, cwd: str = "/workspa
     """One CLI in the sample's docker container, its model calls answered on the project's endpoint.
 
     Args:
-      cli: Which CLI (PI, OPENCLAW).
+      cli: Which CLI (PI, OPENCLAW, or Claude Code's record in_container).
       system_prompt: The harness's instructions.
       cwd: The directory the CLI works in.
       generation_end_key: The store key where a failed run's reason is recorded ("" raises instead).
