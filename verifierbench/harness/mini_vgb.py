@@ -21,6 +21,7 @@ from pathlib import Path
 from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.layout import LIBRARY_ROOT
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
 from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, tree_digest
 
@@ -33,7 +34,8 @@ INSIDE = "/opt/vgb-mini/site"
 MINI_SWE_AGENT = BridgedCli(
     harness="mini_swe_agent", version=VERSION, executable="mini",
     env={"MSWEA_CONFIGURED": "true", "MSWEA_MODEL_NAME": "openai/inspect", "OPENAI_API_KEY": "bridge",
-         "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": INSIDE,
+         # the sandbox's own library (vgb_env) stays importable from its shell, where run_public and reset are reached
+         "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{INSIDE}:{LIBRARY_ROOT}",
          "PATH": f"{INSIDE}/bin:/usr/local/bin:/usr/bin:/bin"},
     config=lambda port: {},
     command=lambda home, system, prompt: ["python3", f"{INSIDE}/bin/mini", "--yolo", "--exit-immediately", "--task",
