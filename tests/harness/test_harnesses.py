@@ -70,10 +70,11 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
     assert log.status == "success", log.error
     (sample,) = log.samples
     assert not sample.error, sample.error
-    # The log records the harness's transport under docker, and the model calls took it: on the project's endpoint the
-    # forwarder's port is in the store, and no port of inspect-swe's agents (Inspect's bridge).
+    # The log records the harness's transport in the eval's sandbox, and the model calls took it: on the project's
+    # endpoint the forwarder's port is in the store, and no port of inspect-swe's agents (Inspect's bridge).
     transport = log.eval.metadata["harness_transport"]
-    assert transport == get(log.eval.metadata["harness"]).transports["docker"], transport
+    sandbox = log.eval.task_args.get("sandbox", "docker")
+    assert transport == get(log.eval.metadata["harness"]).transports[sandbox], (sandbox, transport)
     if transport == UNIX_SOCKET:
         assert BRIDGE_PORT_KEY in sample.store and not [k for k in sample.store if k.endswith("_model_port")], sorted(sample.store)
     # The CLI ran and offered its own tools; the policy used its shell.

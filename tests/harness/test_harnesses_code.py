@@ -139,21 +139,14 @@ def _case_decisions(log) -> list[list[str]]:
     return [case["decisions"] for case in sample.scores["hidden_cases"].metadata["cases"]]
 
 
-# OpenClaw's exec tool removes PYTHONPATH from every command it runs (its host-env security policy blocks it), so in
-# vgb its shell cannot import vgb_env and the policy's run_public call fails there (its decisions are still the
-# default's: the verifier does not depend on that call). Under Docker vgb_env is installed in the image instead.
-RUN_PUBLIC_UNREACHABLE_IN_VGB = pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                  reason="OpenClaw's exec drops PYTHONPATH: no vgb_env in its shell")
-
-
 @pytest.mark.timeout(3600)
-@pytest.mark.parametrize("harness", [pytest.param(name, marks=RUN_PUBLIC_UNREACHABLE_IN_VGB) if name == "openclaw" else name
-                                     for name in sorted(OFFLINE_HARNESSES)])
+@pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
 def test_the_cli_in_vgb_gives_the_default_harness_decisions_on_a_real_django_instance(harness, tmp_path, real_code_suite,
                                                                                        default_decisions_on_the_real_instance):
     """The issue's acceptance on django-11848: the same model-free policy through every CLI, on the project's endpoint
     (no Docker), delivers a verifier whose decisions on every hidden case are the default harness's, and its call of
-    run_public from the CLI's shell reaches the sandbox's service."""
+    run_public from the CLI's shell reaches the sandbox's service (OpenClaw's exec drops PYTHONPATH: its shell finds
+    vgb_env through openclaw_vgb's python3 on its PATH)."""
     result = inspect("eval", *_vgb_eval_args(harness, real_code_suite), "--log-dir", str(tmp_path), timeout=3000)
     log = eval_log(tmp_path)
     metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])

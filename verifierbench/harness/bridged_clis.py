@@ -72,12 +72,17 @@ def pi_config(port: int) -> dict[str, str]:
     return {"agent/models.json": json.dumps({"providers": {PROVIDER: provider}})}
 
 
+# Where harness/openclaw_vgb.py binds its `python3` shims in vgb: OpenClaw's exec drops PYTHONPATH and takes PATH from
+# a login shell, then prepends `tools.exec.pathPrepend` (under Docker the directory is absent: nothing found there).
+OPENCLAW_SHIMS = "/opt/vgb-openclaw/bin"
+
+
 def openclaw_config(port: int) -> dict[str, str]:
     provider = openai_provider(port, max_tokens=32768)
     provider["models"][0]["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     return {".openclaw/openclaw.json": json.dumps({
         "update": {"checkOnStart": False},
-        "tools": {"profile": "coding", "deny": ["web_search", "web_fetch", "browser"]},
+        "tools": {"profile": "coding", "deny": ["web_search", "web_fetch", "browser"], "exec": {"pathPrepend": [OPENCLAW_SHIMS]}},
         "models": {"providers": {PROVIDER: provider}},
         "agents": {"defaults": {"model": {"primary": f"{PROVIDER}/inspect"}, "workspace": "/workspace"}},
     })}
