@@ -116,7 +116,7 @@ def cli_startup(repeat: int = 3) -> dict:
     from verifierbench.harness import claude_vgb, codex_vgb, gemini_vgb, mini_vgb, openclaw_vgb, pi_vgb
 
     node = pi_vgb.toolchain().node
-    bin_of = {"pi": pi_vgb.toolchain().pi_tree, "gemini": gemini_vgb.toolchain().tree, "openclaw": openclaw_vgb.toolchain().tree}
+    bin_of = {"pi": pi_vgb.toolchain().tree, "gemini": gemini_vgb.toolchain().tree, "openclaw": openclaw_vgb.toolchain().tree}
     commands = {"node_e0_s": [node, "-e", "0"],
                 **{f"{cli}_version_s": [node, f"{tree}/node_modules/.bin/{cli}", "--version"] for cli, tree in bin_of.items()},
                 "claude_version_s": [claude_vgb.toolchain(), "--version"],

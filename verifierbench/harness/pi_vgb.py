@@ -67,34 +67,6 @@ def node_path(root: Path) -> Path:
     return root / "packages" / f"node-{NODE_VERSION}" / "package" / "bin" / "node"
 
 
-def pi_tree(root: Path) -> Path:
-    return root / "packages" / f"pi-{PI.version}"
-
-
-@dataclass(frozen=True)
-class Toolchain:
-    node: str
-    pi_tree: str
-
-
-def missing(what: str) -> CliMissing:
-    return CliMissing(f"harness pi in the vgb sandbox: {what}; fetch node {NODE_VERSION} and pi {PI.version} with "
-                      f"`{FETCH_COMMAND}`")
-
-
-@functools.cache
-def toolchain() -> Toolchain:
-    """The checked toolchain (once per process: the tree digest reads 135 MB), or CliMissing in one line."""
-    root = cache_root()
-    tree = pi_tree(root)
-    node = checked_node(root, missing)
-    if not (tree / "node_modules" / ".bin" / "pi").exists():
-        raise missing(f"no pi in {root}")
-    if tree_digest(tree) != PI_TREE_SHA256:
-        raise missing(f"{tree} is not the pinned install of pi {PI.version} (its digest differs)")
-    return Toolchain(node, str(tree))
-
-
 def checked_node(root: Path, missing: Callable[[str], CliMissing]) -> str:
     """npm's node in the cache `root`, checked (a trusted store, the pinned sha256); `missing` words what fails."""
     node = node_path(root)
@@ -110,7 +82,7 @@ def checked_node(root: Path, missing: Callable[[str], CliMissing]) -> str:
 
 
 @dataclass(frozen=True)
-class NodeToolchain:
+class Toolchain:
     node: str
     tree: str
 
@@ -136,7 +108,7 @@ class NpmTree:
         return CliMissing(f"harness {self.harness} in the vgb sandbox: {what}; fetch node {NODE_VERSION} and {self.title} "
                           f"{self.version} with `{self.fetch_command}`")
 
-    def checked(self) -> NodeToolchain:
+    def checked(self) -> Toolchain:
         """The checked node and tree, or CliMissing in one line."""
         root = cache_root()
         node = checked_node(root, self.missing)
@@ -145,13 +117,19 @@ class NpmTree:
             raise self.missing(f"no {self.title} in {root}")
         if tree_digest(tree, self.missing) != self.tree_sha256:
             raise self.missing(f"{tree} is not the pinned install of {self.package} (its digest differs)")
-        return NodeToolchain(node, str(tree))
+        return Toolchain(node, str(tree))
 
     def fetch(self) -> None:
         """node and the tree into the cache (npm, no install scripts), each unless it is there."""
         root = cache_root()
         fetch_node(root)
         npm_install(self.package, self.path(root), self.executable)
+
+
+PI_TREE = NpmTree(harness="pi", title="pi", version=PI.version, package=f"@earendil-works/pi-coding-agent@{PI.version}",
+                  directory=f"pi-{PI.version}", executable="pi", tree_sha256=PI_TREE_SHA256, fetch_command=FETCH_COMMAND)
+missing = PI_TREE.missing
+toolchain = functools.cache(PI_TREE.checked)  # the checked node and pi (once per process: the tree digest reads 135 MB)
 
 
 def file_sha256(path: Path) -> str:
@@ -189,12 +167,10 @@ def tree_digest(root: Path, missing: Callable[[str], CliMissing] = missing) -> s
 
 def fetch() -> None:
     """Fetches node and pi into the cache the way scripts/harness-clis.sh does (npm, no install scripts)."""
-    root = cache_root()
-    fetch_node(root)
-    npm_install(f"@earendil-works/pi-coding-agent@{PI.version}", pi_tree(root), "pi")
+    PI_TREE.fetch()
     toolchain.cache_clear()
     toolchain()
-    print(f"pi {PI.version} and node {NODE_VERSION} in {root}: checked")
+    print(f"pi {PI.version} and node {NODE_VERSION} in {cache_root()}: checked")
 
 
 def fetch_node(root: Path) -> None:
@@ -253,7 +229,7 @@ def pi_vgb_agent(system_prompt: str, cwd: str = "/workspace", generation_end_key
 
 
 def pi_binds(chain: Toolchain) -> tuple[Bind, ...]:
-    return Bind(chain.node, NODE_INSIDE), Bind(chain.pi_tree, PI_INSIDE)
+    return Bind(chain.node, NODE_INSIDE), Bind(chain.tree, PI_INSIDE)
 
 
 def pi_mounts() -> tuple[tuple[Bind, ...], dict[str, str]]:
