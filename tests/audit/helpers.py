@@ -39,9 +39,10 @@ def flawed_files(task: Task, flaw: str) -> dict[str, dict[str, str]]:
                      "_state_common.py": (FLAWED_DIR / "_state_common.py").read_text()})
 
 
-def trusted_executor() -> Executor:
-    """Sandboxed like any verifier run, with our reference code mounted: only for verifiers written by tests."""
-    return Executor(Limits(), isolation="auto", libraries=reference_libraries())
+def trusted_executor(warm: bool | None = None) -> Executor:
+    """Sandboxed like any verifier run, with our reference code mounted: only for verifiers written by tests.
+    `warm`: as Executor's (False: a sandbox per run)."""
+    return Executor(Limits(), isolation="auto", libraries=reference_libraries(), warm=warm)
 
 
 def load_flaw(name: str) -> ModuleType:
