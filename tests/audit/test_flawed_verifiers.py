@@ -153,13 +153,14 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
 def test_an_audit_decides_the_same_through_warm_sandboxes_as_with_a_sandbox_per_candidate(suite, bfcl_candidates, bwrap_available,
                                                                                          tmp_path):
     """The audit runs its candidates as hidden cases run (warm sandboxes, Executor.run_batch); with a sandbox per
-    candidate (an executor made cold) every candidate gets the same decision, so the same witnesses refute."""
+    candidate (an executor made cold) every candidate gets the same decision, so the same witnesses refute. Nothing
+    preloaded, as for a generated verifier."""
     flaw_name = "loose_numbers"
     task = _missed_by_hidden(suite, bfcl_candidates, load_flaw(flaw_name), FLAWS[flaw_name])[0]
     hidden = _without_family(suite, task.id, FLAWS[flaw_name])
     runs = {}
     for name in ("warm", "cold"):
-        with trusted_executor(warm=name == "warm") as ex:
+        with trusted_executor(warm=name == "warm", preload=False) as ex:
             trial = engine.freeze(ex, flawed_files(task, flaw_name))
             pool = WitnessPool(tmp_path / name, suite.manifest.version)
             result = asyncio.run(engine.audit(task, hidden, trial, ex, pool, engine.Auditors(seed=0)))
