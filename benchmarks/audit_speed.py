@@ -25,13 +25,14 @@ AFTER = Path(__file__).resolve().parents[1]
 
 
 def run(tree: Path, logs: str, suite: str, work: Path) -> tuple[float, float, dict, list]:
-    """One `verifierbench audit` with `tree` first on PYTHONPATH: (wall s, CPU s, its summary, its pooled witnesses)."""
+    """One `verifierbench audit` of `tree`'s code: (wall s, CPU s, its summary, its pooled witnesses)."""
     pool, out = work / "pool", work / "out"
     command = [sys.executable, "-m", "verifierbench.cli.main", "audit", logs, "--suite", suite, "--pool", str(pool),
                "--out", str(out)]
     before = os.times()
     start = time.perf_counter()
-    subprocess.run(command, env={**os.environ, "PYTHONPATH": str(tree)}, check=True, stdout=subprocess.DEVNULL)
+    # cwd: `python -m` puts the working directory first on sys.path, ahead of PYTHONPATH
+    subprocess.run(command, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
@@ -48,6 +49,7 @@ def main() -> int:
     parser.add_argument("--before", required=True, type=Path, help="the source tree to compare against (a worktree)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    args.logs, args.suite = str(Path(args.logs).resolve()), str(Path(args.suite).resolve())  # the runs' cwd is their tree
     trees = {"before": args.before.resolve(), "after": AFTER}
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
     outputs: dict[str, set[str]] = {name: set() for name in trees}
@@ -58,7 +60,7 @@ def main() -> int:
                 wall, cpu, summary, witnesses = run(tree, args.logs, args.suite, Path(tmp) / f"{name}-{repeat}")
                 times[name].append((wall, cpu))
                 outputs[name].add(json.dumps([summary, witnesses], sort_keys=True))
-                print(f"  {name:6s} run {repeat + 1}: wall {wall:6.1f} s  CPU {cpu:6.1f} s  (load {os.getloadavg()[0]:.1f})")
+                print(f"  {name:6s} run {repeat + 1}: wall {wall:6.1f} s  CPU {cpu:6.1f} s  (load {os.getloadavg()[0]:.1f})", flush=True)
     medians = {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for name, t in times.items()}
     for name, (wall, cpu) in medians.items():
         print(f"{name:6s} median wall {wall:6.1f} s  CPU {cpu:6.1f} s")
