@@ -30,7 +30,7 @@ from verifierbench.suite.export import TEMPLATES, reference_libraries  # noqa: E
 from verifierbench.executor import Executor, Limits  # noqa: E402
 from verifierbench.suite.resolver import open_suite  # noqa: E402
 from verifierbench.core.schema import Category  # noqa: E402
-from verifierbench.scorers import verifier_files  # noqa: E402
+from verifierbench.core import verifier_files  # noqa: E402
 
 
 def files(task, suite, kind):

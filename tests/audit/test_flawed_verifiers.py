@@ -150,6 +150,25 @@ def test_auditor_refutes_a_flawed_verifier_the_hidden_suite_passes(flaw_name, su
         assert again.refuted and again.rounds == 0 and again.pool_replayed >= len(result.witnesses)
 
 
+def test_an_audit_decides_the_same_through_warm_sandboxes_as_with_a_sandbox_per_candidate(suite, bfcl_candidates, bwrap_available,
+                                                                                         tmp_path):
+    """The audit runs its candidates as hidden cases run (warm sandboxes, Executor.run_batch); with a sandbox per
+    candidate (an executor made cold) every candidate gets the same decision, so the same witnesses refute. Nothing
+    preloaded, as for a generated verifier."""
+    flaw_name = "loose_numbers"
+    task = _missed_by_hidden(suite, bfcl_candidates, load_flaw(flaw_name), FLAWS[flaw_name])[0]
+    hidden = _without_family(suite, task.id, FLAWS[flaw_name])
+    runs = {}
+    for name in ("warm", "cold"):
+        with trusted_executor(warm=name == "warm", preload=False) as ex:
+            trial = engine.freeze(ex, flawed_files(task, flaw_name))
+            pool = WitnessPool(tmp_path / name, suite.manifest.version)
+            result = asyncio.run(engine.audit(task, hidden, trial, ex, pool, engine.Auditors(seed=0)))
+            runs[name] = (trial.decided, [(w.key, d) for w, d in result.witnesses], result.rounds, result.executions)
+    assert runs["warm"][1], f"{flaw_name} not refuted on {task.source_id}"
+    assert runs["warm"] == runs["cold"]
+
+
 @pytest.mark.timeout(900)  # every BFCL/ACEBench task, full rounds: within 300 s idle, past it at load 18
 @pytest.mark.parametrize("source", ["bfcl", "acebench"])
 def test_reference_verifier_is_never_refuted(source, request, executor, tmp_path):

@@ -61,8 +61,10 @@ def certified(suite, state_tasks) -> dict:
 
 @pytest.fixture(scope="module")
 def executor(bwrap_available):
+    # trusted_preload: these verifiers are ours (tests/audit/helpers.py), each warm sandbox imports tau2's or AgentDojo's
+    # modules once instead of once per run
     with Executor(Limits(timeout_s=120), isolation="bwrap", libraries=reference_libraries(),
-                  site_packages=reference_site_packages()) as ex:
+                  site_packages=reference_site_packages(), trusted_preload=True) as ex:
         yield ex
 
 

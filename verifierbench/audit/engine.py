@@ -79,16 +79,26 @@ def decide_all(executor: Backend, trial: Trial, candidates: dict[str, Any], task
     """The trial's decision on each candidate (by key); runs only the ones not decided before. Returns (decisions, runs).
     With the task, runs get what its hidden cases get (a code task's /repo, a run_public service). On a cluster
     (`--backend ray`) the candidates run on its nodes, as hidden cases do; locally on this process's executor."""
-    todo = {k: c for k, c in candidates.items() if k not in trial.decided}
+    (decisions,), runs = decide_each(executor, [(trial, candidates)], task)
+    return decisions, runs
+
+
+def decide_each(executor: Backend, asks: list[tuple[Trial, dict[str, Any]]], task: Task | None = None) -> tuple[list[dict[str, Decision]], int]:
+    """`decide_all` for several trials in one batch, as hidden cases run (warm sandboxes, each started once for many
+    candidates of many verifiers); per trial its decisions, and the runs made in all."""
+    runs: dict[str, tuple[Trial, str, Any]] = {}  # outcome key -> (trial, candidate key, candidate)
+    for index, (trial, candidates) in enumerate(asks):
+        runs.update((f"{index}:{k}", (trial, k, c)) for k, c in candidates.items() if k not in trial.decided)
     if isinstance(executor, CaseRunner):
         if task is None:
             raise ValueError("a cluster backend judges candidates of a task of the suite")
-        outcomes = executor.run_cases(CaseRun(task, trial.frozen, c, k) for k, c in todo.items())
-    else:
-        outcomes = executor.run_many(case_job(task, trial.frozen, c, k) for k, c in todo.items())
+        outcomes = executor.run_cases(CaseRun(task, trial.frozen, c, key) for key, (trial, _, c) in runs.items())
+    else:  # cold instead when the executor is made so (Executor.run_batch)
+        outcomes = executor.run_batch(case_job(task, trial.frozen, c, key) for key, (trial, _, c) in runs.items())
     for outcome in outcomes:
-        trial.decided[outcome.key] = outcome.decision
-    return {k: trial.decided[k] for k in candidates}, len(todo)
+        trial, key, _ = runs[outcome.key]
+        trial.decided[key] = outcome.decision
+    return [{k: trial.decided[k] for k in candidates} for trial, candidates in asks], len(runs)
 
 
 def batches(certified: list[Witness], size: int) -> list[list[Witness]]:

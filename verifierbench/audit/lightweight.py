@@ -69,7 +69,7 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
     if auditors.task_analyst is not None:  # before any trial: its witnesses go to the pool, shared by every verifier
         result.task_analysis = (await analysis.run(task, hidden, auditors.task_analyst, auditors.reviewer_model, pool)).summary()
     witnesses = {w.key: w for w in pool.load(task.id, task.content_hash) if w.refutes}
-    active = [a for a in runnable if not _share(task, a, list(witnesses.values()), executor, result)]
+    active = _unrefuted(task, runnable, list(witnesses.values()), executor, result)
     spent = 0
     while active and spent < rounds:
         chosen = rng.choice(active)
@@ -83,15 +83,14 @@ async def audit_task(task: Task, hidden: list[TestCase], trials: dict[str, dict]
         chosen.on_witnesses.update((w.key, Decision(d)) for w, d in audit.witnesses + audit.replayed)
         if audit.refuted:
             chosen.status = REFUTED
-            active = [a for a in active if a is not chosen and not _share(task, a, new, executor, result)]
+            active = _unrefuted(task, [a for a in active if a is not chosen], new, executor, result)
         else:
             chosen.status = CLEAN
             active = [a for a in active if a is not chosen]
     result.rounds = spent
     result.witnesses = list(witnesses.values())
-    for a in runnable:  # the final suite: every verifier meets every witness, so configurations compare on one case set
-        _share(task, a, result.witnesses, executor, result)
-    return result
+    _unrefuted(task, runnable, result.witnesses, executor, result)  # the final suite: every verifier meets every witness,
+    return result  # so configurations compare on one case set
 
 
 def _trial(task: Task, configuration: str, meta: dict, executor: Backend) -> TrialAudit:
@@ -102,17 +101,22 @@ def _trial(task: Task, configuration: str, meta: dict, executor: Backend) -> Tri
     return TrialAudit(configuration, task.id, UNAUDITED, hidden, trial=engine.freeze(executor, files))
 
 
-def _share(task: Task, audit: TrialAudit, witnesses: list[Witness], executor: Backend, result: TaskAudit) -> bool:
-    """Replays witnesses on a verifier; True (and status refuted) when one disagrees."""
-    if not witnesses or audit.trial is None:
-        return False
-    decisions, runs = engine.decide_all(executor, audit.trial, {w.key: w.candidate for w in witnesses}, task)
+def _unrefuted(task: Task, audits: list[TrialAudit], witnesses: list[Witness], executor: Backend, result: TaskAudit) -> list[TrialAudit]:
+    """Replays the witnesses on every verifier, all in one batch; those one disagrees with get status refuted.
+    Returns the others."""
+    runnable = [a for a in audits if a.trial is not None]
+    if not witnesses or not runnable:
+        return list(audits)
+    candidates = {w.key: w.candidate for w in witnesses}
+    decided, runs = engine.decide_each(executor, [(a.trial, candidates) for a in runnable if a.trial is not None], task)
     result.executions += runs
-    audit.on_witnesses.update(decisions)
-    if any(engine.disagrees(w.label, decisions[w.key]) for w in witnesses):
-        audit.status = REFUTED
-        return True
-    return False
+    refuted = set()
+    for audit, decisions in zip(runnable, decided):
+        audit.on_witnesses.update(decisions)
+        if any(engine.disagrees(w.label, decisions[w.key]) for w in witnesses):
+            audit.status = REFUTED
+            refuted.add(id(audit))
+    return [a for a in audits if id(a) not in refuted]
 
 
 def summarize(audits: list[TaskAudit], hidden_by_task: dict[str, list[TestCase]]) -> dict:
