@@ -58,3 +58,22 @@ def test_the_documented_override_runs_the_tests_without_docker(tmp_path):
                             env={**env, "CI": "1", "VERIFIERBENCH_CI_ALLOW_NO_DOCKER": "1"})
     assert result.returncode == 0, result.stderr
     assert (root / "ran").read_text().strip().endswith("VERIFIERBENCH_REQUIRE=sandbox,data,packages,browser,rootfs-py39,ray,swebench-copy")
+
+
+def test_a_passed_run_removes_its_temporary_files_and_a_failed_one_keeps_them(tmp_path):
+    root = copy_of_ci(tmp_path)
+    # The stand-in test runner writes into --basetemp, as pytest does, and exits with $STUB_STATUS.
+    (root / "scripts" / "test.sh").write_text('#!/usr/bin/env bash\nwhile [ "$1" != --basetemp ]; do shift; done\n'
+                                              'echo log > "$2/eval.log"\nexit "${STUB_STATUS:-0}"\n')
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIERBENCH_")}
+    env = {**env, "CI": "1", "VERIFIERBENCH_CI_ALLOW_NO_DOCKER": "1", "TMPDIR": str(temp)}
+    passed = subprocess.run(["bash", str(root / ".ci" / "run")], capture_output=True, text=True, timeout=60, env=env)
+    assert passed.returncode == 0, passed.stderr
+    assert list(temp.glob("verifierbench-ci.*")) == []
+    failed = subprocess.run(["bash", str(root / ".ci" / "run")], capture_output=True, text=True, timeout=60,
+                            env={**env, "STUB_STATUS": "1"})
+    assert failed.returncode == 1
+    (kept,) = temp.glob("verifierbench-ci.*")
+    assert (kept / "eval.log").is_file() and f"kept in {kept}" in failed.stdout
