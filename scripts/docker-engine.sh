@@ -36,9 +36,12 @@ BIN=$STATE/bin                # the docker CLI matching the engine
 LOG=$STATE/dockerd.log
 LEASES=$RUN/leases            # one file per process using the engine, named by its pid (docs/docker.md, "Leases")
 PIN=$RUN/pinned               # present when someone started the engine by hand: only a plain `stop` stops it
+# The build cache is bounded (BuildKit's GC, least recently used first): every new instance image gives the CLI
+# harnesses' derived image a new 1.7 GB layer (sandboxes/cli_overlay.py), and nothing else ever removed them.
 DAEMON_JSON='{"bridge": "none", "iptables": false, "ip6tables": false, "ip-forward": false, "ip-masq": false,
   "storage-driver": "overlay2", "data-root": "/var/lib/docker", "exec-root": "/run/vgb-docker/exec",
-  "pidfile": "/run/vgb-docker/docker.pid", "hosts": ["unix:///run/vgb-docker/docker.sock"]}'
+  "pidfile": "/run/vgb-docker/docker.pid", "hosts": ["unix:///run/vgb-docker/docker.sock"],
+  "builder": {"gc": {"enabled": true, "defaultKeepStorage": "12GB"}}}'
 
 die() { echo "docker-engine: $*" >&2; exit 1; }
 say() { echo "docker-engine: $*" >&2; }
