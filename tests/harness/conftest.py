@@ -115,3 +115,26 @@ def trace_image(harness_image):
                            text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-2000:]
     return build.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def cli_docker_logs(harness_image, bwrap_available, fixture_instance_image, mixed_suite, tmp_path_factory):
+    """harness -> (the finished `inspect eval`, its log) of that CLI under Docker over the mixed suite's first AgentDojo
+    task and the fixture's code task: one eval per CLI serves its state test (test_harnesses.py) and its code test
+    (test_harnesses_code.py), each reading its own sample. Run on first use, once."""
+    from tests.conftest import first_of_each
+    from tests.harness.inspect_cli import eval_log, inspect
+
+    chosen = first_of_each(mixed_suite, ("agentdojo", "swebench"))
+    made: dict[str, tuple] = {}
+
+    def run(harness: str) -> tuple:
+        if harness not in made:
+            logs = tmp_path_factory.mktemp(f"cli-docker-{harness}")
+            result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
+                             f"suite={mixed_suite}", "-T", f"task_ids={','.join(chosen.values())}", "-T", f"harness={harness}",
+                             "-T", "sandbox=docker", "--log-dir", str(logs))
+            made[harness] = (result, eval_log(logs))
+        return made[harness]
+
+    return run

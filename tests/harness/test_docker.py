@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import logs_of
+from tests.conftest import first_of_each, first_tasks, logs_of
 from tests.harness.conftest import base_image
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.leak_search import assert_nothing_hidden_is_readable
@@ -21,7 +21,6 @@ from verifierbench.sandboxes.spec import sandbox_spec
 from verifierbench.task import SANDBOX_IMAGE_LABEL
 
 COMPOSE = sandbox_spec("docker")[1]
-TOOL_CALL_TASKS = ("-T", "source=bfcl", "--limit", "3")  # the suite's first three BFCL tasks
 TASK_NAME = f"vgbtest-{os.getpid()}"  # Inspect's compose projects are named after it: one per test run
 
 
@@ -90,25 +89,40 @@ def _decisions(log) -> dict[str, dict[str, list[str]]]:
     return {str(sample.id): _decisions_of(sample) for sample in log.samples}
 
 
-def _eval(tmp_path, suite, sandbox: str, selection: tuple[str, ...]):
-    result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={suite}",
-                     *selection, "-T", f"sandbox={sandbox}", "--log-dir", str(tmp_path / sandbox))
-    assert result.returncode == 0, result.stderr[-3000:]
-    log = eval_log(tmp_path / sandbox)
-    assert log.status == "success", log.error
-    assert all(not sample.error for sample in log.samples), [sample.error for sample in log.samples]
-    return log
-
-
-@pytest.mark.timeout(1200)  # two evals, the image build and the suite's build
-@pytest.mark.usefixtures("bwrap_available")
-def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine, tmp_path, bfcl_suite, bfcl_policy_logs):
+@pytest.fixture(scope="module")
+def docker_parity(docker_engine, bwrap_available, fixture_instance_image, mixed_suite, bfcl_suite, state_eval_logs,
+                  code_eval_logs, tmp_path_factory):
+    """One `-T sandbox=docker` eval of the heuristic (default harness) over a task of each type of the mixed suite: the
+    BFCL suite's first three tasks, the AgentDojo task of state_eval_logs and the fixture's code task, the tasks each
+    parity test below compares with its vgb log (one `inspect` start and one sandbox build for the three). After the
+    vgb logs, so the code task's test runs are the vgb eval's to reuse. Returns (the log, whether the sandbox image the
+    eval displaced was left behind)."""
+    (agentdojo,) = [s for s in eval_log(state_eval_logs).samples if s.metadata["source"] == "agentdojo"]
+    chosen = [*first_tasks(bfcl_suite, 3).split(","), f"agentdojo/{agentdojo.metadata['source_id']}",
+              first_of_each(mixed_suite, ("swebench",))["swebench"]]
+    logs = tmp_path_factory.mktemp("docker-parity")
     tag, displaced = _displaced_sandbox_image()
     try:
-        docker = _decisions(_eval(tmp_path, bfcl_suite, "docker", TOOL_CALL_TASKS))
+        result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T", f"suite={mixed_suite}",
+                         "-T", f"task_ids={','.join(chosen)}", "-T", "sandbox=docker", "--log-dir", str(logs))
         left = _image_exists(displaced)
     finally:
         subprocess.run(["docker", "rmi", "--force", tag, displaced], capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = eval_log(logs)
+    assert log.status == "success", log.error
+    assert all(not sample.error for sample in log.samples), [sample.error for sample in log.samples]
+    assert len(log.samples) == len(chosen), [sample.metadata["source_id"] for sample in log.samples]
+    return log, left
+
+
+def _samples_of(log, source: str) -> list:
+    return [sample for sample in log.samples if sample.metadata["source"] == source]
+
+
+def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_parity, tmp_path, bfcl_policy_logs):
+    log, left = docker_parity
+    docker = {str(sample.id): _decisions_of(sample) for sample in _samples_of(log, "bfcl")}
     # vgb: the heuristic's log of the shared policy logs (the same tasks first, default options: the vgb sandbox)
     vgb = _decisions(eval_log(logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path / "vgb")))
     vgb = {sample: cases for sample, cases in vgb.items() if sample in docker}
@@ -116,7 +130,7 @@ def test_tool_call_tasks_get_the_same_per_case_decisions_as_in_vgb(docker_engine
     assert docker == vgb
     # The docker eval's clean-up prunes untagged sandbox images no container uses, such as this run's own one. (On an
     # engine other runs share, their evals' clean-up prunes it as well.)
-    assert not left, f"the docker eval left the untagged sandbox image {displaced}"
+    assert not left, "the docker eval left the untagged sandbox image it displaced"
 
 
 def _displaced_sandbox_image() -> tuple[str, str]:
@@ -189,29 +203,23 @@ def test_vgb_env_in_the_container_reaches_the_host_side_budget(container):
     assert sh(container, "echo $VGB_TASK_TYPE").stdout.strip() == "tool-call"
 
 
-@pytest.mark.timeout(1800)  # two evals of a state task (hidden cases replayed) and the state suite's build
-@pytest.mark.usefixtures("bwrap_available")
-def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, state_suite,
-                                                                               state_eval_logs):
+def test_a_state_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_parity, state_eval_logs):
     # vgb: the heuristic's log on one task per state source (shared with test_state_eval.py); its AgentDojo task here.
     (vgb,) = [s for s in eval_log(state_eval_logs).samples if s.metadata["source"] == "agentdojo"]
-    docker = _eval(tmp_path, state_suite, "docker", ("-T", f"task_ids=agentdojo/{vgb.metadata['source_id']}"))
-    (docker_sample,) = docker.samples
+    (docker_sample,) = _samples_of(docker_parity[0], "agentdojo")
     counters = [sample.scores["hidden_cases"].metadata["run_public"] for sample in (vgb, docker_sample)]
     assert counters[0] == counters[1] and counters[0]["cap_run_public"] >= 1, counters
-    assert _decisions(docker) == {str(vgb.id): _decisions_of(vgb)}
+    assert {str(docker_sample.id): _decisions_of(docker_sample)} == {str(vgb.id): _decisions_of(vgb)}
 
 
-@pytest.mark.timeout(1800)  # two evals of the code task (hidden cases judged in rounds) and the code suite's build
-@pytest.mark.usefixtures("bwrap_available", "fixture_instance_image")
-def test_the_code_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_engine, tmp_path, code_suite,
-                                                                                 code_eval_logs):
-    vgb, docker = eval_log(code_eval_logs), _eval(tmp_path, code_suite, "docker", ())  # vgb: test_code_eval.py's log
+def test_the_code_task_gets_the_same_run_public_counters_and_decisions_as_in_vgb(docker_parity, code_eval_logs):
+    vgb = eval_log(code_eval_logs)  # vgb: test_code_eval.py's log
+    (docker,) = _samples_of(docker_parity[0], "swebench")
     decisions = _decisions(vgb)
-    assert decisions and all(decisions.values()) and _decisions(docker) == decisions
+    assert decisions and all(decisions.values()) and {str(docker.id): _decisions_of(docker)} == decisions
     # The generation's run_public counters (cap_*); the judging's test-run counts differ by design: the docker eval
     # reuses the runs the vgb eval made (sources/swebench/run_reuse.py), which the totals check.
-    counters = [sample.scores["hidden_cases"].metadata["run_public"] for log in (vgb, docker) for sample in log.samples]
+    counters = [sample.scores["hidden_cases"].metadata["run_public"] for sample in (*vgb.samples, docker)]
     generation = [{k: v for k, v in c.items() if k.startswith("cap_")} for c in counters]
     assert generation[0]["cap_run_public"] == 2, counters  # the verifier's self-test through vgb_env, and the tool call
     # Equal since vgb_env is mounted from a copy beside the compose file: the engine of scripts/docker-engine.sh (its

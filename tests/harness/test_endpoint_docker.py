@@ -15,6 +15,7 @@ import statistics
 import pytest
 import yaml
 
+from tests.conftest import logs_of
 from tests.harness.inspect_cli import eval_log, inspect
 from tests.harness.test_harnesses import HARNESS_COMPOSE
 from verifierbench.core.errors import UserError
@@ -64,15 +65,18 @@ def test_pi_and_claude_code_under_docker_default_to_the_endpoint_and_can_still_c
 @pytest.mark.timeout(1200)
 @pytest.mark.usefixtures("harness_image", "bwrap_available")
 def test_pi_on_the_endpoint_and_claude_code_on_inspects_bridge_give_the_default_harness_decisions_on_a_tool_call_task(
-        tmp_path, bfcl_suite):
+        tmp_path, bfcl_suite, bfcl_policy_logs):
     logs = {}
-    for harness, sandbox, transport in (("default", "vgb", ()), ("pi", "docker", ()),
-                                        ("claude_code", "docker", ("-T", f"transport={SANDBOX_BRIDGE}"))):
+    for harness, transport in (("pi", ()), ("claude_code", ("-T", f"transport={SANDBOX_BRIDGE}"))):
         result = inspect("eval", "verifierbench/verifierbench", "--model", "verifierbench/heuristic", "-T",
-                         f"suite={bfcl_suite}", "--limit", "1", "-T", f"harness={harness}", "-T", f"sandbox={sandbox}",
+                         f"suite={bfcl_suite}", "--limit", "1", "-T", f"harness={harness}", "-T", "sandbox=docker",
                          *transport, "--log-dir", str(tmp_path / harness))
         assert result.returncode == 0, result.stderr[-3000:]
         logs[harness] = eval_log(tmp_path / harness)
+    # The default harness in vgb on the same task with the same options: the heuristic's log of the shared policy logs.
+    logs["default"] = eval_log(logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], tmp_path / "default"))
+    logs["default"].samples = [s for s in logs["default"].samples if s.id == logs["pi"].samples[0].id]
+    assert len(logs["default"].samples) == 1
     bridged = logs["claude_code"]
     assert bridged.status == "success" and bridged.eval.metadata["harness_transport"] == SANDBOX_BRIDGE, bridged.error
     (sample,) = bridged.samples

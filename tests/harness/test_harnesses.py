@@ -65,10 +65,11 @@ def _eval(tmp_path, harness: str, suite, selection: tuple[str, ...], env: dict |
     return result, eval_log(tmp_path)
 
 
-def _assert_delivered(result, log, shell_tool: str) -> dict:
+def _assert_delivered(result, log, shell_tool: str, source: str | None = None) -> dict:
+    """The checks of a CLI's delivery on the log's one sample (or its one sample of `source`); its score's metadata."""
     assert result.returncode == 0, result.stderr[-3000:]
     assert log.status == "success", log.error
-    (sample,) = log.samples
+    (sample,) = [s for s in log.samples if source is None or s.metadata["source"] == source]
     assert not sample.error, sample.error
     # The log records the harness's transport in the eval's sandbox, and the model calls took it: on the project's
     # endpoint the forwarder's port is in the store, and no port of inspect-swe's agents (Inspect's bridge).
@@ -95,12 +96,12 @@ def _assert_delivered(result, log, shell_tool: str) -> dict:
 
 
 @pytest.mark.timeout(1200)
-@pytest.mark.usefixtures("harness_image", "bwrap_available")
 @pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
-def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(harness, tmp_path, state_suite):
+def test_the_harness_delivers_a_verifier_on_a_state_task_and_reaches_run_public(harness, cli_docker_logs):
     _run_in_this_session(harness)
-    result, log = _eval(tmp_path, harness, state_suite, ("-T", "source=agentdojo", "--limit", "1"))
-    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness])
+    # The CLI's eval over a state and a code task (tests/harness/conftest.py; its code sample: test_harnesses_code.py)
+    result, log = cli_docker_logs(harness)
+    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness], "agentdojo")
     # The policy called run_public once, through the tool the harness bridges to the host-side service.
     assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]
     # The policy read the whole task (its tools), whatever the CLI does to long shell output: its verifier accepts a

@@ -60,11 +60,13 @@ def _code_eval(tmp_path, harness: str, suite, *selection: str) -> dict:
 
 
 @pytest.mark.timeout(1800)
-@pytest.mark.usefixtures("harness_image", "bwrap_available", "fixture_instance_image")
 @pytest.mark.parametrize("harness", sorted(OFFLINE_HARNESSES))
-def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, tmp_path, code_suite, code_eval_logs):
+def test_the_harness_delivers_a_verifier_on_the_fixture_code_task(harness, cli_docker_logs, code_eval_logs):
     _run_in_this_session(harness)
-    metadata = _code_eval(tmp_path, harness, code_suite)
+    # The CLI's eval over a state and a code task (tests/harness/conftest.py; its state sample: test_harnesses.py)
+    result, log = cli_docker_logs(harness)
+    metadata = _assert_delivered(result, log, OFFLINE_HARNESSES[harness], "swebench")
+    assert metadata["run_public"]["cap_run_public"] >= 1, metadata["run_public"]  # the policy's run_public call
     # The default harness's decisions on the same task with the same options (the session's log of it).
     (default,) = [read_eval_log(info) for info in list_eval_logs(str(code_eval_logs))]
     (sample,) = default.samples
