@@ -111,14 +111,16 @@ def mixed(tmp_path_factory, bfcl_suite):
     logs = root / "logs"
     common = ["verifierbench/verifierbench", "-T", f"suite={bfcl_suite}", "-T", f"task_ids={','.join(MIXED_TASKS)}",
               "--log-dir", str(logs)]
-    for extra in (["--model", "verifierbench/heuristic"], ["--model", "verifierbench/always_reject", "--limit", "2"]):
-        result = inspect("eval", *common, *extra)
-        assert result.returncode == 0, result.stderr[-3000:]
+    result = inspect("eval", *common, "--model", "verifierbench/always_reject", "--limit", "2")
+    assert result.returncode == 0, result.stderr[-3000:]
     (root / "replies.json").write_text("[]")  # no reply for any prompt: every sample errors, and so does the run
+    logs.mkdir(exist_ok=True)
     (logs / "EXPECTED_ERROR").touch()  # the errored run is the point: scripts/check_eval_logs.py skips this directory
-    _scripted_eval(*common, "--model", "scripted/broken", cwd=root, replies=root / "replies.json")
+    # The good run and the errored one in one `inspect eval` (a log each): the broken model's error ends its own run only.
+    _scripted_eval(*common, "--model", "verifierbench/heuristic,scripted/broken", cwd=root, replies=root / "replies.json")
     by_model = {read_eval_log(str(p), header_only=True).eval.model: p for p in logs.glob("*.eval")}
     assert read_eval_log(str(by_model["scripted/broken"]), header_only=True).status == "error"
+    assert read_eval_log(str(by_model["verifierbench/heuristic"]), header_only=True).status == "success"
     return logs, by_model
 
 
