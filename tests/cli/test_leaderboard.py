@@ -34,10 +34,16 @@ def logs(tmp_path_factory, bfcl_suite, audit_logs):
     return root
 
 
-def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
+@pytest.fixture(scope="module")
+def ranked(logs) -> dict:
+    """`leaderboard --json` on the logs, once for the tests that read its rows."""
     result = cli("leaderboard", str(logs), "--json")
     assert result.returncode == 0, result.stderr
-    rows = json.loads(result.stdout)
+    return json.loads(result.stdout)
+
+
+def test_a_configuration_run_task_by_task_merges_into_one_row(logs, ranked):
+    rows = ranked
     assert list(rows) == ["verifierbench/heuristic", "verifierbench/always_reject"]  # ranked by BA_norm
     reject = rows["verifierbench/always_reject"]
     assert reject["n_tasks"] == reject["n_submitted"] == len(TASKS) and len(reject["logs"]) == 2
@@ -48,8 +54,8 @@ def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
     assert "verifierbench/heuristic" in table.stdout and "BA_norm" in table.stdout
 
 
-def test_the_leaderboard_matches_the_logs_own_metrics(logs):
-    rows = json.loads(cli("leaderboard", str(logs), "--json").stdout)
+def test_the_leaderboard_matches_the_logs_own_metrics(logs, ranked):
+    rows = ranked
     heuristic_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval")) if "heuristic" in l.eval.model)
     (score,) = heuristic_log.results.scores
     assert rows["verifierbench/heuristic"]["BA_norm"] == pytest.approx(score.metrics["BA_norm"].value)
