@@ -7,7 +7,7 @@ import pytest
 
 import csv
 import json
-import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -172,9 +172,10 @@ MODEL_FAILURES = {
 
 
 @pytest.fixture(scope="module")
-def failed_runs(bfcl_suite, tmp_path_factory) -> dict[str, tuple[Path, Script]]:
-    """failure -> (its log, its server's script): one `inspect eval` over the three failing servers, a model each
-    (`--model-spec` with its own base URL and options; a log each), so their waits overlap and Inspect starts once."""
+def failed_runs(bfcl_suite, bfcl_policy_logs, tmp_path_factory) -> tuple[dict[str, tuple[Path, Script]], subprocess.CompletedProcess]:
+    """(failure -> (its log, its server's script), `leaderboard --no-write --json` on the three logs beside a good
+    run's): one `inspect eval` over the three failing servers, a model each (`--model-spec` with its own base URL and
+    options; a log each), so their waits overlap and Inspect starts once; one leaderboard over all of them."""
     chosen = markers(bfcl_suite, 1)
     (failing,) = chosen
     scripts = {name: Script({chosen[failing]: [reply]}) for name, (reply, *_) in MODEL_FAILURES.items()}
@@ -192,32 +193,31 @@ def failed_runs(bfcl_suite, tmp_path_factory) -> dict[str, tuple[Path, Script]]:
         for server in servers.values():
             server.shutdown()
     assert result.returncode == 0, result.stderr[-3000:]  # Inspect's status for runs that errored
+    (logs / "EXPECTED_ERROR").touch()  # these logs' errors are the point: scripts/check_eval_logs.py skips them
     by_model = {read_eval_log(info, header_only=True).eval.model: Path(info.name.removeprefix("file://"))
                 for info in list_eval_logs(str(logs))}
     assert sorted(by_model) == sorted(f"openai-api/local/{name}" for name in MODEL_FAILURES), sorted(by_model)
-    return {name: (by_model[f"openai-api/local/{name}"], scripts[name]) for name in MODEL_FAILURES}
+    logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], logs)
+    board = cli("leaderboard", str(logs), "--no-write", "--json")
+    assert board.returncode == 0, board.stderr
+    return {name: (by_model[f"openai-api/local/{name}"], scripts[name]) for name in MODEL_FAILURES}, board
 
 
 @pytest.mark.parametrize("failure", MODEL_FAILURES)
-def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(tmp_path, failed_runs, bfcl_policy_logs,
-                                                                                failure):
+def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(failed_runs, failure):
     """Inspect prints its traceback and ends the run in an error (exit status 0, its own); the log keeps the cause,
     and the leaderboard shows the run as errored with it, beside a good run (docs/local-model.md)."""
     _, _, expected_requests, reason = MODEL_FAILURES[failure]
-    path, script = failed_runs[failure]
+    runs, board = failed_runs
+    path, script = runs[failure]
     model = f"openai-api/local/{failure}"
     assert expected_requests(len(script.requests)), len(script.requests)
     log = read_eval_log(str(path))
     assert log.status == "error" and reason.rsplit(" (", 1)[0] in log.error.traceback  # the cause, kept
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    shutil.copy(path, logs)
-    (logs / "EXPECTED_ERROR").touch()  # this log's error is the point: scripts/check_eval_logs.py skips it
-    logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], logs)
-    board = cli("leaderboard", str(logs), "--no-write", "--json")
-    assert board.returncode == 0, board.stderr
-    (warning,) = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
-    assert warning.endswith(f"error, 0/1 samples scored ({model}): {reason}")
+    # One warning per errored log (each of the three), this one naming its log, its model and the cause.
+    warnings = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
+    (warning,) = [line for line in warnings if path.name in line]
+    assert len(warnings) == len(MODEL_FAILURES) and warning.endswith(f"error, 0/1 samples scored ({model}): {reason}")
     shown = json.loads(board.stdout)
     errored = shown[model]
     assert errored["ranked"] is False and errored["status"] == "error"
