@@ -1,4 +1,4 @@
-"""`verifierbench leaderboard` over Inspect logs, and re-scoring a log with `inspect score`."""
+"""`verifierbench leaderboard` over Inspect logs (re-scoring a log with `inspect score`: tests/harness/test_decoupled.py)."""
 
 from __future__ import annotations
 
@@ -34,10 +34,16 @@ def logs(tmp_path_factory, bfcl_suite, audit_logs):
     return root
 
 
-def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
+@pytest.fixture(scope="module")
+def ranked(logs) -> dict:
+    """`leaderboard --json` on the logs, once for the tests that read its rows."""
     result = cli("leaderboard", str(logs), "--json")
     assert result.returncode == 0, result.stderr
-    rows = json.loads(result.stdout)
+    return json.loads(result.stdout)
+
+
+def test_a_configuration_run_task_by_task_merges_into_one_row(logs, ranked):
+    rows = ranked
     assert list(rows) == ["verifierbench/heuristic", "verifierbench/always_reject"]  # ranked by BA_norm
     reject = rows["verifierbench/always_reject"]
     assert reject["n_tasks"] == reject["n_submitted"] == len(TASKS) and len(reject["logs"]) == 2
@@ -48,23 +54,15 @@ def test_a_configuration_run_task_by_task_merges_into_one_row(logs):
     assert "verifierbench/heuristic" in table.stdout and "BA_norm" in table.stdout
 
 
-def test_the_leaderboard_matches_the_logs_own_metrics(logs):
-    rows = json.loads(cli("leaderboard", str(logs), "--json").stdout)
+def test_the_leaderboard_matches_the_logs_own_metrics(logs, ranked):
+    rows = ranked
     heuristic_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval")) if "heuristic" in l.eval.model)
     (score,) = heuristic_log.results.scores
     assert rows["verifierbench/heuristic"]["BA_norm"] == pytest.approx(score.metrics["BA_norm"].value)
 
 
-def test_inspect_score_rejudges_the_frozen_verifier_from_the_log(logs, tmp_path, bfcl_suite):
-    source = next(p for p in logs.glob("*.eval") if "heuristic" in read_eval_log(str(p), header_only=True).eval.model)
-    out = tmp_path / "rescored.eval"
-    result = inspect("score", str(source), "--scorer", "verifierbench/hidden_cases", "-S", f"suite={bfcl_suite}",
-                     "--action", "overwrite", "--output-file", str(out))
-    assert result.returncode == 0, result.stderr[-3000:]
-    before, after = read_eval_log(str(source)), read_eval_log(str(out))
-    for a, b in zip(before.samples, after.samples):
-        assert a.scores["hidden_cases"].metadata["cases"] == b.scores["hidden_cases"].metadata["cases"]
-        assert a.scores["hidden_cases"].answer == b.scores["hidden_cases"].answer
+# `inspect score` re-judging the frozen verifier from a log, with the scorer and its options given, case by case as the
+# eval judged it: tests/harness/test_decoupled.py (the heuristic's --no-score log against the coupled run's cases).
 
 
 def test_no_logs_is_a_clear_error(tmp_path):
@@ -111,14 +109,16 @@ def mixed(tmp_path_factory, bfcl_suite):
     logs = root / "logs"
     common = ["verifierbench/verifierbench", "-T", f"suite={bfcl_suite}", "-T", f"task_ids={','.join(MIXED_TASKS)}",
               "--log-dir", str(logs)]
-    for extra in (["--model", "verifierbench/heuristic"], ["--model", "verifierbench/always_reject", "--limit", "2"]):
-        result = inspect("eval", *common, *extra)
-        assert result.returncode == 0, result.stderr[-3000:]
+    result = inspect("eval", *common, "--model", "verifierbench/always_reject", "--limit", "2")
+    assert result.returncode == 0, result.stderr[-3000:]
     (root / "replies.json").write_text("[]")  # no reply for any prompt: every sample errors, and so does the run
+    logs.mkdir(exist_ok=True)
     (logs / "EXPECTED_ERROR").touch()  # the errored run is the point: scripts/check_eval_logs.py skips this directory
-    _scripted_eval(*common, "--model", "scripted/broken", cwd=root, replies=root / "replies.json")
+    # The good run and the errored one in one `inspect eval` (a log each): the broken model's error ends its own run only.
+    _scripted_eval(*common, "--model", "verifierbench/heuristic,scripted/broken", cwd=root, replies=root / "replies.json")
     by_model = {read_eval_log(str(p), header_only=True).eval.model: p for p in logs.glob("*.eval")}
     assert read_eval_log(str(by_model["scripted/broken"]), header_only=True).status == "error"
+    assert read_eval_log(str(by_model["verifierbench/heuristic"]), header_only=True).status == "success"
     return logs, by_model
 
 

@@ -7,7 +7,11 @@ import pytest
 
 import csv
 import json
+import subprocess
 import time
+from pathlib import Path
+
+from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.cli.test_cli import cli
 from tests.conftest import logs_of
@@ -153,50 +157,69 @@ def test_a_model_call_still_running_at_the_time_limit_ends_the_sample(tmp_path, 
 
 
 # Model failures that end a run with Inspect's traceback and no score (issue 54, item 9): what the server does, the
-# options, how many requests it sees, and the reason the leaderboard gives.
+# options of its model (a --model-spec each), how many requests it sees, and the reason the leaderboard gives.
 MODEL_FAILURES = {
-    # HTTP 500 on every call: Inspect's two attempts (--max-retries 1), each with the OpenAI client's own retries.
-    "http_500": (Reply(status=500, error={"message": "upstream overloaded", "type": "server_error"}), (), lambda n: n >= 2,
+    # HTTP 500 on every call: Inspect's two attempts (max_retries: 1), each with the OpenAI client's own retries.
+    "http_500": (Reply(status=500, error={"message": "upstream overloaded", "type": "server_error"}), {}, lambda n: n >= 2,
                  "InternalServerError: Error code: 500 - upstream overloaded (the model call failed after Inspect's retries)"),
     # A 200 whose body is not JSON (a proxy's error page): neither Inspect nor the client retries it.
-    "not_json": (Reply(raw_body=b"<html><body>502 Bad Gateway</body></html>"), (), lambda n: n == 1,
+    "not_json": (Reply(raw_body=b"<html><body>502 Bad Gateway</body></html>"), {}, lambda n: n == 1,
                  "JSONDecodeError: Expecting value: line 1 column 1 (char 0) (the model server's reply was not JSON; not retried)"),
-    # A reply slower than --attempt-timeout: each attempt is abandoned, then the retries run out.
-    "attempt_timeout": (Reply(text="late", delay_s=8), ("--attempt-timeout", "2"), lambda n: n == 2,
+    # A reply slower than the attempt timeout: each attempt is abandoned, then the retries run out.
+    "attempt_timeout": (Reply(text="late", delay_s=8), {"attempt_timeout": 2}, lambda n: n == 2,
                         "AttemptTimeoutError: attempt_timeout '2' exceeded. (the model call failed after Inspect's retries)"),
 }
 
 
-@pytest.mark.parametrize("failure", MODEL_FAILURES)
-def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(tmp_path, bfcl_suite, bfcl_policy_logs,
-                                                                                failure):
-    """Inspect prints its traceback and ends the run in an error (exit status 0, its own); the log keeps the cause,
-    and the leaderboard shows the run as errored with it, beside a good run (docs/local-model.md)."""
-    reply, options, expected_requests, reason = MODEL_FAILURES[failure]
+@pytest.fixture(scope="module")
+def failed_runs(bfcl_suite, bfcl_policy_logs, tmp_path_factory) -> tuple[dict[str, tuple[Path, Script]], subprocess.CompletedProcess]:
+    """(failure -> (its log, its server's script), `leaderboard --no-write --json` on the three logs beside a good
+    run's): one `inspect eval` over the three failing servers, a model each (`--model-spec` with its own base URL and
+    options; a log each), so their waits overlap and Inspect starts once; one leaderboard over all of them."""
     chosen = markers(bfcl_suite, 1)
     (failing,) = chosen
-    script = Script({chosen[failing]: [reply]})
-    server = serve(script)
-    logs = tmp_path / "logs"
+    scripts = {name: Script({chosen[failing]: [reply]}) for name, (reply, *_) in MODEL_FAILURES.items()}
+    servers = {name: serve(script) for name, script in scripts.items()}
+    logs = tmp_path_factory.mktemp("failing-models")
+    specs = []
+    for name, (_, options, *_) in MODEL_FAILURES.items():
+        spec = {"model": f"openai-api/local/{name}", "base_url": f"http://127.0.0.1:{servers[name].server_port}/v1",
+                "max_retries": 1, "timeout": 30, **options}
+        specs += ["--model-spec", json.dumps(spec)]
     try:
-        result = inspect("eval", "verifierbench/verifierbench", "--model", "openai-api/local/loopback",
-                         "--model-base-url", f"http://127.0.0.1:{server.server_port}/v1", "-T", f"suite={bfcl_suite}",
-                         "-T", f"task_ids={failing}", "--log-dir", str(logs), "--max-retries", "1", "--timeout", "30",
-                         *options, env={"LOCAL_API_KEY": "unused"})
+        result = inspect("eval", "verifierbench/verifierbench", *specs, "-T", f"suite={bfcl_suite}", "-T", f"task_ids={failing}",
+                         "--log-dir", str(logs), env={"LOCAL_API_KEY": "unused"})
     finally:
-        server.shutdown()
-    assert result.returncode == 0, result.stderr[-3000:]  # Inspect's status for a run that errored
-    assert expected_requests(len(script.requests)), len(script.requests)
-    log = eval_log(logs)
-    assert log.status == "error" and reason.rsplit(" (", 1)[0] in log.error.traceback  # the cause, kept
-    (logs / "EXPECTED_ERROR").touch()  # this log's error is the point: scripts/check_eval_logs.py skips it
+        for server in servers.values():
+            server.shutdown()
+    assert result.returncode == 0, result.stderr[-3000:]  # Inspect's status for runs that errored
+    (logs / "EXPECTED_ERROR").touch()  # these logs' errors are the point: scripts/check_eval_logs.py skips them
+    by_model = {read_eval_log(info, header_only=True).eval.model: Path(info.name.removeprefix("file://"))
+                for info in list_eval_logs(str(logs))}
+    assert sorted(by_model) == sorted(f"openai-api/local/{name}" for name in MODEL_FAILURES), sorted(by_model)
     logs_of(bfcl_policy_logs, ["verifierbench/heuristic"], logs)
     board = cli("leaderboard", str(logs), "--no-write", "--json")
     assert board.returncode == 0, board.stderr
-    (warning,) = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
-    assert warning.endswith(f"error, 0/1 samples scored (openai-api/local/loopback): {reason}")
+    return {name: (by_model[f"openai-api/local/{name}"], scripts[name]) for name in MODEL_FAILURES}, board
+
+
+@pytest.mark.parametrize("failure", MODEL_FAILURES)
+def test_a_model_that_keeps_failing_errors_the_run_and_the_leaderboard_says_why(failed_runs, failure):
+    """Inspect prints its traceback and ends the run in an error (exit status 0, its own); the log keeps the cause,
+    and the leaderboard shows the run as errored with it, beside a good run (docs/local-model.md)."""
+    _, _, expected_requests, reason = MODEL_FAILURES[failure]
+    runs, board = failed_runs
+    path, script = runs[failure]
+    model = f"openai-api/local/{failure}"
+    assert expected_requests(len(script.requests)), len(script.requests)
+    log = read_eval_log(str(path))
+    assert log.status == "error" and reason.rsplit(" (", 1)[0] in log.error.traceback  # the cause, kept
+    # One warning per errored log (each of the three), this one naming its log, its model and the cause.
+    warnings = [line for line in board.stderr.splitlines() if line.startswith("warning:")]
+    (warning,) = [line for line in warnings if path.name in line]
+    assert len(warnings) == len(MODEL_FAILURES) and warning.endswith(f"error, 0/1 samples scored ({model}): {reason}")
     shown = json.loads(board.stdout)
-    errored = shown["openai-api/local/loopback"]
+    errored = shown[model]
     assert errored["ranked"] is False and errored["status"] == "error"
     assert [record["reason"] for record in errored["log_records"]] == [reason]
     assert shown["verifierbench/heuristic"]["ranked"] is True

@@ -52,6 +52,14 @@ def written(logs, tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def ranked(logs) -> dict:
+    """`leaderboard --no-write --json` on the logs, once for the tests that read its rows."""
+    result = cli("leaderboard", str(logs), "--no-write", "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
 def rows(path):
     with open(path) as handle:
         return list(csv.DictReader(handle))
@@ -67,8 +75,8 @@ def test_every_table_in_three_formats_and_every_figure(written):
     assert "\\begin{tabular}" in (written / "tables" / "table_02_main.tex").read_text()
 
 
-def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
-    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(ranked):
+    result = ranked
     assert len(result) == CONFIGURATIONS
     for name, r in result.items():
         assert r["BA_norm"] == pytest.approx(r["TPR"] + r["TNR"] - 100), name
@@ -76,8 +84,8 @@ def test_ba_norm_is_tpr_plus_tnr_minus_100_and_types_use_the_same_round(logs):
     assert result["verifierbench/always_reject"]["TNR"] == 100.0
 
 
-def test_the_main_table_gives_a_bootstrap_interval_from_the_median_round(logs, written):
-    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+def test_the_main_table_gives_a_bootstrap_interval_from_the_median_round(ranked, written):
+    result = ranked
     for name, r in result.items():
         low, high = r["BA_norm_ci"]
         assert low <= r["BA_norm"] <= high, name
@@ -146,13 +154,13 @@ def test_the_page_shows_every_table_and_figure_in_headless_chromium(written, tmp
     assert cells["verifierbench/always_accept"]["Audited BA_norm"] == "-"
 
 
-def test_audited_columns_agree_with_the_audit_scorer_in_the_log(logs, written):
+def test_audited_columns_agree_with_the_audit_scorer_in_the_log(logs, ranked, written):
     from inspect_ai.log import read_eval_log
 
     audited_log = next(l for l in (read_eval_log(str(p)) for p in logs.glob("*.eval"))
                        if any(s.name == "testjack_audit" for s in l.results.scores))
     metrics = next(s for s in audited_log.results.scores if s.name == "testjack_audit").metrics
-    result = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    result = ranked
     audit = result["verifierbench/heuristic"]["audited"]
     assert audit["n_tasks"] == 6 and audit["BA_norm"] == pytest.approx(metrics["BA_norm"].value)
     assert audit["refuted_share"] == pytest.approx(metrics["refuted_rate"].value)
@@ -207,7 +215,7 @@ def test_paper_regenerates_suite_tables_and_compares_with_the_published_values(l
     assert "Paper Table 2 against ours" in result.stdout
 
 
-def test_logs_from_before_task_version_1_b_read_as_before(logs, bfcl_suite, tmp_path):
+def test_logs_from_before_task_version_1_b_read_as_before(logs, ranked, bfcl_suite, tmp_path):
     """Logs written before 1-B (metrics named `BA_norm[bfcl]`, a `round` metric, no suite path or hash) rank as the same
     logs do now, beside new ones; `paper` finds the suite through the new logs."""
     from inspect_ai.log import EvalMetric, read_eval_log, write_eval_log
@@ -229,7 +237,7 @@ def test_logs_from_before_task_version_1_b_read_as_before(logs, bfcl_suite, tmp_
             log.eval.metadata = {k: v for k, v in log.eval.metadata.items() if k not in ("suite_dir", "suite_hash")}
             log.eval.task_version = 1
         write_eval_log(log, str(mixed / path.name))
-    before = json.loads(cli("leaderboard", str(logs), "--no-write", "--json").stdout)
+    before = ranked
     after = json.loads(cli("leaderboard", str(mixed), "--no-write", "--json").stdout)
     assert {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in after.items()} == \
            {n: (r["BA_norm"], r["TPR"], r["TNR"], r["BA_norm_ci"]) for n, r in before.items()}
