@@ -10,10 +10,9 @@ from types import ModuleType
 
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
-from verifierbench.suite.export import TEMPLATES, reference_libraries
+from verifierbench.suite.export import TEMPLATES, reference_libraries, reference_preload
 from verifierbench.executor import Executor, Limits
 from verifierbench.executor.warm import PRELOAD_FILE
-from verifierbench.sources.references import WARM_UP, preload_modules
 from verifierbench.core.schema import Task
 from verifierbench.sources.toolcall.base import spec_for_reference
 from verifierbench.suite.store import Suite, load_suite
@@ -31,21 +30,14 @@ def files_of(sources: dict[str, str]) -> dict[str, dict[str, str]]:
     return {path: verifier_files.encode(text.encode()) for path, text in sources.items()}
 
 
-def _preload(task: Task) -> str:
-    """preload.json as suite/export.py writes it for a reference: an executor made with `trusted_preload` (the tests'
-    executors: these verifiers are ours) imports the reference's modules once per warm sandbox, not once per run."""
-    return json.dumps({"modules": preload_modules(str(task.reference.get("checker"))), "warm_up": WARM_UP,
-                       "argument": "reference.json"})
-
-
 def reference_files(task: Task) -> dict[str, dict[str, str]]:
-    return files_of({"verify.py": TEMPLATES["reference"], "reference.json": json.dumps(task.reference), PRELOAD_FILE: _preload(task)})
+    return files_of({"verify.py": TEMPLATES["reference"], "reference.json": json.dumps(task.reference), PRELOAD_FILE: reference_preload(task)})
 
 
 def flawed_files(task: Task, flaw: str) -> dict[str, dict[str, str]]:
     return files_of({"verify.py": FLAWED_TEMPLATE, "reference.json": json.dumps(task.reference),
                      "flaw.py": (FLAWED_DIR / f"{flaw}.py").read_text(), "_common.py": (FLAWED_DIR / "_common.py").read_text(),
-                     "_state_common.py": (FLAWED_DIR / "_state_common.py").read_text(), PRELOAD_FILE: _preload(task)})
+                     "_state_common.py": (FLAWED_DIR / "_state_common.py").read_text(), PRELOAD_FILE: reference_preload(task)})
 
 
 def trusted_executor(warm: bool | None = None, preload: bool = True, **options) -> Executor:

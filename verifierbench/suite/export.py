@@ -68,6 +68,14 @@ write("PASS" if accepted else "FAIL", reason)
 }
 
 
+def reference_preload(task: Task) -> str:
+    """preload.json of a task's exported reference: what its warm sandbox loads once before forking the cases
+    (executor.warm, trusted executors only): the modules, then the source's warm-up hook on this task's reference
+    record (its data)."""
+    return json.dumps({"modules": preload_modules(str(task.reference.get("checker"))), "warm_up": WARM_UP,
+                       "argument": "reference.json"})
+
+
 def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
     if kind not in KINDS:
         raise UserError(f"unknown verifier kind {kind!r} (choose from {', '.join(KINDS)})")
@@ -79,10 +87,7 @@ def export(suite: Suite, kind: str, out: Path, tasks: list[Task]) -> int:
             if not task.reference:
                 raise UserError(f"task {task.source.value}/{task.source_id} has no reference record")
             (directory / "reference.json").write_text(json.dumps(task.reference), encoding="utf-8")
-            # What its warm sandbox loads once before forking the cases (executor.warm, trusted executors only):
-            # the modules, then the source's warm-up hook on this task's reference record (its data).
-            preload = {"modules": preload_modules(str(task.reference.get("checker"))), "warm_up": WARM_UP, "argument": "reference.json"}
-            (directory / PRELOAD_FILE).write_text(json.dumps(preload), encoding="utf-8")
+            (directory / PRELOAD_FILE).write_text(reference_preload(task), encoding="utf-8")
         elif kind == "exact-match":
             gold = next((c for c in suite.cases_by_task.get(task.id, []) if c.category is Category.gold), None)
             if gold is None:
