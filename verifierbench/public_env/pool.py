@@ -117,10 +117,12 @@ class Worker:
 
     def _add_run_counts(self, reported: dict[str, dict[str, int]]) -> None:
         """What this request ran (the worker reports its running totals) added to this process's counts, which the
-        hidden-case scorer reads per sample (public_env/run_counts.py)."""
+        hidden-case scorer reads per sample (public_env/run_counts.py). A scope missing from a report keeps its last
+        totals: an environment without counts (a tool-call task's, one that failed to build) reports none, and the
+        worker's totals never shrink, so forgetting them would count its earlier runs again at its next code request."""
         run_counts.add({scope: {what: count - self.run_counts.get(scope, {}).get(what, 0) for what, count in counts.items()}
                         for scope, counts in reported.items()})
-        self.run_counts = reported
+        self.run_counts = {**self.run_counts, **reported}
 
     def _receive(self, deadline: float) -> dict[str, Any]:
         remaining = deadline - time.monotonic()
