@@ -156,3 +156,14 @@ def test_the_audit_summary_rates_come_from_the_metrics_core(monkeypatch):
     audit = lightweight.TaskAudit("t1", [lightweight.TrialAudit("A", "t1", "audited-clean", {case.id: Decision.P}, trial=object())], [])
     row = lightweight.summarize([audit], {"t1": [case]})["configurations"][0]
     assert len(calls) == 2 and (row["TPR"], row["TNR"], row["BA_norm"]) == (100.0, 100.0, 100.0)  # no negative case: all right
+
+
+def test_the_rates_do_not_depend_on_the_order_the_tasks_come_in():
+    """Tasks read in another order (logs, shards) give the same rates to the last bit: a plain float sum does not
+    (0.1 + 0.2 + 0.3 != 0.3 + 0.2 + 0.1), and median_round breaks ties between rounds on exact equality."""
+    from verifierbench.core.metrics import TaskRates, task_weighted
+
+    shares = [0.1, 0.2, 0.3, 0.7, 1 / 3, 2 / 3]
+    tasks = [TaskRates(r, 1 - r, r / 2, True, 10, 10) for r in shares]
+    assert sum(shares) != sum(reversed(shares))  # the hazard is real for these values
+    assert task_weighted(tasks) == task_weighted(tasks[::-1]) == task_weighted(tasks[2:] + tasks[:2])

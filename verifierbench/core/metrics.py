@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from math import fsum
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from verifierbench.core.protocol import Decision
@@ -150,19 +151,21 @@ def task_weighted(tasks: Sequence[TaskRates]) -> dict[str, Any]:
         tasks: one entry per task, each weighing the same.
     """
     n = len(tasks)
-    tpr = 100 * sum(t.r_pos for t in tasks) / n if n else 0.0
-    tnr = 100 * sum(t.r_neg for t in tasks) / n if n else 0.0
+    # fsum: the exact sum, rounded once, so the rates do not depend on the order the tasks come in (logs read in
+    # another order, a shard merged first), nor does median_round's tie-break between rounds.
+    tpr = 100 * fsum(t.r_pos for t in tasks) / n if n else 0.0
+    tnr = 100 * fsum(t.r_neg for t in tasks) / n if n else 0.0
     attack_rates = [t.attack for t in tasks if t.attack is not None]
     return {
         "TPR": tpr,
         "TNR": tnr,
         "BA": (tpr + tnr) / 2,
         "BA_norm": tpr + tnr - 100,
-        "FPR_h": 100 * sum(attack_rates) / len(attack_rates) if attack_rates else 0.0,
+        "FPR_h": 100 * fsum(attack_rates) / len(attack_rates) if attack_rates else 0.0,
         "n_tasks": n,
         "n_submitted": sum(t.submitted for t in tasks),
         "submission_rate": 100 * sum(t.submitted for t in tasks) / n if n else 0.0,
-        "valid_output_rate": _percent(sum(t.valid for t in tasks), sum(t.judged for t in tasks)),
+        "valid_output_rate": _percent(fsum(t.valid for t in tasks), fsum(t.judged for t in tasks)),
     }
 
 
