@@ -25,7 +25,13 @@ def test_the_eval_set_file_lists_every_runnable_configuration():
 
 
 def test_every_runnable_configuration_builds_with_its_model_and_harness(monkeypatch, bfcl_suite):
+    from verifierbench.harness import prerequisites
+
     monkeypatch.setenv(OVERRIDE_ENV, "verifierbench/always_reject")
+    # What this machine has fetched (mini-swe-agent's install on a fresh machine: none) is not this test's subject, so
+    # the check is recorded, not run; its one-line errors are tested with each harness (test_clis_vgb.py and others).
+    checked: list[tuple[str, str]] = []
+    monkeypatch.setattr(prerequisites, "check", lambda harness, sandbox, tasks: checked.append((harness, sandbox)))
     for config in CONFIGURATIONS:
         if not config.runnable:
             with pytest.raises(ValueError, match="no Inspect agent"):
@@ -36,6 +42,7 @@ def test_every_runnable_configuration_builds_with_its_model_and_harness(monkeypa
         assert str(task.model) == "verifierbench/always_reject"
         # a harness the vgb sandbox hosts (default, pi, claude_code: harness/model_endpoint.py) runs there, the others in Docker
         assert (task.sandbox.type == "vgb") == ("vgb" in harnesses.get(config.harness).sandboxes)
+        assert checked[-1] == (config.harness, task.sandbox.type)  # this harness's prerequisites, in its sandbox
 
 
 @pytest.mark.usefixtures("bwrap_available")

@@ -18,9 +18,11 @@ def test_code_task_runs_end_to_end(code_eval_logs):
     score = sample.scores["hidden_cases"]
     assert score.metadata["rounds_judged"] == 3
     # the judging rounds' test runs, per sample (run_reuse.py): a deterministic verifier's rounds 2 and 3 repeat round 1's
-    # requests, which are served from its runs
+    # requests, which are served from its runs. Made may be 0: another eval of the same fixture task in this session
+    # (the mixed suite's, on the other worker) may have kept every run first, in the session's run cache.
     counts = score.metadata["run_public"]
-    assert counts["test_runs_made"] > 0 and counts["test_runs_reused"] >= counts["test_runs_made"], counts
+    assert counts["test_runs_made"] + counts["test_runs_reused"] > 0, counts
+    assert counts["test_runs_reused"] >= counts["test_runs_made"], counts
     # two budgeted executions: the verifier's self-test on the example diff (in the sandbox) and the tool call
     assert (score.value["run_public"], score.value["budget_blocks"]) == (2.0, 0.0)
     decisions = [d for case in score.metadata["cases"] for d in case["decisions"]]
