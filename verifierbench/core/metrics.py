@@ -261,12 +261,12 @@ def _all_reject(tasks: list[TaskTally]) -> dict[str, Any]:
     """Concentration of false rejections in all-reject verifiers (paper App. H, Eq. 9)."""
     members = [t for t in tasks if t.all_reject()]
     fails = sum(t.positive[Decision.F] for t in tasks)
-    weighted = sum(t.positive[Decision.F] / sum(t.positive.values()) for t in tasks if t.positive)
+    weighted = fsum(t.positive[Decision.F] / sum(t.positive.values()) for t in tasks if t.positive)  # order-free
     return {
         "tasks": len(members),
         "positive_fails": sum(t.positive[Decision.F] for t in members),
         "share_cases": _percent(sum(t.positive[Decision.F] for t in members), fails),
-        "share_tasks": _percent(sum(t.positive[Decision.F] / sum(t.positive.values()) for t in members), weighted),
+        "share_tasks": _percent(fsum(t.positive[Decision.F] / sum(t.positive.values()) for t in members), weighted),
     }
 
 
