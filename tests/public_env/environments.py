@@ -73,3 +73,18 @@ class Sandboxed(ServedEnvironment):
 
     def reset_reply(self) -> dict:
         return {"state": {}, "state_hash": "initial"}
+
+
+class SlowToBuild(Logged):
+    """A Logged environment whose build (its reset reply, computed when a worker builds it) burns `build_s` of CPU, as
+    AgentDojo's import and first reset take seconds."""
+
+    def __init__(self, log: str, build_s: float) -> None:
+        super().__init__(log)
+        self.build_s = build_s
+
+    def reset_reply(self) -> dict:
+        end = time.process_time() + self.build_s
+        while time.process_time() < end:
+            pass
+        return super().reset_reply()

@@ -18,7 +18,7 @@ from verifierbench.public_env.service import BUDGET_EXCEEDED, PublicService
 from verifierbench.scorers.hidden_cases import shared_executor  # generated verifiers' executor: vgb_env mounted
 from verifierbench.sources.agentdojo import cases, data
 from verifierbench.sources.agentdojo.environment import AgentDojoEnvironment
-from tests.public_env.environments import Logged, Unencodable, lines
+from tests.public_env.environments import Logged, SlowToBuild, Unencodable, lines
 
 REF = data.TaskRef("banking", "user_task_0")
 
@@ -35,6 +35,7 @@ def gold_record():
 
 def test_budget_counts_every_request_and_reset_is_free(service):
     first = service.handle({"op": "run_public", "record": gold_record()})
+    assert "state_hash" in first, first  # an error answer otherwise
     assert first["state_hash"] and len(first["observations"]) == 2
     assert service.handle({"op": "reset"})["state_hash"] != first["state_hash"]  # the initial state, not counted
     assert "error" not in service.handle({"op": "run_public", "calls": []})
@@ -227,6 +228,41 @@ def test_resets_are_budgeted_and_counted(tmp_path):
     assert [r.get("state_hash") for r in replies[:allowed - 1]] == ["initial"] * (allowed - 1)
     assert all(r == {"error": RESETS_EXCEEDED} for r in replies[allowed - 1:])
     assert (service.resets, service.reset_blocks, service.uses) == (306, 306 - allowed, 0)
+
+
+def test_a_worker_that_must_build_again_gets_the_build_time_not_the_requests(tmp_path, monkeypatch):
+    """A pooled worker keeps its environments per recipe and per the harness's VERIFIERBENCH_* settings, at most 8. The
+    pool used to believe a worker that had once built a recipe still had it, so when the settings had changed (another
+    test's stores) or the environment had been evicted, the worker's new build ran within the request's limit: on a busy
+    machine the request was answered "request exceeded 30 s". And the build ran under the CPU limit left from the
+    worker's last request (as little as its 1 s here): SIGXCPU, the same answer, every time this test ran after one with
+    a short limit (the CI failure of 2026-12-07). The worker now says when it builds, and builds under the build's
+    limits."""
+    from verifierbench.public_env import pool
+
+    with pool._idle_lock:  # one worker of this test's own serves every service below, one after the other
+        idle, pool._idle[:] = list(pool._idle), []
+    try:
+        log = str(tmp_path / "log")
+        slow = partial(SlowToBuild, log, 2.0)
+        with PublicService(slow, budget=5, request_timeout_s=1) as service:
+            assert service.handle({"op": "reset"})["state_hash"] == "initial"
+        monkeypatch.setenv("VERIFIERBENCH_TEST_SETTING", "changed")  # the same recipe under other settings
+        with PublicService(slow, budget=5, request_timeout_s=1) as service:
+            assert service.handle({"op": "run_public", "calls": []}) == {"ok": True, "calls": 0}
+        for n in range(8):  # eight other environments built in that worker since: the slow one is evicted
+            with PublicService(partial(Logged, str(tmp_path / f"other-{n}")), budget=5) as other:
+                assert other.handle({"op": "reset"})["state_hash"] == "initial"
+        with PublicService(slow, budget=5, request_timeout_s=1) as service:
+            assert service.handle({"op": "run_public", "calls": []}) == {"ok": True, "calls": 0}
+            assert service.handle({"op": "run_public", "calls": []}) == {"ok": True, "calls": 0}  # kept: no build
+        assert lines(log) == ["reset", "reset", "run", "reset", "run", "run"]  # built three times
+        assert len(pool._idle) == 1
+    finally:
+        with pool._idle_lock:
+            mine, pool._idle[:] = list(pool._idle), idle
+        for worker in mine:
+            worker.close()
 
 
 def test_a_reply_json_cannot_hold_is_an_error_reply():

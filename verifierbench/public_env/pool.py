@@ -57,7 +57,7 @@ class Worker:
     def __init__(self, process: subprocess.Popen[bytes], channel: socket.socket) -> None:
         self.process = process
         self.channel = channel
-        self.recipes: set[bytes] = set()  # environments built in it
+        self.recipes: set[bytes] = set()  # recipes it has served: a hint for checkout (the worker says when it builds)
         self.killed = False
         self.run_counts: dict[str, dict[str, int]] = {}  # what its requests ran (ServedEnvironment.run_counts), as last reported
         self.cgroup: str | None = None  # its memory cgroup's name (executor.memcg), removed with it
@@ -95,18 +95,20 @@ class Worker:
         """
         # The harness's settings as they are now: a pooled worker may have started under others (a test's stores).
         settings = {name: value for name, value in os.environ.items() if name.startswith("VERIFIERBENCH_")}
-        order = {"recipe": recipe, "cpu_s": timeout_s, "settings": settings, **counters}
+        order = {"recipe": recipe, "cpu_s": timeout_s, "build_cpu_s": BUILD_TIMEOUT_S, "settings": settings, **counters}
         try:
             socket.send_fds(self.channel, [pickle.dumps(order)], [client.fileno()])
         except OSError as e:
             raise WorkerEnded(self.process.poll()) from e
-        # The first message: "ready" after a build (trusted code, under its own limit; the request's time starts
-        # then), else already the request's op report. A worker that has built this recipe keeps it, so its request's
-        # time starts now: a client that never finishes its line is still ended at timeout_s.
-        built = recipe in self.recipes
+        # The first message: "building" at once if the worker must build the environment (trusted code, under its own
+        # limit; the request's time starts once it is "ready"), else already the request's op report. Only the worker
+        # knows which (it keeps environments per recipe and settings, and evicts): the request's time starts now
+        # unless it says so, so a client that never finishes its line is still ended at timeout_s.
         self.recipes.add(recipe)
-        deadline = time.monotonic() + (timeout_s if built else BUILD_TIMEOUT_S)
+        deadline = time.monotonic() + timeout_s
         report = self._receive(deadline)
+        if report.get("building"):
+            report = self._receive(time.monotonic() + BUILD_TIMEOUT_S)
         if report.get("ready"):
             deadline = time.monotonic() + timeout_s
             report = self._receive(deadline)

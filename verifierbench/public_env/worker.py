@@ -7,10 +7,11 @@ environment and writes the reply to the client itself. The harness kills it when
 ends, and starts another: nothing of a request ever runs on the harness's threads.
 
 Channel: a SOCK_SEQPACKET socket to the harness. In: pickled messages from the harness (trusted): first
-`{"memory_bytes"}`, then per request `{"recipe", "uses", "resets", "budget", "reset_allowance",
-"cpu_s", "max_request_bytes"}` with the client's descriptor. Out: small JSON messages: `{"ready": true}` once the environment is built (only when this request built it),
-`{"op": ..., "blocked": bool}` once the request is parsed (before it runs, so a request that is then killed is still
-counted), `{"done": true}` after the reply.
+`{"memory_bytes"}`, then per request `{"recipe", "uses", "resets", "budget", "reset_allowance", "cpu_s", "build_cpu_s",
+"max_request_bytes", "settings"}` with the client's descriptor. Out: small JSON messages: `{"building": true}` before
+it builds the environment and `{"ready": true}` once built (only when this request builds it: a build has its own time
+and CPU limits, and the request's start after it), `{"op": ..., "blocked": bool}` once the request is parsed (before it
+runs, so a request that is then killed is still counted), `{"done": true}` after the reply.
 """
 
 from __future__ import annotations
@@ -65,8 +66,11 @@ def main(channel_fd: int) -> None:
         with socket.socket(fileno=fds[0]) as client:
             try:
                 _settings(order.get("settings", {}))
+                # A build runs under its own CPU limit: the one left from this worker's last request (its cpu_s, as
+                # little as a second) would kill a build of a few seconds (AgentDojo's import) with SIGXCPU.
+                _limit_cpu(order["build_cpu_s"])
                 environment, initial = _environment(environments, order["recipe"], order.get("settings", {}),
-                                                    lambda: _send(channel, {"ready": True}))
+                                                    lambda report: _send(channel, report))
             except Exception as e:  # noqa: BLE001 - the source's loaders failed: the client hears why, the worker goes on
                 _send(channel, {"ready": True})
                 _send(channel, {"op": None, "blocked": False})
@@ -90,18 +94,20 @@ def _settings(settings: dict[str, str]) -> None:
 
 
 def _environment(environments: OrderedDict[bytes, tuple[Any, list[bytes]]], recipe: bytes,
-                 settings: dict[str, str], built: Callable[[], None]) -> tuple[Any, list[bytes]]:
-    """The environment of a recipe, built once under these settings and kept; `built` is called after a build (the
-    harness's request time starts then; one kept already costs no message)."""
+                 settings: dict[str, str], report: Callable[[dict[str, Any]], None]) -> tuple[Any, list[bytes]]:
+    """The environment of a recipe, built once under these settings and kept (at most ENVIRONMENTS_KEPT). Only this
+    process knows whether it has one, so a build is reported before and after (the harness then gives it the build's
+    limit and starts the request's time after it); one kept already costs no message."""
     key = recipe + json.dumps(settings, sort_keys=True).encode()
     if key not in environments:
+        report({"building": True})
         environment = pickle.loads(recipe)()
         # The reset reply, computed once per environment (issue 35) and now, before any request's time starts: it loads
         # the environment's data (a tau2 domain's database), which a replay would otherwise pay within its limit.
         environments[key] = (environment, [_encode(environment.reset_reply())])
         while len(environments) > ENVIRONMENTS_KEPT:
             environments.popitem(last=False)
-        built()
+        report({"ready": True})
     environments.move_to_end(key)
     return environments[key]
 
