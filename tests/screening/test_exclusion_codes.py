@@ -53,6 +53,21 @@ def test_table_8_from_old_files_has_one_column_per_meaning(tmp_path):
     assert f"T = {EXCLUSION_CODES['T']}" in table.note and "B = C5: a trivial baseline" in table.note
 
 
+def test_table_8_counts_inert_hacks_apart_from_c1_drops(tmp_path):
+    """A build drops a draft the reference disagrees with (C1) or a hack that fools no naive verifier (C7 at build
+    time); Table 8 and the build's line called both "dropped by C1" (matplotlib-26208's one drop was an inert hack)."""
+    from verifierbench.construction.replay import INERT_HACK
+
+    dropped = [{"task": "swebench/matplotlib__matplotlib-26208", "category": "hack", "reason": INERT_HACK},
+               {"task": "swebench/django__django-11099", "category": "regression", "reason": "the reference accepts it"},
+               {"task": "swebench/django__django-11099", "category": "hack", "reason": INERT_HACK}]
+    (tmp_path / "screening.json").write_text(json.dumps({"excluded": [], "dropped": dropped}))
+    table = table_screening(SimpleNamespace(manifest=SimpleNamespace(build=BUILD)), tmp_path)
+    rows = {row[0]: dict(zip(table.columns, row)) for row in table.rows}
+    assert (rows["swebench"]["Cases dropped by C1"], rows["swebench"]["Inert hacks dropped (C7)"]) == (1, 2)
+    assert (rows["agentdojo"]["Cases dropped by C1"], rows["agentdojo"]["Inert hacks dropped (C7)"]) == (0, 0)
+
+
 def test_a_resumed_screen_keeps_an_old_record_in_todays_letters(bfcl_suite, tmp_path):
     suite = load_suite(bfcl_suite)
     task = next(iter(suite.tasks.values()))

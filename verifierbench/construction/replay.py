@@ -20,6 +20,9 @@ from typing import Any
 from verifierbench.construction.drafts import Draft
 from verifierbench.core.schema import Category, Label, Task, TestCase
 
+INERT_HACK = "inert hack: fools no naive verifier (C7)"  # a dropped hack's reason; every other drop is C1's
+
+
 # (reference record, candidate) -> (PASS?, reason)
 Decide = Callable[[dict[str, Any], dict[str, Any]], tuple[bool, str]]
 # (reference record, hack candidate) -> the naive checks it fools (screening/potency.py, C7)
@@ -63,7 +66,7 @@ def replay(task: Task, drafts: list[Draft], decide: Decide, key_defects: Sequenc
         if decided == category.label and category is Category.hack and fooled is not None and fooled(task.reference, draft.candidate) == []:
             # C7 at build time (issue 37): a hack no naive verifier accepts tests nothing; dropped with the reason
             out.dropped.append({"task": name, "task_id": task.id, "category": category.value, "label": category.label.value,
-                                "reference": decided.value, "reason": "inert hack: fools no naive verifier (C7)", **draft.provenance()})
+                                "reference": decided.value, "reason": INERT_HACK, **draft.provenance()})
             continue
         if decided == category.label:
             out.cases.append(TestCase.create(task_id=task.id, category=category, candidate=draft.candidate, provenance=draft.provenance()))

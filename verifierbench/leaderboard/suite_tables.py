@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from verifierbench.screening.run import current_summary
-from verifierbench.suite.exclusions import EXCLUSION_CODES, read_screening
+from verifierbench.suite.exclusions import EXCLUSION_CODES, dropped_by_c1, read_screening
 from verifierbench.leaderboard.tables import Cell, Table
 from verifierbench.core.schema import Category, Label
 from verifierbench.suite.store import Suite
@@ -53,19 +53,23 @@ def table_screening(suite: Suite, suite_dir: Path, screen_summary: dict | None =
     excluded: dict[str, Counter] = defaultdict(Counter)
     for entry in screening["excluded"]:
         excluded[entry["task"].split("/")[0]][entry["code"]] += 1
-    dropped = Counter(entry["task"].split("/")[0] for entry in screening["dropped"])
+    dropped: dict[str, list[dict]] = defaultdict(list)
+    for entry in screening["dropped"]:
+        dropped[entry["task"].split("/")[0]].append(entry)
     screened = (screen_summary or {}).get("by_source", {})
     screen_codes = sorted((screen_summary or {}).get("codes", {}))
     rows = []
     for source, record in sorted(build.get("sources", {}).items()):
         after = screened.get(source, {})
-        rows.append([source, record.get("retained", 0) + record.get("excluded", 0), *[excluded[source][c] for c in codes], dropped[source],
-                     *[after.get(f"excluded_{c}", 0) for c in screen_codes], after.get("retained", record.get("retained", 0))])
+        by_c1 = dropped_by_c1(dropped[source])
+        rows.append([source, record.get("retained", 0) + record.get("excluded", 0), *[excluded[source][c] for c in codes], by_c1,
+                     len(dropped[source]) - by_c1, *[after.get(f"excluded_{c}", 0) for c in screen_codes], after.get("retained", record.get("retained", 0))])
     for source in sorted(build.get("unavailable", {})):
-        rows.append([f"{source} (unavailable)", 0, *[0 for _ in codes], 0, *[0 for _ in screen_codes], 0])
+        rows.append([f"{source} (unavailable)", 0, *[0 for _ in codes], 0, 0, *[0 for _ in screen_codes], 0])
     meanings = {**EXCLUSION_CODES, **(screen_summary or {}).get("codes", {})}
     return Table("table_08_screening", "Table 8: screening outcomes per source",
                  ["Source", "Candidate tasks", *[f"Build excluded {c}" for c in codes], "Cases dropped by C1",
+                  "Inert hacks dropped (C7)",
                   *[f"Screen excluded {c}" for c in screen_codes], "Retained"], rows,
                  "Codes: " + "; ".join(f"{c} = {m}" for c, m in sorted(meanings.items()))
                  + ("" if screen_summary else ". Run `verifierbench screen` for the C1-C7 columns."))

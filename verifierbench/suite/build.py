@@ -2,7 +2,8 @@
 
 Each source selects and screens its own tasks (seeded; its `Source.select`, sources/base.py); a source
 whose data is missing is reported in one line and skipped. The suite directory gets the three suite files
-plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay.
+plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay (a disagreement
+with the reference, or an inert hack: C7 at build time).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from verifierbench.construction.selection import Selection
 from verifierbench.core.errors import UserError
 from verifierbench.sources import registry
 from verifierbench.sources.base import SourcePaths
-from verifierbench.suite.exclusions import EXCLUSION_CODES, SCREENING, write_screening
+from verifierbench.suite.exclusions import EXCLUSION_CODES, SCREENING, dropped_by_c1, write_screening
 from verifierbench.suite.store import MANIFEST, Suite, save_suite
 
 __all__ = ["SOURCES", "BuildResult", "SourcePaths", "build_suite", "operator_counts"]
@@ -108,7 +109,8 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         records[name] = {**selection.record, "retained": len(selection.retained), "excluded": len(selection.excluded),
                          "dropped_cases": len(selection.dropped), "operators": operator_counts(selection)}
         say(f"build: {name}: {len(selection.retained)} tasks, {sum(len(r.cases) for r in selection.retained)} cases "
-            f"({len(selection.excluded)} tasks excluded, {len(selection.dropped)} cases dropped by C1)")
+            f"({len(selection.excluded)} tasks excluded, {dropped_by_c1(selection.dropped)} cases dropped by C1, "
+            f"{len(selection.dropped) - dropped_by_c1(selection.dropped)} inert hacks dropped by C7)")
     if not tasks:
         reasons = [f"{k}: {v}" for k, v in unavailable.items()]
         # A source that ran but kept no task (every instance excluded) is named with its exclusion codes.

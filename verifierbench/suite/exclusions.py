@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from verifierbench.construction.replay import INERT_HACK
+
 SCREENING = "screening.json"
 EXCLUSION_CODES = {
     "D": "answer key conflicts with default-argument rules",
@@ -43,6 +45,12 @@ def read_screening(suite_dir: Path) -> dict[str, Any]:
     screening: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     screening["excluded"] = [{**entry, "code": current_code(entry)} for entry in screening["excluded"]]
     return screening
+
+
+def dropped_by_c1(dropped: list[dict[str, Any]]) -> int:
+    """How many of the drafts a build dropped (`screening.json`'s "dropped") disagreed with the reference (C1); the
+    others were hacks that fooled no naive verifier (C7 at build time)."""
+    return sum(1 for entry in dropped if entry.get("reason") != INERT_HACK)
 
 
 def write_screening(out: Path, excluded: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> None:
