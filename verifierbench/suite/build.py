@@ -2,8 +2,8 @@
 
 Each source selects and screens its own tasks (seeded; its `Source.select`, sources/base.py); a source
 whose data is missing is reported in one line and skipped. The suite directory gets the three suite files
-plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay (a disagreement
-with the reference, or an inert hack: C7 at build time).
+plus `screening.json`, which lists every excluded task (code and evidence) and every case dropped by C1 replay (a
+disagreement with the reference, or an inert hack: C7 at build time).
 """
 
 from __future__ import annotations
@@ -108,9 +108,10 @@ def build_suite(out: Path, seed: int = 0, sources: list[str] | None = None, say:
         dropped += selection.dropped
         records[name] = {**selection.record, "retained": len(selection.retained), "excluded": len(selection.excluded),
                          "dropped_cases": len(selection.dropped), "operators": operator_counts(selection)}
+        by_c1 = dropped_by_c1(selection.dropped)
         say(f"build: {name}: {len(selection.retained)} tasks, {sum(len(r.cases) for r in selection.retained)} cases "
-            f"({len(selection.excluded)} tasks excluded, {dropped_by_c1(selection.dropped)} cases dropped by C1, "
-            f"{len(selection.dropped) - dropped_by_c1(selection.dropped)} inert hacks dropped by C7)")
+            f"({len(selection.excluded)} tasks excluded, {by_c1} cases dropped by C1, "
+            f"{len(selection.dropped) - by_c1} inert hacks dropped by C7)")
     if not tasks:
         reasons = [f"{k}: {v}" for k, v in unavailable.items()]
         # A source that ran but kept no task (every instance excluded) is named with its exclusion codes.
