@@ -102,7 +102,9 @@ def _v2_ready(own: Path) -> bool:
         return False
 
 
-_lock = threading.Lock()
+# Re-entrant: the SIGTERM/SIGHUP handler (runner._close_and_end) calls `release` on the main thread between any two
+# bytecodes, maybe while that same thread holds this lock (making a cgroup): a plain Lock hung the process for good.
+_lock = threading.RLock()
 _made: dict[int | str, Path] = {}  # sandbox uid (or a named group's name, `cgroup_named`) -> its cgroup
 _swept = False
 

@@ -37,7 +37,9 @@ RANGES = 100  # uids 200000 to 2199999
 BLOCK = 256  # each executor's slot uids: a block of its own within the range's first GENERATION_OFFSET uids
 BLOCKS = GENERATION_OFFSET // BLOCK  # block 0 is the process's own probes' (isolation.probe_bwrap, doctor)
 
-_lock = threading.Lock()
+# Re-entrant: the SIGTERM/SIGHUP handler (runner._close_and_end) gives executors' blocks back on the main thread,
+# maybe while that same thread holds this lock (claiming a range, taking a block).
+_lock = threading.RLock()
 _blocks_taken: set[int] = set()
 _claimed: tuple[int, int] | None = None  # (base, the claim file's descriptor, kept open for the process's life)
 _reserved: int | None = None  # the pinned base whose overlapped ranges this process holds shared locks on
